@@ -1,0 +1,33 @@
+"""Process-wide settings: where user data lives and the offline environment defaults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DATA_DIR_ENV = "CHUNKLAB_DATA_DIR"
+DEFAULT_DATA_DIR = "data"
+
+# Set before docling / huggingface_hub / chromadb are imported: a download attempt fails at
+# once instead of hanging on the closed network, and Chroma sends no telemetry.
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "ANONYMIZED_TELEMETRY": "False",
+    "DO_NOT_TRACK": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def configure_runtime() -> None:
+    """Apply the offline defaults; a value the user set explicitly wins."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def data_dir() -> Path:
+    """The folder that holds uploads, caches, settings and the Chroma store (created on demand)."""
+    path = Path(os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR).expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
