@@ -1,0 +1,100 @@
+"""Escaped HTML of a text with coloured spans: the one renderer every page draws text with.
+
+Spans may overlap (chunk overlap, a table inside a section): the text is cut at every span edge
+and each piece is drawn with all the spans covering it — one colour, or stripes of several with
+the class ``cl-overlap``. Everything that comes from users or LLMs (text, labels, tooltips) is
+escaped here, so callers can pass it straight in.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+PALETTE = (
+    "#cfe3ff", "#ffe1b3", "#d4f5d0", "#f9d0e4", "#e3d7ff",
+    "#fff3a8", "#c9f1f0", "#ffd6cc", "#e0ecc4", "#dde3ea",
+)
+
+
+def palette(i: int) -> str:
+    """The i-th colour of a light palette that keeps black text readable."""
+    return PALETTE[i % len(PALETTE)]
+
+
+@dataclass(frozen=True)
+class HighlightSpan:
+    start: int
+    end: int
+    color: str
+    label: str = ""  # a small badge drawn where the span starts
+    tooltip: str = ""  # shown on hover
+    css_class: str = ""
+
+
+STYLE = """<style>
+.cl-text{white-space:pre-wrap;word-wrap:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,
+monospace;font-size:0.82rem;line-height:1.55;border:1px solid #e3e6eb;border-radius:6px;
+padding:0.6rem 0.8rem;overflow-y:auto;background:#fff;color:#1f2328}
+.cl-text mark{color:inherit;padding:0.05rem 0;border-radius:2px}
+.cl-text mark.cl-overlap{outline:1px dashed #8a8f98}
+.cl-text mark.cl-table{box-shadow:inset 3px 0 0 #e07a00}
+.cl-text .cl-label{font-family:system-ui,sans-serif;font-size:0.68rem;font-weight:600;
+background:#394150;color:#fff;border-radius:3px;padding:0 0.3rem;margin-right:0.2rem;
+vertical-align:0.1rem;white-space:nowrap}
+.cl-text .cl-more{display:block;color:#6b7280;font-style:italic;margin-top:0.5rem}
+</style>"""
+
+
+def _mark(piece: str, covering: list[HighlightSpan]) -> str:
+    classes = " ".join(dict.fromkeys(s.css_class for s in covering if s.css_class))
+    tooltip = " | ".join(dict.fromkeys(s.tooltip for s in covering if s.tooltip))
+    if len(covering) == 1:
+        background = covering[0].color
+    else:
+        classes = f"{classes} cl-overlap".strip()
+        colors = [s.color for s in covering]
+        stops = ", ".join(
+            f"{c} {i * 8}px, {c} {(i + 1) * 8}px" for i, c in enumerate(colors)
+        )
+        background = f"repeating-linear-gradient(135deg, {stops})"
+    attrs = f' style="background:{html.escape(background)}"'
+    if classes:
+        attrs += f' class="{html.escape(classes)}"'
+    if tooltip:
+        attrs += f' title="{html.escape(tooltip)}"'
+    return f"<mark{attrs}>{html.escape(piece)}</mark>"
+
+
+def highlight_html(
+    text: str,
+    spans: list[HighlightSpan],
+    *,
+    max_chars: int | None = None,
+    height_px: int | None = 520,
+) -> str:
+    """HTML for ``text`` with ``spans`` highlighted; at most ``max_chars`` characters drawn."""
+    shown = text if max_chars is None else text[:max_chars]
+    limit = len(shown)
+    live = sorted(
+        (s for s in spans if s.start < s.end and s.start < limit),
+        key=lambda s: (s.start, -s.end),
+    )
+    cuts = sorted({0, limit, *(s.start for s in live), *(min(s.end, limit) for s in live)})
+    out: list[str] = []
+    active: list[HighlightSpan] = []
+    next_span = 0
+    for left, right in zip(cuts, cuts[1:], strict=False):
+        active = [s for s in active if s.end > left]
+        while next_span < len(live) and live[next_span].start <= left:
+            span = live[next_span]
+            next_span += 1
+            active.append(span)
+            if span.label:
+                out.append(f'<span class="cl-label">{html.escape(span.label)}</span>')
+        piece = shown[left:right]
+        out.append(_mark(piece, active) if active else html.escape(piece))
+    if limit < len(text):
+        out.append(f'<span class="cl-more">… {len(text) - limit:,} more characters</span>')
+    box = f' style="max-height:{height_px}px"' if height_px else ""
+    return f'{STYLE}<div class="cl-text"{box}>{"".join(out)}</div>'

@@ -1,0 +1,34 @@
+from core.render import HighlightSpan, highlight_html, palette
+
+
+def test_escapes_text_labels_and_tooltips():
+    out = highlight_html(
+        "<script>alert(1)</script> & more",
+        [HighlightSpan(0, 8, "#fff", label="<b>", tooltip='"x"')],
+    )
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert "&lt;b&gt;" in out and "&quot;x&quot;" in out
+    assert "&amp; more" in out
+
+
+def test_plain_text_is_reproduced_exactly_between_tags():
+    import re
+
+    text = "alpha beta\n\ngamma delta"
+    spans = [HighlightSpan(6, 15, palette(0)), HighlightSpan(12, 20, palette(1))]
+    out = highlight_html(text, spans)
+    body = out.split('<div class="cl-text"', 1)[1].split(">", 1)[1]
+    visible = re.sub(r"<[^>]+>", "", body)
+    assert visible == text
+
+
+def test_overlap_is_striped_and_marked():
+    out = highlight_html("0123456789", [HighlightSpan(0, 6, "#aaa"), HighlightSpan(4, 10, "#bbb")])
+    assert out.count("<mark") == 3
+    assert "cl-overlap" in out and "repeating-linear-gradient" in out
+
+
+def test_max_chars_truncates_and_says_how_much_is_left():
+    out = highlight_html("x" * 100, [HighlightSpan(90, 100, "#aaa")], max_chars=50)
+    assert "<mark" not in out
+    assert "50 more characters" in out
