@@ -1,0 +1,203 @@
+"""Question sets: Chroma's evaluation CSV (``question``, ``references``, ``corpus_id``, optional
+``kind``), parsed, matched to documents and validated reference by reference.
+
+``references`` is a JSON list of ``{"content", "start_index", "end_index"}`` with offsets into the
+document's ``Document.text``; a reference is valid when ``text[start_index:end_index] == content``.
+Rows that fail are not evaluated: they come back as :class:`RowProblem` (row number as in a
+spreadsheet, the header being row 1, and the reason), never as a traceback. Problems with the
+file itself (not CSV, a missing column, no rows, no document for a corpus) raise
+:class:`QuestionSetError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath
+
+from core.documents.model import Document
+from core.errors import ChunkLabError
+
+REQUIRED_COLUMNS = ("question", "references", "corpus_id")
+KINDS = ("text", "table")
+MAX_SHOWN = 60  # characters of a mismatching text quoted in a problem
+
+
+class QuestionSetError(ChunkLabError):
+    """A question set that cannot be used at all (bad CSV, missing column, missing document)."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    content: str
+    start: int
+    end: int
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return (self.start, self.end)
+
+
+@dataclass(frozen=True)
+class Question:
+    row: int  # spreadsheet row: the header is row 1
+    question: str
+    corpus_id: str
+    references: tuple[Reference, ...]
+    kind: str = "text"
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    row: int
+    corpus_id: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"row {self.row} ({self.corpus_id or 'no corpus'}): {self.reason}"
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    name: str
+    questions: tuple[Question, ...]
+    problems: tuple[RowProblem, ...] = field(default=())
+
+    @property
+    def corpus_ids(self) -> list[str]:
+        return sorted({q.corpus_id for q in self.questions})
+
+
+def parse_questions(data: bytes | str, name: str = "questions.csv") -> QuestionSet:
+    """Parse the CSV; rows whose fields are malformed become problems."""
+    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
+    try:
+        reader = csv.DictReader(io.StringIO(text))
+        header = [column.strip() for column in reader.fieldnames or []]
+        rows = list(reader)
+    except csv.Error as err:
+        raise QuestionSetError(f"{name} is not a readable CSV file: {err}.") from None
+    missing = [column for column in REQUIRED_COLUMNS if column not in header]
+    if missing:
+        raise QuestionSetError(
+            f"{name} lacks the column(s) {', '.join(missing)}; a question set needs "
+            f"{', '.join(REQUIRED_COLUMNS)} and optionally kind."
+        )
+    questions: list[Question] = []
+    problems: list[RowProblem] = []
+    for number, raw in enumerate(rows, start=2):
+        row = {(key or "").strip(): (value or "") for key, value in raw.items()}
+        try:
+            questions.append(_parse_row(number, row))
+        except ValueError as err:
+            problems.append(RowProblem(number, row.get("corpus_id", "").strip(), str(err)))
+    if not questions and not problems:
+        raise QuestionSetError(f"{name} has no questions.")
+    return QuestionSet(name, tuple(questions), tuple(problems))
+
+
+def _parse_row(number: int, row: dict[str, str]) -> Question:
+    question, corpus_id = row["question"].strip(), row["corpus_id"].strip()
+    if not question:
+        raise ValueError("the question is empty")
+    if not corpus_id:
+        raise ValueError("corpus_id is empty")
+    kind = row.get("kind", "").strip().lower() or "text"
+    if kind not in KINDS:
+        raise ValueError(f"kind is {kind!r}, expected one of {', '.join(KINDS)}")
+    try:
+        items = json.loads(row["references"])
+    except json.JSONDecodeError as err:
+        raise ValueError(f"references is not valid JSON ({err.msg})") from None
+    if not isinstance(items, list) or not items:
+        raise ValueError("references must be a non-empty JSON list")
+    references = tuple(_reference(index, item) for index, item in enumerate(items, 1))
+    return Question(number, question, corpus_id, references, kind)
+
+
+def _reference(index: int, item: object) -> Reference:
+    if not isinstance(item, dict) or not {"content", "start_index", "end_index"} <= item.keys():
+        raise ValueError(f"reference {index} needs content, start_index and end_index")
+    try:
+        start, end = int(item["start_index"]), int(item["end_index"])
+    except (TypeError, ValueError):
+        raise ValueError(f"reference {index} has non-integer offsets") from None
+    if not isinstance(item["content"], str):
+        raise ValueError(f"reference {index} content is not a string")
+    if not 0 <= start < end:
+        raise ValueError(f"reference {index} has start_index {start} and end_index {end}")
+    return Reference(item["content"], start, end)
+
+
+def validate(question_set: QuestionSet, documents: Mapping[str, Document]) -> QuestionSet:
+    """Keep the questions whose every reference matches its document's text exactly."""
+    valid: list[Question] = []
+    problems = list(question_set.problems)
+    for q in question_set.questions:
+        reason = _reference_problem(q, documents.get(q.corpus_id))
+        if reason:
+            problems.append(RowProblem(q.row, q.corpus_id, reason))
+        else:
+            valid.append(q)
+    problems.sort(key=lambda p: p.row)
+    return replace(question_set, questions=tuple(valid), problems=tuple(problems))
+
+
+def _reference_problem(question: Question, document: Document | None) -> str | None:
+    if document is None:
+        return f"no document for corpus_id {question.corpus_id!r}"
+    text = document.text
+    for index, ref in enumerate(question.references, 1):
+        if ref.end > len(text):
+            return (f"reference {index} ends at {ref.end}, beyond the document's "
+                    f"{len(text)} characters")
+        found = text[ref.start : ref.end]
+        if found != ref.content:
+            return (f"reference {index}: text[{ref.start}:{ref.end}] is {_shorten(found)} "
+                    f"but content is {_shorten(ref.content)}")
+    return None
+
+
+def _shorten(text: str) -> str:
+    return repr(text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…")
+
+
+def match_corpus_ids(corpus_ids: Iterable[str], names: Iterable[str]) -> dict[str, str]:
+    """Map each corpus_id to one of ``names`` (file or document names) by file name, with or
+    without extension: ``insurance_policy``, ``insurance_policy.docx`` and
+    ``corpora/insurance_policy.docx`` all match ``insurance_policy.docx``."""
+    names = list(names)
+    matched: dict[str, str] = {}
+    for corpus_id in sorted(set(corpus_ids)):
+        wanted = PurePath(corpus_id.replace("\\", "/")).name
+        exact = [n for n in names if n == wanted]
+        candidates = exact or [n for n in names if PurePath(n).stem == wanted]
+        if len(candidates) != 1:
+            problem = "no file" if not candidates else f"several files ({', '.join(candidates)})"
+            raise QuestionSetError(f"corpus_id {corpus_id!r} matches {problem}.")
+        matched[corpus_id] = candidates[0]
+    return matched
+
+
+def corpus_files(corpus_ids: Iterable[str], folder: Path) -> dict[str, Path]:
+    """Files of ``folder`` for each corpus_id (see :func:`match_corpus_ids`)."""
+    if not folder.is_dir():
+        raise QuestionSetError(f"{folder} is not a folder of documents.")
+    names = [p.name for p in folder.iterdir() if p.is_file()]
+    try:
+        return {cid: folder / name for cid, name in match_corpus_ids(corpus_ids, names).items()}
+    except QuestionSetError as err:
+        raise QuestionSetError(f"{str(err)[:-1]} in {folder}.") from None
+
+
+def load_question_set(csv_path: Path, docs_folder: Path) -> tuple[QuestionSet, dict[str, Document]]:
+    """Read a question set and convert its documents from ``docs_folder``; validated."""
+    from core.documents import convert
+
+    question_set = parse_questions(csv_path.read_bytes(), csv_path.name)
+    files = corpus_files({q.corpus_id for q in question_set.questions}, docs_folder)
+    documents = {cid: convert(path.read_bytes(), path.name) for cid, path in files.items()}
+    return validate(question_set, documents), documents
