@@ -1,0 +1,1 @@
+"""Prompt templates: {{placeholder}} substitution, defaults + variants, RAG system prompt."""
