@@ -1,0 +1,110 @@
+"""Topic detection (seed 003): fill the template, ask the model, read its JSON answer leniently.
+
+The answer's JSON object is found inside whatever the model wrapped around it (prose, code
+fences). When no usable object is there, the seed's fallback applies — status ``continuation``,
+the raw answer as summary — and ``warning`` says so in a sentence the page shows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.prompts.library import PromptTemplate
+
+STATUSES = ("continuation", "new_topic")
+FIELDS = ("topic_status", "topic_summary")
+NO_TOPIC = "none"
+PHASE = "topic_detection"
+_HINT = "This may mean the model is too small or the prompt needs adjustment."
+
+
+class CompletionClient(Protocol):
+    def complete(self, prompt: str, *, phase: str, template_version: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class TopicResult:
+    status: str  # "continuation" | "new_topic"
+    summary: str
+    warning: str | None = None  # set when the fallback or a repair was used
+    raw: str = ""
+    response: Any = None  # the client's LLMResponse (latency, tokens) when detect_topic ran
+
+
+def _json_objects(raw: str) -> list[dict[str, Any]]:
+    """Every JSON object that can be decoded starting at a ``{`` in ``raw``, outermost first."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = raw.find("{")
+    while position != -1:
+        try:
+            value, end = decoder.raw_decode(raw, position)
+        except json.JSONDecodeError:
+            position = raw.find("{", position + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        position = raw.find("{", end)
+    return found
+
+
+def _fallback(raw: str, reason: str) -> TopicResult:
+    summary = raw.strip()
+    return TopicResult(
+        status="continuation",
+        summary=summary,
+        warning=f"{reason} Using the fallback: continuation, with the raw answer as summary. "
+        f"{_HINT}",
+        raw=raw,
+    )
+
+
+def parse_topic_answer(raw: str) -> TopicResult:
+    """Status and summary from the model's answer; never raises."""
+    if not raw or not raw.strip():
+        return _fallback(raw or "", "The model's answer is empty.")
+    objects = _json_objects(raw)
+    candidates = [o for o in objects if any(k in o for k in FIELDS)]
+    if not candidates:
+        reason = ("The model's answer has no JSON object with topic_status / topic_summary."
+                  if objects or "{" not in raw else "The model's JSON could not be parsed.")
+        return _fallback(raw, reason)
+    answer = candidates[0]
+    status, summary = answer.get("topic_status"), answer.get("topic_summary")
+    if status not in STATUSES:
+        return _fallback(
+            raw, f"topic_status is {status!r}, not \"continuation\" or \"new_topic\"."
+        )
+    if not isinstance(summary, str) or not summary.strip():
+        return _fallback(raw, "topic_summary is missing or empty.")
+    extra = sorted(set(answer) - set(FIELDS))
+    warning = None
+    if extra:
+        warning = f"The model added fields the format forbids ({', '.join(extra)}); ignored them."
+    return TopicResult(status=status, summary=summary.strip(), warning=warning, raw=raw)
+
+
+def topic_values(current_topic: str | None, conversation_context: str,
+                 user_message: str) -> dict[str, str]:
+    """Placeholder values; an empty current topic becomes "none" as in the seed."""
+    return {
+        "currentTopic": (current_topic or "").strip() or NO_TOPIC,
+        "conversationContext": conversation_context,
+        "userMessage": user_message,
+    }
+
+
+def detect_topic(
+    client: CompletionClient,
+    template: PromptTemplate,
+    current_topic: str | None,
+    conversation_context: str,
+    user_message: str,
+) -> TopicResult:
+    """Run the template on the conversation; the result keeps the raw answer and the response."""
+    prompt = template.render(topic_values(current_topic, conversation_context, user_message)).text
+    response = client.complete(prompt, phase=PHASE, template_version=template.version)
+    result = parse_topic_answer(response.text)
+    return TopicResult(result.status, result.summary, result.warning, result.raw, response)
