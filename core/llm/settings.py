@@ -1,0 +1,146 @@
+"""Connection settings for any OpenAI-compatible endpoint.
+
+Where they come from, later sources winning: defaults, the non-secret settings the Settings page
+saved in ``data_dir()/llm_settings.json``, ``.streamlit/secrets.toml``, then the environment
+(``LLM_BASE_URL``, ``LLM_API_KEY``, ``LLM_MODEL``). The API key lives only in memory: it is a
+:class:`~pydantic.SecretStr`, never written by :func:`save_settings`, never logged or cached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from core.config import data_dir
+
+SETTINGS_FILE = "llm_settings.json"
+SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path("~/.streamlit/secrets.toml"))
+ENV_KEYS = {"base_url": "LLM_BASE_URL", "api_key": "LLM_API_KEY", "model": "LLM_MODEL"}
+
+
+class Preset(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    base_url: str
+    needs_key: bool
+    example_model: str
+
+
+PRESETS: dict[str, Preset] = {
+    "OpenAI": Preset(
+        base_url="https://api.openai.com/v1", needs_key=True, example_model="gpt-4o-mini"
+    ),
+    "OpenRouter": Preset(
+        base_url="https://openrouter.ai/api/v1",
+        needs_key=True,
+        example_model="openai/gpt-4o-mini",
+    ),
+    "Ollama": Preset(
+        base_url="http://127.0.0.1:11434/v1", needs_key=False, example_model="qwen2.5:1.5b"
+    ),
+    "llama.cpp server": Preset(
+        base_url="http://127.0.0.1:8080/v1", needs_key=False, example_model="local"
+    ),
+    "Custom": Preset(base_url="", needs_key=False, example_model=""),
+}
+
+
+class LLMSettings(BaseModel):
+    """One endpoint and the generation choices used by every LLM phase."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    base_url: str = ""
+    api_key: SecretStr = SecretStr("")
+    model: str = ""
+    temperature: float = Field(0.3, ge=0.0, le=2.0)
+    max_tokens: int = Field(1024, ge=16, le=65536)  # completion limit per request
+    timeout: float = Field(60.0, gt=0, le=600)  # seconds per request
+    concurrency: int = Field(4, ge=1, le=32)  # requests in flight at once
+    context_tokens: int = Field(8192, ge=1024, le=2_000_000)  # the model's context window
+    max_retries: int = Field(3, ge=0, le=10)  # transient failures only
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url.strip() and self.model.strip())
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything except the key: safe to save, log, cache or show."""
+        return self.model_dump(mode="json", exclude={"api_key"})
+
+    def missing_message(self) -> str:
+        """The sentence telling the user what to configure, or '' when nothing is missing."""
+        missing = [name for name in ("base_url", "model") if not getattr(self, name).strip()]
+        if not missing:
+            return ""
+        envs = " and ".join(ENV_KEYS[name] for name in missing)
+        return (
+            f"No LLM endpoint configured: set {envs} (or use the Settings page) to point at an "
+            "OpenAI-compatible server such as Ollama, a llama.cpp server, OpenAI or OpenRouter."
+        )
+
+
+def settings_path() -> Path:
+    return data_dir() / SETTINGS_FILE
+
+
+def _saved() -> dict[str, Any]:
+    path = settings_path()
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    data.pop("api_key", None)  # never trust a key found on disk
+    return data
+
+
+def _secrets() -> dict[str, Any]:
+    """``LLM_BASE_URL`` style keys at top level, or base_url/api_key/model in an ``[llm]`` table."""
+    for candidate in SECRETS_FILES:
+        path = candidate.expanduser()
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        found = {name: data[env] for name, env in ENV_KEYS.items() if env in data}
+        table = data.get("llm")
+        if isinstance(table, dict):
+            found.update({k: v for k, v in table.items() if k in LLMSettings.model_fields})
+        return found
+    return {}
+
+
+def _environment() -> dict[str, Any]:
+    return {name: os.environ[env] for name, env in ENV_KEYS.items() if os.environ.get(env)}
+
+
+def load_settings() -> LLMSettings:
+    """Defaults < saved settings < secrets.toml < environment. Invalid saved values are dropped."""
+    values: dict[str, Any] = {}
+    for source in (_saved(), _secrets(), _environment()):
+        values.update(source)
+    try:
+        return LLMSettings(**values)
+    except ValidationError:
+        keep = {k: v for k, v in values.items() if k in ENV_KEYS}
+        return LLMSettings(**keep)
+
+
+def save_settings(settings: LLMSettings) -> Path:
+    """Persist the non-secret settings; the API key is never written."""
+    path = settings_path()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(settings.public_dict(), indent=2), encoding="utf-8")
+    tmp.replace(path)
+    return path

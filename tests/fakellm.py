@@ -1,0 +1,277 @@
+"""A fake OpenAI-compatible server: real HTTP on 127.0.0.1, scripted per test.
+
+Use the pytest fixture ``fake_llm`` (import it, or list this module in ``pytest_plugins``)::
+
+    fake_llm.script(["answer 1", Reply(status=429, headers={"Retry-After": "1"}), "answer 2"])
+    fake_llm.respond(lambda request: "an answer")   # when the script is empty
+    fake_llm.requests                               # JSON bodies received, in order
+
+With neither a script nor a responder it answers every ChunkLab phase sensibly (``auto_answer``),
+reading the phase from the ``X-ChunkLab-Phase`` header and the numbered anchors in the prompt.
+``/v1/models`` lists one model, ``fake``. Run it on its own for the app or a browser::
+
+    python -m tests.fakellm --port 8765 [--latency 0.2] [--script replies.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+MODEL_ID = "fake"
+_ANCHOR_LINE = re.compile(r"^\[(\d+)\] ?(.*)$", re.MULTILINE)
+
+
+@dataclass
+class Reply:
+    """One scripted answer: the assistant text, or an HTTP error, after an optional delay."""
+
+    text: str = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    raw: str | None = None  # send this body verbatim instead of a chat completion
+
+    @classmethod
+    def of(cls, item: Reply | str | dict[str, Any]) -> Reply:
+        if isinstance(item, Reply):
+            return item
+        if isinstance(item, str):
+            return cls(text=item)
+        return cls(**item)
+
+
+@dataclass
+class FakeRequest:
+    path: str
+    phase: str
+    body: dict[str, Any]
+
+    @property
+    def prompt(self) -> str:
+        messages = self.body.get("messages") or [{}]
+        return str(messages[-1].get("content", ""))
+
+
+def _anchored_blocks(prompt: str) -> list[tuple[int, str]]:
+    """The longest run of consecutively numbered ``[n] text`` lines: the text under analysis."""
+    runs: list[list[tuple[int, str]]] = []
+    for match in _ANCHOR_LINE.finditer(prompt):
+        number, text = int(match.group(1)), match.group(2).strip()
+        if runs and runs[-1][-1][0] + 1 == number:
+            runs[-1].append((number, text))
+        else:
+            runs.append([(number, text)])
+    return max(runs, key=len) if runs else []
+
+
+def _looks_like_heading(text: str) -> bool:
+    return (
+        0 < len(text) <= 80
+        and text[-1] not in ".!?:;,|"
+        and not text.startswith(("|", "-", "*", "•"))
+        and any(ch.isalpha() for ch in text)
+    )
+
+
+def auto_answer(phase: str, prompt: str) -> str:
+    """A well-formed answer for each anchor-mode phase, derived from the prompt's anchors."""
+    blocks = _anchored_blocks(prompt)
+    if phase == "structure_analysis":
+        if not blocks:
+            return "Document\t1\t1\t1\tROOT"
+        starts = [i for i, (_, text) in enumerate(blocks) if _looks_like_heading(text)] or [0]
+        if starts[0] != 0:
+            starts.insert(0, 0)
+        lines = []
+        for k, i in enumerate(starts):
+            last = starts[k + 1] - 1 if k + 1 < len(starts) else len(blocks) - 1
+            title = blocks[i][1] if _looks_like_heading(blocks[i][1]) else "Introduction"
+            lines.append(f"{title[:60]}\t1\t{blocks[i][0]}\t{blocks[last][0]}\tROOT")
+        return "\n".join(lines)
+    if phase == "boundary_detection":
+        if not blocks:
+            return "1\tDOCUMENT_START\tBeginning of section\n1\tDOCUMENT_END\tEnd of section"
+        lines = [f"{blocks[0][0]}\tDOCUMENT_START\tBeginning of the section"]
+        for number, _ in blocks[3:-1:3]:
+            lines.append(f"{number}\tSEMANTIC_SHIFT\tThe passage moves on to a new point here")
+        lines.append(f"{blocks[-1][0]}\tDOCUMENT_END\tEnd of the section")
+        return "\n".join(lines)
+    if phase == "chunk_metadata":
+        return (
+            "Document\tSection\tNONE\tDescribes the passage's main facts, terms and figures "
+            "so that a reader can find it by topic"
+        )
+    if phase == "contextual_prefix":
+        return "This chunk is from the document and covers one passage of its content in context."
+    if phase == "table_summary":
+        return "The table lists items with their values, one row per item, for quick lookup."
+    return "OK"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
+        data = payload.encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout test)
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/").endswith("/models"):
+            models = {"object": "list", "data": [{"id": MODEL_ID, "object": "model"}]}
+            self._send(200, json.dumps(models))
+        else:
+            self._send(404, json.dumps({"error": {"message": "not found"}}))
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, json.dumps({"error": {"message": "bad JSON"}}))
+            return
+        request = FakeRequest(self.path, self.headers.get("X-ChunkLab-Phase", ""), body)
+        reply = self.server.fake.next_reply(request)
+        time.sleep(reply.delay + self.server.fake.latency)
+        if reply.raw is not None:
+            self._send(reply.status, reply.raw, reply.headers)
+        elif reply.status >= 400:
+            error = {"error": {"message": reply.text or f"status {reply.status}"}}
+            self._send(reply.status, json.dumps(error), reply.headers)
+        else:
+            self._send(200, json.dumps(_completion(body, reply.text)), reply.headers)
+
+
+def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    usage = {"prompt_tokens": prompt_chars // 4 + 1, "completion_tokens": len(text) // 4 + 1}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "model": body.get("model", MODEL_ID),
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": usage,
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeLLM
+
+
+class FakeLLM:
+    """The server plus its script; ``requests`` and ``calls`` record what arrived."""
+
+    def __init__(self, port: int = 0, latency: float = 0.0) -> None:
+        self.latency = latency
+        self.calls: list[FakeRequest] = []
+        self._queue: deque[Reply] = deque()
+        self._responder: Callable[[FakeRequest], Reply | str] | None = None
+        self._lock = threading.Lock()
+        self._server = _Server(("127.0.0.1", port), _Handler)
+        self._server.fake = self
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        return [call.body for call in self.calls]
+
+    @property
+    def phases(self) -> list[str]:
+        return [call.phase for call in self.calls]
+
+    def script(self, replies: list[Reply | str | dict[str, Any]]) -> None:
+        """Queue replies, answered in order before the responder or the automatic answers."""
+        with self._lock:
+            self._queue.extend(Reply.of(item) for item in replies)
+
+    def respond(self, fn: Callable[[FakeRequest], Reply | str] | None) -> None:
+        """Answer each request not covered by the script with ``fn(request)``."""
+        self._responder = fn
+
+    def reset(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self.calls.clear()
+        self._responder = None
+
+    def next_reply(self, request: FakeRequest) -> Reply:
+        with self._lock:
+            self.calls.append(request)
+            if self._queue:
+                return self._queue.popleft()
+        if self._responder is not None:
+            return Reply.of(self._responder(request))
+        return Reply(text=auto_answer(request.phase, request.prompt))
+
+    def settings(self, **overrides: Any):
+        """LLMSettings pointing here: model ``fake``, short timeout, fast retries."""
+        from core.llm.settings import LLMSettings
+
+        values: dict[str, Any] = {"base_url": self.base_url, "model": MODEL_ID, "timeout": 5.0}
+        return LLMSettings(**{**values, **overrides})
+
+    def start(self) -> FakeLLM:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLM]:
+    server = FakeLLM().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Fake OpenAI-compatible server for ChunkLab.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added per request")
+    parser.add_argument("--script", help="JSON list of replies (strings or Reply fields)")
+    args = parser.parse_args(argv)
+    server = FakeLLM(port=args.port, latency=args.latency)
+    if args.script:
+        with open(args.script, encoding="utf-8") as handle:
+            server.script(json.load(handle))
+    print(f"fake LLM listening at {server.base_url}", flush=True)
+    server._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
