@@ -1,0 +1,47 @@
+"""In-memory stand-ins for retrieval tests: chunks cut from a text, and a store with the
+:class:`core.store.ChunkStore` methods retrieval calls (word-overlap scoring for ``query``)."""
+
+from __future__ import annotations
+
+from core.chunking.base import Chunk
+from core.retrieval.bm25 import tokenize
+
+
+def make_chunk(doc_id: str, text: str, start: int, end: int, **fields) -> Chunk:
+    return Chunk(id=f"{doc_id}-{start}-{end}", doc_id=doc_id, strategy="test", config={},
+                 start=start, end=end, text=text[start:end], tokens=end - start, **fields)
+
+
+def chunks_of(doc_id: str, text: str, spans: list[tuple[int, int]], **fields) -> list[Chunk]:
+    return [make_chunk(doc_id, text, s, e, **fields) for s, e in spans]
+
+
+class FakeStore:
+    def __init__(self, sets: dict[str, list[Chunk]], active: str | None = None) -> None:
+        self.sets = sets
+        self.active = active
+        self.queries: list[dict] = []
+
+    def active_set(self) -> str | None:
+        return self.active
+
+    def get_chunks(self, name: str, doc_id: str | None = None) -> list[Chunk]:
+        return [c for c in self.sets[name] if doc_id is None or c.doc_id == doc_id]
+
+    def query(self, name, text, k, where=None) -> list[tuple[Chunk, float]]:
+        self.queries.append({"name": name, "text": text, "k": k, "where": where})
+        words = set(tokenize(text))
+        pool = [c for c in self.sets[name] if _matches(c, where)]
+        scored = [(c, len(words & set(tokenize(c.text))) / (1 + len(words))) for c in pool]
+        return sorted(scored, key=lambda pair: -pair[1])[:k]
+
+
+def _matches(chunk: Chunk, where: dict | None) -> bool:
+    if not where:
+        return True
+    if "$and" in where:
+        return all(_matches(chunk, part) for part in where["$and"])
+    ((key, value),) = where.items()
+    if isinstance(value, dict):
+        return getattr(chunk, key) in value["$in"]
+    return getattr(chunk, key) == value
