@@ -57,16 +57,25 @@ class Chunker(ABC):
 
     def __init__(self, config: ChunkerConfig) -> None:
         self.config = config
+        self._settings: tuple[dict[str, Any], str] | None = None
 
     @abstractmethod
     def chunk(self, document: Document) -> list[Chunk]: ...
 
-    def make_chunk(self, document: Document, start: int, end: int, **fields: Any) -> Chunk:
-        """Build a chunk from a span of the document: text, tokens and heading path derived."""
+    def make_chunk(
+        self, document: Document, start: int, end: int, *, tokens: int | None = None, **fields: Any
+    ) -> Chunk:
+        """Build a chunk from a span of the document: text, tokens and heading path derived.
+
+        ``tokens`` may be passed when the caller already knows the exact count of the span.
+        """
         text = document.text[start:end]
-        settings = self.config.model_dump(mode="json")
+        cached = getattr(self, "_settings", None)
+        if cached is None:  # the config is frozen: dump it once per chunker
+            cached = self._settings = (self.config.model_dump(mode="json"), self.config.key())
+        settings, key = cached
         digest = hashlib.sha256(
-            f"{document.doc_id}|{self.strategy}|{self.config.key()}|{start}|{end}".encode()
+            f"{document.doc_id}|{self.strategy}|{key}|{start}|{end}".encode()
         ).hexdigest()[:16]
         return Chunk(
             id=digest,
@@ -76,7 +85,7 @@ class Chunker(ABC):
             start=start,
             end=end,
             text=text,
-            tokens=count_tokens(text, self.config.encoding),
+            tokens=count_tokens(text, self.config.encoding) if tokens is None else tokens,
             heading_path=document.heading_path(start),
             **fields,
         )

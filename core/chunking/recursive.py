@@ -1,0 +1,127 @@
+"""Recursive splitting (seed 002, AC-5.9.1/2) on offsets, with exact token counts.
+
+The algorithm is LangChain's ``RecursiveCharacterTextSplitter`` (keep the separator at the start
+of the next piece, strip chunk edges): split on the first separator that occurs in the text;
+pieces under the target are merged greedily up to the target, and each chunk starts with the
+last pieces of the previous one up to ``overlap``; a piece at or over the target is split again
+with the next separators. ``tests/test_chunking_parity.py`` shows the boundaries are LangChain's
+with ``unit="chars"``. Where we differ, on purpose:
+
+- the size of a candidate chunk is the exact token count of its text, not the sum of the counts
+  of its pieces (LangChain's chunks reach 501 tokens at a 500 target);
+- a piece that no separator brings under the target (a URL, a long word) is cut into windows
+  of ``size`` with ``overlap`` — at token boundaries — instead of being emitted whole, so no
+  text chunk exceeds the target;
+- like LangChain, overlap is carried between the chunks merged from one run of pieces; the
+  first chunk after a piece that had to be split again starts clean, at a higher-level break.
+
+Speed: the document is encoded once (:class:`TokenIndex`); merge decisions use the document's
+token offsets and only counts within a few tokens of the target are checked exactly.
+"""
+
+from __future__ import annotations
+
+from pydantic import field_validator
+
+from core.chunking.table_aware import Piece, SegmentChunker, SizedConfig, strip_span
+from core.chunking.token_index import TokenIndex
+
+DEFAULT_SEPARATORS = ("\n\n", "\n", ". ", " ")
+EXACT_MARGIN = 4  # token estimates this close to the target are checked exactly
+
+
+class RecursiveConfig(SizedConfig):
+    size: int = 500
+    overlap: int = 50
+    tables: bool = True
+    separators: list[str] = list(DEFAULT_SEPARATORS)
+
+    @field_validator("separators")
+    @classmethod
+    def _no_empty_separator(cls, value: list[str]) -> list[str]:
+        if any(not s for s in value):
+            raise ValueError("separators must be non-empty strings")
+        return value
+
+
+class RecursiveChunker(SegmentChunker):
+    strategy = "recursive"
+    config: RecursiveConfig
+
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Piece]:
+        return self._split(index, start, end, self.config.separators)
+
+    def _split(self, index: TokenIndex, lo: int, hi: int, separators: list[str]) -> list[Piece]:
+        text = index.text
+        size = self.config.size
+        separator, rest = None, []
+        for i, candidate in enumerate(separators):
+            if text.find(candidate, lo, hi) != -1:
+                separator, rest = candidate, separators[i + 1 :]
+                break
+        bounds = [lo]
+        if separator is not None:
+            found = text.find(separator, lo, hi)
+            while found != -1:
+                if found > bounds[-1]:
+                    bounds.append(found)
+                found = text.find(separator, found + len(separator), hi)
+        bounds.append(hi)
+        marks = bounds if self.config.unit == "chars" else index.indices(bounds)
+        out: list[Piece] = []
+        run = None  # first piece of the current run of pieces under the target
+        for i in range(len(bounds) - 1):
+            if marks[i + 1] - marks[i] < size:
+                run = i if run is None else run
+                continue
+            if run is not None:
+                out += self._merge(index, bounds, marks, run, i)
+                run = None
+            if rest:
+                out += self._split(index, bounds[i], bounds[i + 1], rest)
+            else:
+                out += self.window_cut(index, bounds[i], bounds[i + 1], size, self.config.overlap)
+        if run is not None:
+            out += self._merge(index, bounds, marks, run, len(bounds) - 1)
+        return out
+
+    def _merge(
+        self, index: TokenIndex, bounds: list[int], marks: list[int], first: int, stop: int
+    ) -> list[Piece]:
+        """Merge pieces ``first..stop-1`` into chunks of at most ``size``, with overlap."""
+        text = index.text
+        size, overlap = self.config.size, self.config.overlap
+        by_tokens = self.config.unit == "tokens"
+
+        def fits(i: int, j: int) -> bool:
+            estimate = marks[j] - marks[i]
+            if not by_tokens or estimate < size - EXACT_MARGIN:
+                return estimate <= size
+            if estimate > size + EXACT_MARGIN:
+                return False
+            return index.count(*strip_span(text, bounds[i], bounds[j])) <= size
+
+        out: list[Piece] = []
+        i = first
+        while i < stop:
+            j = i + 1
+            while j < stop and fits(i, j + 1):
+                j += 1
+            while True:  # verify the chunk's exact count; drop trailing pieces if over
+                a, b = strip_span(text, bounds[i], bounds[j])
+                tokens = index.count(a, b) if b > a else 0
+                if not by_tokens or tokens <= size or j == i + 1:
+                    break
+                j -= 1
+            if b > a:
+                if by_tokens and tokens > size:  # one piece the estimate let through
+                    out += self.window_cut(index, a, b, size, overlap)
+                else:
+                    out.append((a, b, tokens))
+            if j >= stop:
+                break
+            k = i
+            while k < j and (marks[j] - marks[k] > overlap or marks[j + 1] - marks[k] > size):
+                k += 1
+            i = k if k > i else j
+        return out

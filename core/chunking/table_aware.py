@@ -1,0 +1,159 @@
+"""Table-aware chunking, shared by every strategy that cuts text into sized pieces.
+
+The document is cut into segments first: each table (with its caption when only whitespace
+separates them) is one segment that becomes exactly one ``table`` chunk whatever its size, and
+the text between tables is split by the strategy. A text chunk therefore never crosses a table.
+With ``respect_sections`` text segments are also cut at every section start and end, so a text
+chunk never crosses a section boundary either.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Literal
+
+from pydantic import model_validator
+
+from core.chunking.base import Chunk, Chunker, ChunkerConfig
+from core.chunking.token_index import TokenIndex
+from core.documents.model import Document, Table
+
+Unit = Literal["tokens", "chars"]
+#: A text span cut by a strategy, with its exact token count.
+Piece = tuple[int, int, int]
+
+
+class SizedConfig(ChunkerConfig):
+    """Settings of strategies that cut text to a size: the names the whole app uses."""
+
+    size: int = 500
+    overlap: int = 0
+    unit: Unit = "tokens"
+    tables: bool = True
+    respect_sections: bool = False
+
+    @model_validator(mode="after")
+    def _check_sizes(self) -> SizedConfig:
+        if self.size < 1:
+            raise ValueError(f"size must be at least 1 {self.unit}, not {self.size}")
+        if not 0 <= self.overlap < self.size:
+            raise ValueError(
+                f"overlap must be between 0 and size - 1 ({self.size - 1}), not {self.overlap}"
+            )
+        return self
+
+
+def table_span(document: Document, table: Table) -> tuple[int, int]:
+    """The table's span, widened to its caption when only whitespace lies between them."""
+    start, end = table.start, table.end
+    if table.caption_start is not None and table.caption_end is not None:
+        c_start, c_end = table.caption_start, table.caption_end
+        if c_end <= start and not document.text[c_end:start].strip():
+            start = c_start
+        elif c_start >= end and not document.text[end:c_start].strip():
+            end = c_end
+    return start, end
+
+
+def segments(
+    document: Document, *, tables: bool, respect_sections: bool
+) -> list[tuple[str, int, int]]:
+    """``("table"|"text", start, end)`` in document order, covering the whole text."""
+    table_spans: list[list[int]] = []
+    if tables:
+        for start, end in sorted(table_span(document, t) for t in document.tables):
+            if table_spans and start < table_spans[-1][1]:  # overlapping tables: one chunk
+                table_spans[-1][1] = max(table_spans[-1][1], end)
+            else:
+                table_spans.append([start, end])
+    cuts = {0, len(document.text)}
+    if respect_sections:
+        cuts.update(p for s in document.sections for p in (s.start, s.end))
+    out: list[tuple[str, int, int]] = []
+    position = 0
+    for start, end in [*table_spans, [len(document.text), len(document.text)]]:
+        inner = sorted(c for c in cuts if position < c < start)
+        for a, b in zip([position, *inner], [*inner, start], strict=False):
+            if b > a:
+                out.append(("text", a, b))
+        if end > start:
+            out.append(("table", start, end))
+        position = max(position, end)
+    return out
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without surrounding whitespace (``start == end`` when it is all whitespace)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+class SegmentChunker(Chunker):
+    """A strategy that cuts text segments; tables and sections are handled here."""
+
+    config: SizedConfig
+
+    @abstractmethod
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Piece]:
+        """Cut ``text[start:end]`` (no table inside) into stripped spans in order."""
+
+    def chunk(self, document: Document) -> list[Chunk]:
+        index = TokenIndex(document.text, self.config.encoding)
+        chunks: list[Chunk] = []
+        for kind, start, end in segments(
+            document, tables=self.config.tables, respect_sections=self.config.respect_sections
+        ):
+            if kind == "table":
+                start, end = strip_span(document.text, start, end)
+                if end > start:
+                    chunks.append(
+                        self.make_chunk(
+                            document, start, end, tokens=index.count(start, end),
+                            chunk_type="table",
+                        )
+                    )
+                continue
+            for a, b, tokens in self.split(index, start, end):
+                chunks.append(self.make_chunk(document, a, b, tokens=tokens))
+        return chunks
+
+    def measure(self, index: TokenIndex, start: int, end: int) -> int:
+        """Size of a span in the configured unit (exact)."""
+        return end - start if self.config.unit == "chars" else index.count(start, end)
+
+    def window_cut(
+        self, index: TokenIndex, start: int, end: int, size: int, overlap: int
+    ) -> list[Piece]:
+        """Windows of at most ``size`` units over ``text[start:end]``, ``overlap`` units shared.
+
+        Token windows end where the document's tokens do; a window whose exact count exceeds
+        ``size`` (re-tokenisation at its edges) is shortened one token at a time.
+        """
+        text = index.text
+        by_tokens = self.config.unit == "tokens"
+        out: list[Piece] = []
+        position = start
+        while True:
+            a, _ = strip_span(text, position, end)
+            if a >= end:
+                return out
+            if by_tokens:
+                b = min(end, index.position(index.index(a) + size))
+            else:
+                b = min(end, a + size)
+            a, b = strip_span(text, a, b)
+            tokens = index.count(a, b)
+            while by_tokens and tokens > size and b > a + 1:
+                b = max(a + 1, min(b - 1, index.position(index.index(b) - 1)))
+                a, b = strip_span(text, a, b)
+                tokens = index.count(a, b)
+            out.append((a, b, tokens))
+            if overlap and by_tokens:
+                position = index.position(index.index(b) - overlap)
+            else:
+                position = b - overlap
+            if position <= a:
+                position = b

@@ -1,0 +1,124 @@
+"""Exact tiktoken counts of any span of a text after encoding the text once.
+
+tiktoken first cuts text into pieces with a regular expression, then runs BPE inside each piece
+independently. Some positions are a piece boundary in *every* string that contains both
+neighbouring characters, whatever comes before or after ("safe" boundaries):
+
+- a non-space character followed by a space or tab (no piece holds ``x`` then ``" "``);
+- a line break followed by a non-space character other than ``/`` (no piece holds ``"\\n"``
+  then ``x``; o200k's punctuation pieces may end in ``\\n/``, hence the ``/``).
+
+So the count of ``text[s:e]`` is additive over safe boundaries inside it: tokens of the head up
+to the first safe boundary ``u1``, plus the document's own tokens between ``u1`` and the last
+safe boundary ``u2`` (one subtraction of token indices), plus tokens of the tail. Only the
+short edges are re-encoded, which is what makes exact counts cheap. The same fact lets the
+document be encoded in parallel parts cut at safe boundaries (tiktoken releases the GIL).
+``tests/test_chunking_tokens.py`` checks the additivity on random strings.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache, cached_property
+
+import numpy as np
+
+from core.tokens import get_encoding
+
+SAFE_BOUNDARY = re.compile(r"(?<=\S)(?=[ \t])|(?<=[\r\n])(?=[^\s/])")
+# The same positions found in the reversed text, so the last one before an offset is one search.
+SAFE_BOUNDARY_REVERSED = re.compile(r"(?<=[ \t])(?=\S)|(?<=[^\s/])(?=[\r\n])")
+PARALLEL_MIN_CHARS = 200_000  # below this, one encode call is faster than threads
+PARALLEL_PARTS = 2
+
+
+@cache
+def _token_byte_lengths(encoding: str) -> np.ndarray:
+    enc = get_encoding(encoding)
+    lengths = np.zeros(enc.n_vocab, dtype=np.int64)
+    for token in range(enc.n_vocab):
+        try:
+            lengths[token] = len(enc.decode_single_token_bytes(token))
+        except KeyError:  # holes in the vocabulary (o200k) are never produced
+            pass
+    return lengths
+
+
+def _safe_cut_points(text: str, parts: int) -> list[int]:
+    cuts = [0]
+    for i in range(1, parts):
+        match = SAFE_BOUNDARY.search(text, i * len(text) // parts)
+        if match and match.start() > cuts[-1]:
+            cuts.append(match.start())
+    return [*cuts, len(text)]
+
+
+class TokenIndex:
+    """One encoding of ``text`` with the character offset where each token starts."""
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.text = text
+        self.encoding = encoding
+        self._enc = get_encoding(encoding)
+        tokens = self._encode_all(text)
+        byte_starts = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(_token_byte_lengths(encoding)[tokens], out=byte_starts[1:])
+        if text.isascii():
+            starts = byte_starts
+        else:  # byte offset -> index of the character that byte belongs to
+            raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+            char_of_byte = np.cumsum((raw & 0xC0) != 0x80) - 1
+            starts = np.append(char_of_byte, len(text))[byte_starts]
+        #: ``starts[k]`` is where token k starts; ``starts[-1] == len(text)``.
+        self.starts = starts
+
+    def _encode_all(self, text: str) -> np.ndarray:
+        if len(text) < PARALLEL_MIN_CHARS:
+            return self._encode_part(text)
+        cuts = _safe_cut_points(text, PARALLEL_PARTS)
+        parts = [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+        with ThreadPoolExecutor(len(parts)) as pool:
+            encoded = list(pool.map(self._encode_part, parts))
+        return np.concatenate(encoded)
+
+    def _encode_part(self, text: str) -> np.ndarray:
+        return np.array(self._enc.encode_ordinary(text), dtype=np.int64)
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.starts) - 1
+
+    def index(self, position: int) -> int:
+        """Number of the document's tokens that start before ``position``."""
+        return int(np.searchsorted(self.starts[:-1], position, side="left"))
+
+    def indices(self, positions: list[int]) -> list[int]:
+        return np.searchsorted(self.starts[:-1], positions, side="left").tolist()
+
+    def position(self, token: int) -> int:
+        """Character offset where token ``token`` starts (``len(text)`` past the end)."""
+        return int(self.starts[min(token, self.n_tokens)])
+
+    def approx(self, start: int, end: int) -> int:
+        """The document's tokens starting inside ``[start, end)``: exact up to the edges."""
+        return self.index(end) - self.index(start)
+
+    def _len(self, start: int, end: int) -> int:
+        return len(self._enc.encode_ordinary(self.text[start:end])) if end > start else 0
+
+    @cached_property
+    def _reversed(self) -> str:
+        return self.text[::-1]
+
+    def count(self, start: int, end: int) -> int:
+        """Exact ``len(encode(text[start:end]))``, re-encoding only the edges."""
+        first = SAFE_BOUNDARY.search(self.text, start + 1, end)
+        if first is None:
+            return self._len(start, end)
+        u1 = u2 = first.start()
+        n = len(self.text)
+        last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - u1)
+        if last is not None:
+            u2 = n - last.start()
+        return self._len(start, u1) + self.index(u2) - self.index(u1) + self._len(u2, end)
