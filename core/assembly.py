@@ -43,15 +43,19 @@ heuristic (``estimator="chars"``).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from core.errors import ChunkLabError
 from core.retrieval.packs import Pack
 from core.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from core.llm.client import LLMClient, LLMResponse
 
 Style = Literal["qa", "summarize"]
 CitationStyle = Literal["numeric", "footnote"]
@@ -125,6 +129,34 @@ class Budget(BaseModel):
     pack_tokens: list[int]  # what each pack adds, in rank order (kept ones first)
     left_for_answer: int | None  # context_tokens - prompt size; None under the seed rule
     over_budget: bool  # base + headroom alone exceed context_tokens
+
+    def segments(self) -> list[tuple[str, int]]:
+        """The parts of a stacked budget bar, left to right: base, kept context, the room still
+        free (context size only), headroom, and what the dropped packs would have needed."""
+        if self.context_tokens is None:
+            parts = [("base prompt", self.base_tokens), ("context kept", self.kept_tokens),
+                     ("headroom unused", max(0, self.headroom_tokens - self.kept_tokens))]
+        else:
+            used = self.base_tokens + self.kept_tokens
+            free = max(0, self.context_tokens - used - self.headroom_tokens)
+            headroom = max(0, min(self.headroom_tokens, self.context_tokens - used))
+            parts = [("base prompt", self.base_tokens), ("context kept", self.kept_tokens),
+                     ("free", free), ("headroom", headroom)]
+        return [*parts, ("dropped", self.dropped_tokens)]
+
+    def explain(self) -> str:
+        """The budget arithmetic in one plain sentence."""
+        unit = "characters" if self.estimator == "chars" else "tokens"
+        kept = f"{self.packs_kept} pack{'s' * (self.packs_kept != 1)} kept ({self.kept_tokens:,})"
+        dropped = (f"{self.packs_dropped} dropped ({self.dropped_tokens:,})"
+                   if self.packs_dropped else "none dropped")
+        if self.context_tokens is None:
+            return (f"Seed rule, in {unit}: base prompt {self.base_tokens:,}; the context may use "
+                    f"the headroom of {self.headroom_tokens:,}: {kept}, {dropped}.")
+        total = self.base_tokens + self.kept_tokens
+        return (f"In {unit}: context size {self.context_tokens:,} − base prompt "
+                f"{self.base_tokens:,} − {kept} = {self.left_for_answer:,} left for the answer "
+                f"(headroom {self.headroom_tokens:,}); prompt {total:,}; {dropped}.")
 
 
 class AssembledPrompt(BaseModel):
@@ -343,3 +375,25 @@ def check_citations(answer: str, citations: Sequence[Citation]) -> CitationCheck
         unknown=list(dict.fromkeys(h.marker for h in hits if not h.known)),
         unused=[c.marker for c in citations if c.marker not in cited],
     )
+
+
+# ----------------------------------------------------------------------------- asking the LLM
+
+ANSWER_PHASE = "rag_answer"
+
+
+def single_message(assembled: AssembledPrompt) -> str:
+    """System and user prompt as one chat message (the client sends one user message)."""
+    return f"{assembled.prompt.system}\n\n{assembled.prompt.user}"
+
+
+def prompt_version(assembled: AssembledPrompt) -> str:
+    """First 12 hex digits of the sha256 of the system prompt, for the response log."""
+    return hashlib.sha256(assembled.prompt.system.encode()).hexdigest()[:12]
+
+
+def ask_llm(client: LLMClient, assembled: AssembledPrompt) -> tuple[LLMResponse, CitationCheck]:
+    """Send the assembled prompt to the configured endpoint; check the answer's markers."""
+    response = client.complete(single_message(assembled), phase=ANSWER_PHASE,
+                               template_version=prompt_version(assembled))
+    return response, check_citations(response.text, assembled.citations)

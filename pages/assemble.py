@@ -1,4 +1,283 @@
+"""Assemble: ask a question, retrieve packs from one or two chunk sets, inspect the RAG prompt
+with its citations and token budget, and optionally ask the configured LLM."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.graph_objects as go
 import streamlit as st
 
-st.title("Assemble")
-st.info("This page is being built.")
+from core.assembly import (
+    CITATION_STYLES,
+    ESTIMATORS,
+    STYLES,
+    AssembledPrompt,
+    CitationCheck,
+    ask_llm,
+    assemble_prompt,
+    workbench_system_prompt,
+)
+from core.errors import ChunkLabError
+from core.render import HighlightSpan, highlight_html, palette
+from core.retrieval import RANK_MODES, Pack, retrieve
+from ui.state import library, show_error
+
+SOURCE_MARGIN = 300  # characters of the document shown around a pack's spans
+BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
+              "headroom": "#f2b84b", "headroom unused": "#f2b84b", "dropped": "#e5736b"}
+ANSWERS = "assemble_answers"  # session key: {(set name, prompt bytes): (text, check dict)}
+
+
+@st.cache_resource(show_spinner="Opening the chunk store…")
+def chunk_store():
+    from core.store import ChunkStore
+
+    return ChunkStore()
+
+
+def _doc_text(doc_id: str) -> tuple[str, str] | None:
+    """(source name, text) of a library document, or None when it is not in the library."""
+    try:
+        doc = library().get(doc_id)
+    except (KeyError, ChunkLabError):
+        return None
+    return doc.source_name, doc.text
+
+
+def _source_html(pack: Pack, mark: str, color: str) -> str:
+    found = _doc_text(pack.doc_id)
+    if found is None:
+        return highlight_html(pack.text, [HighlightSpan(0, len(pack.text), color, mark)],
+                              height_px=260)
+    _, text = found
+    lo = max(0, pack.spans[0][0] - SOURCE_MARGIN)
+    hi = min(len(text), pack.spans[-1][1] + SOURCE_MARGIN)
+    spans = [HighlightSpan(s - lo, e - lo, color, mark if n == 0 else "",
+                           tooltip=f"characters {s:,}–{e:,}")
+             for n, (s, e) in enumerate(pack.spans)]
+    return highlight_html(text[lo:hi], spans, height_px=260)
+
+
+def _budget_chart(assembled: AssembledPrompt) -> go.Figure:
+    budget = assembled.budget
+    fig = go.Figure()
+    for label, value in budget.segments():
+        if value:
+            fig.add_bar(y=["prompt"], x=[value], name=f"{label} ({value:,})", orientation="h",
+                        marker_color=BAR_COLORS[label], hovertemplate=f"{label}: {value:,}")
+    if budget.context_tokens is not None:
+        fig.add_vline(x=budget.context_tokens, line_dash="dash", line_color="#394150",
+                      annotation_text=f"context size {budget.context_tokens:,}")
+    fig.update_layout(barmode="stack", height=150, margin={"l": 0, "r": 0, "t": 24, "b": 0},
+                      showlegend=True, legend={"orientation": "h", "y": -0.4},
+                      yaxis={"visible": False},
+                      xaxis_title="characters" if budget.estimator == "chars" else "tokens")
+    return fig
+
+
+def _anchor(slot: str, n: int) -> str:
+    return f"cite-{slot}-{n}"
+
+
+def _controls() -> dict:
+    st.text_area("Question", key="assemble_question", height=80,
+                 placeholder="e.g. What does the policy pay for water damage?")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.selectbox("Rank", RANK_MODES, key="assemble_rank",
+                 help="vector: Chroma similarity · bm25: lexical · hybrid: reciprocal rank fusion")
+    c2.number_input("Limit (hits)", 1, 50, 5, key="assemble_limit")
+    c3.number_input("Neighbours per hit", 0, 5, 0, key="assemble_neighbors",
+                    help="Chunks added on each side of a hit, merged into contiguous spans.")
+    c4.number_input("Headroom tokens", 0, 100_000, 300, step=50, key="assemble_headroom")
+    d1, d2, d3, d4 = st.columns(4)
+    d1.selectbox("Style", STYLES, key="assemble_style")
+    d2.selectbox("Citation style", CITATION_STYLES, key="assemble_citation_style",
+                 help="numeric: [¹] [²] … · footnote: [^1] [^2] … with a footnote list")
+    d3.selectbox("Token estimate", ESTIMATORS, key="assemble_estimator",
+                 help="tiktoken counts, or the seed's characters-as-tokens estimate")
+    d4.selectbox("System prompt", ["built-in", "Prompt workbench (RAG template)"],
+                 key="assemble_system")
+    e1, e2, e3 = st.columns([1, 1, 2])
+    use_context = e1.toggle("Budget by context size", value=True, key="assemble_use_context",
+                            help="Off: the seed's rule — the context may use the headroom.")
+    e2.number_input("Context size (tokens)", 256, 2_000_000, _default_context(), step=1024,
+                    key="assemble_context", disabled=not use_context)
+    e3.text_input("Locale (workbench prompt)", key="assemble_locale", placeholder="e.g. ja")
+    s = st.session_state
+    return {
+        "question": s["assemble_question"].strip(),
+        "rank": s["assemble_rank"], "limit": int(s["assemble_limit"]),
+        "neighbors": int(s["assemble_neighbors"]), "headroom": int(s["assemble_headroom"]),
+        "style": s["assemble_style"], "citation_style": s["assemble_citation_style"],
+        "estimator": s["assemble_estimator"],
+        "context_tokens": int(s["assemble_context"]) if use_context else None,
+        "workbench": s["assemble_system"] != "built-in",
+        "locale": s["assemble_locale"].strip() or None,
+    }
+
+
+def _default_context() -> int:
+    try:
+        from core.llm.settings import load_settings
+
+        return load_settings().context_tokens
+    except Exception:  # noqa: BLE001 — the page works without LLM settings
+        return 8192
+
+
+def _assemble(name: str, opts: dict) -> tuple[list[Pack], AssembledPrompt]:
+    packs = retrieve(opts["question"], limit=opts["limit"], per_hit_neighbors=opts["neighbors"],
+                     rank=opts["rank"], chunk_set=name, store=chunk_store())
+    system = workbench_system_prompt(opts["locale"]) if opts["workbench"] else None
+    assembled = assemble_prompt(
+        opts["question"], packs, headroom_tokens=opts["headroom"], style=opts["style"],
+        citation_style=opts["citation_style"], context_tokens=opts["context_tokens"],
+        estimator=opts["estimator"], system_prompt=system,
+    )
+    return packs, assembled
+
+
+def _show_packs(slot: str, packs: list[Pack], assembled: AssembledPrompt) -> None:
+    by_pack = {c.pack_id: (n, c) for n, c in enumerate(assembled.citations, start=1)}
+    dropped = set(assembled.dropped_pack_ids)
+    ranked = sorted(packs, key=lambda p: (p.id in dropped, -p.score, p.order))
+    for i, pack in enumerate(ranked):
+        found = _doc_text(pack.doc_id)
+        source = found[0] if found else pack.doc_id
+        path = " > ".join(pack.heading_path) or "(no heading)"
+        if pack.id in by_pack:
+            n, citation = by_pack[pack.id]
+            st.subheader(f"{citation.marker} {source}", anchor=_anchor(slot, n))
+        else:
+            st.subheader(f"✂ dropped · {source}", anchor=False)
+        st.caption(f"score {pack.score:.4f} · {path} · spans "
+                   + ", ".join(f"{s:,}–{e:,}" for s, e in pack.spans)
+                   + f" · {len(pack.chunk_ids)} chunk(s)")
+        mark = by_pack[pack.id][1].marker if pack.id in by_pack else "dropped"
+        st.html(_source_html(pack, mark, palette(i) if pack.id in by_pack else "#eeeeee"))
+
+
+def _show_prompt(slot: str, assembled: AssembledPrompt) -> None:
+    st.markdown("**System prompt**")
+    st.code(assembled.prompt.system, language=None, wrap_lines=True, height=160)
+    st.markdown("**User prompt**")
+    st.code(assembled.prompt.user, language=None, wrap_lines=True, height=320)
+    if assembled.citations:
+        st.markdown("**Citation map** (each marker links to its source below)")
+        st.markdown("\n".join(
+            f"- [{c.marker}](#{_anchor(slot, n)}) `{c.doc_id}` · "
+            f"{' > '.join(c.heading_path) or '(no heading)'} · spans "
+            + ", ".join(f"{s:,}–{e:,}" for s, e in c.span_offsets)
+            for n, c in enumerate(assembled.citations, start=1)
+        ))
+
+
+def _show_answer(slot: str, text: str, check: CitationCheck) -> None:
+    spans = [HighlightSpan(h.start, h.end, "#c8f0c8" if h.known else "#ffc9c9",
+                           tooltip="cites a source" if h.known else "no such source")
+             for h in check.hits]
+    st.html(highlight_html(text, spans, height_px=360))
+    if check.unknown:
+        st.error("Unknown markers (no source behind them): " + " ".join(check.unknown))
+    if check.unused:
+        st.warning("Sources the answer never cites: " + " ".join(check.unused))
+    if check.ok and check.used:
+        st.success("Every marker points to a source, and every source is cited.")
+    if not check.hits:
+        st.warning("The answer cites no source.")
+
+
+def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
+    from core.llm.client import LLMClient
+    from core.llm.settings import load_settings
+
+    settings = load_settings()
+    if not settings.configured:
+        st.info(settings.missing_message())
+        return
+    answers = st.session_state.setdefault(ANSWERS, {})
+    key = (name, assembled.model_dump_json())
+    if st.button("Ask the LLM", key=f"ask_{slot}", type="primary"):
+        try:
+            with st.spinner(f"Asking {settings.model}…"):
+                with LLMClient(settings) as client:
+                    response, check = ask_llm(client, assembled)
+            answers[key] = (response.text, check, response.latency_s)
+        except ChunkLabError as err:
+            show_error(err)
+    if key in answers:
+        text, check, latency = answers[key]
+        st.caption(f"Answer from {settings.model} in {latency:.1f} s")
+        _show_answer(slot, text, check)
+
+
+def _panel(slot: str, name: str, opts: dict) -> None:
+    try:
+        packs, assembled = _assemble(name, opts)
+    except ChunkLabError as err:
+        show_error(err)
+        return
+    budget = assembled.budget
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Packs kept", f"{budget.packs_kept} / {len(packs)}")
+    m2.metric("Prompt size", f"{assembled.tokens_estimated:,}")
+    m3.metric("Left for the answer",
+              "—" if budget.left_for_answer is None else f"{budget.left_for_answer:,}")
+    st.plotly_chart(_budget_chart(assembled), key=f"budget_{slot}")
+    st.caption(budget.explain())
+    if budget.over_budget:
+        st.warning("The base prompt and the headroom alone exceed the context size: no pack fits.")
+    if not packs:
+        st.info("Nothing retrieved for this question; the prompt is the question alone.")
+    export = {"chunk_set": name, "settings": opts,
+              "packs": [p.model_dump(mode="json") for p in packs],
+              "assembled": assembled.model_dump(mode="json")}
+    st.download_button("Export as JSON", json.dumps(export, ensure_ascii=False, indent=2),
+                       file_name=f"assembled-{name}.json", mime="application/json",
+                       key=f"export_{slot}")
+    st.markdown("#### Prompt")
+    _show_prompt(slot, assembled)
+    st.markdown("#### Answer")
+    _ask(slot, name, assembled)
+    st.markdown("#### Sources")
+    _show_packs(slot, packs, assembled)
+
+
+def main() -> None:
+    st.title("Assemble")
+    st.caption("Retrieve packs from a chunk set, build the RAG prompt with numbered citations "
+               "and a token budget, and check an LLM answer's citations.")
+    try:
+        store = chunk_store()
+        sets = store.list_sets()
+        active = store.active_set()
+    except ChunkLabError as err:
+        show_error(err)
+        return
+    if not sets:
+        st.info("No chunk sets yet. Create one on the **Chunk sets** page: pick documents and a "
+                "chunking strategy, then ingest them; come back here to ask questions.")
+        return
+    names = [s.name for s in sets]
+    first = names.index(active) if active in names else 0
+    left, right = st.columns([3, 1])
+    compare = right.toggle("A/B: compare two sets", key="assemble_ab", disabled=len(names) < 2)
+    chosen = [left.selectbox("Chunk set", names, index=first, key="assemble_set_a",
+                             format_func=lambda n: f"{n} (active)" if n == active else n)]
+    if compare and len(names) > 1:
+        chosen.append(left.selectbox("Second chunk set", names, index=(first + 1) % len(names),
+                                     key="assemble_set_b"))
+    opts = _controls()
+    if not opts["question"]:
+        st.info("Type a question to retrieve and assemble a prompt.")
+        return
+    columns = st.columns(len(chosen))
+    for slot, name, column in zip("ab", chosen, columns, strict=False):
+        with column:
+            if len(chosen) > 1:
+                st.subheader(f"{slot.upper()}: {name}")
+            _panel(slot, name, opts)
+
+
+main()

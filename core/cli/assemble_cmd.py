@@ -1,0 +1,68 @@
+"""`python -m core assemble`: retrieve from a chunk set and print the assembled prompt as JSON.
+
+The JSON is :class:`core.assembly.AssembledPrompt` (``prompt.system``, ``prompt.user``,
+``citations``, ``tokens_estimated``, ``budget``…); with ``--with-packs`` it is wrapped as
+``{"assembled": …, "packs": […]}`` so the retrieved text and spans can be inspected too.
+Without ``--context-tokens`` the budget is the seed's rule (the context may use
+``--headroom`` tokens); with it, packs are kept while prompt + headroom fit the context size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.assembly import (
+    CITATION_STYLES,
+    ESTIMATORS,
+    STYLES,
+    AssemblyError,
+    assemble_prompt,
+    workbench_system_prompt,
+)
+from core.retrieval import RANK_MODES, retrieve
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--question", required=True, help="the question or instruction")
+    parser.add_argument("--chunk-set", help="chunk set to retrieve from (default: the active one)")
+    parser.add_argument("--limit", type=int, default=5, help="hits to retrieve (default 5)")
+    parser.add_argument("--neighbors", type=int, default=0,
+                        help="neighbouring chunks added on each side of a hit (default 0)")
+    parser.add_argument("--rank", choices=RANK_MODES, default="vector",
+                        help="vector, bm25 or hybrid (default vector)")
+    parser.add_argument("--headroom", type=int, default=300,
+                        help="headroom tokens (default 300; see the budget rule above)")
+    parser.add_argument("--context-tokens", type=int,
+                        help="the model's context size; packs are kept while they fit")
+    parser.add_argument("--style", choices=STYLES, default="qa")
+    parser.add_argument("--citation-style", choices=CITATION_STYLES, default="numeric")
+    parser.add_argument("--estimator", choices=ESTIMATORS, default="tiktoken",
+                        help="tiktoken counts, or the seed's characters-as-tokens estimate")
+    parser.add_argument("--system-prompt", choices=("builtin", "workbench"), default="builtin",
+                        help="built-in prompt of the style, or the Prompt workbench RAG template")
+    parser.add_argument("--locale", help="locale of the workbench RAG template (e.g. ja)")
+    parser.add_argument("--with-packs", action="store_true",
+                        help="also print the retrieved packs")
+
+
+def run(args: argparse.Namespace) -> int:
+    system_prompt = None
+    if args.system_prompt == "workbench":
+        system_prompt = workbench_system_prompt(args.locale)
+        if system_prompt is None:
+            raise AssemblyError("The Prompt workbench RAG template is not available.")
+    packs = retrieve(args.question, limit=args.limit, per_hit_neighbors=args.neighbors,
+                     rank=args.rank, chunk_set=args.chunk_set)
+    assembled = assemble_prompt(
+        args.question, packs, headroom_tokens=args.headroom, style=args.style,
+        citation_style=args.citation_style, context_tokens=args.context_tokens,
+        estimator=args.estimator, system_prompt=system_prompt,
+    )
+    output = assembled.model_dump(mode="json")
+    if args.with_packs:
+        output = {"assembled": output, "packs": [p.model_dump(mode="json") for p in packs]}
+    json.dump(output, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    return 0
