@@ -1,0 +1,103 @@
+"""The offline MiniLM embedding function, with the real model."""
+
+import chromadb
+import numpy as np
+from chromadb.config import Settings
+from chromadb.utils.embedding_functions import known_embedding_functions
+
+from core import embeddings
+from core.embeddings import (
+    DIMENSION,
+    EMBEDDER_NAME,
+    MAX_WORD_PIECES,
+    ChunkLabEmbeddingFunction,
+    embed,
+    get_embedding_function,
+    word_pieces,
+)
+
+SENTENCES = [
+    "The insurer pays for water damage caused by a burst pipe.",
+    "Damage from a pipe that bursts and leaks water is covered by the policy.",
+    "The quarterly football league standings were published on Monday.",
+]
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b))
+
+
+def test_shape_dtype_and_unit_norm():
+    vectors = embed(SENTENCES)
+    assert vectors.shape == (3, DIMENSION)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert embed([]).shape == (0, DIMENSION)
+
+
+def test_similar_sentences_are_closer_than_unrelated_ones():
+    pipe_a, pipe_b, football = embed(SENTENCES)
+    assert cosine(pipe_a, pipe_b) > 0.6
+    assert cosine(pipe_a, pipe_b) > cosine(pipe_a, football) + 0.4
+
+
+def test_batch_equals_single_regardless_of_order_and_padding():
+    texts = SENTENCES + ["Short.", "word " * 300]
+    together = embed(texts, use_cache=False)
+    for text, vector in zip(texts, together, strict=True):
+        alone = embed([text], use_cache=False)[0]
+        assert np.allclose(alone, vector, atol=1e-4)
+
+
+def test_many_short_texts_are_split_into_several_batches():
+    texts = [f"Sentence number {i} about claims." for i in range(150)]
+    vectors = embed(texts, use_cache=False)
+    assert vectors.shape == (150, DIMENSION)
+    assert np.allclose(vectors[7], embed([texts[7]], use_cache=False)[0], atol=1e-4)
+
+
+def test_long_text_is_truncated_at_the_word_piece_limit():
+    long_text = "coverage " * 400
+    assert word_pieces(long_text) > MAX_WORD_PIECES
+    assert word_pieces("hello world") == 4  # [CLS] hello world [SEP]
+    # Everything after the limit is ignored, so a different tail gives the same vector.
+    head = embed([long_text], use_cache=False)[0]
+    other_tail = embed([long_text + " flood earthquake theft"], use_cache=False)[0]
+    assert np.allclose(head, other_tail, atol=1e-5)
+
+
+def test_identical_texts_are_embedded_once_memory_then_disk(monkeypatch):
+    text = "A sentence that only this cache test embeds, number 31337."
+    first = embed([text, text])
+    assert np.array_equal(first[0], first[1])
+
+    def fail() -> None:
+        raise AssertionError("the model must not run for a cached text")
+
+    monkeypatch.setattr(embeddings, "_runner", fail)
+    assert np.array_equal(embed([text])[0], first[0])  # memory
+    embeddings._CACHE.clear_memory()
+    assert np.array_equal(embed([text])[0], first[0])  # SQLite file under data_dir()
+
+
+def test_embedding_function_is_registered_and_reopens_a_persisted_collection(tmp_path):
+    assert known_embedding_functions[EMBEDDER_NAME] is ChunkLabEmbeddingFunction
+    function = get_embedding_function()
+    rebuilt = ChunkLabEmbeddingFunction.build_from_config(function.get_config())
+    assert rebuilt.name() == EMBEDDER_NAME
+    assert np.allclose(function(["hello"])[0], embed(["hello"])[0])
+
+    settings = Settings(anonymized_telemetry=False)
+    client = chromadb.PersistentClient(path=str(tmp_path), settings=settings)
+    collection = client.create_collection(
+        "reopen-test", embedding_function=function, metadata={"hnsw:space": "cosine"}
+    )
+    collection.add(ids=["a", "b", "c"], documents=SENTENCES)
+    del collection, client
+
+    reopened = chromadb.PersistentClient(path=str(tmp_path), settings=settings)
+    collection = reopened.get_collection("reopen-test")  # no function passed: rebuilt from config
+    assert collection.configuration["embedding_function"].name() == EMBEDDER_NAME
+    hits = collection.query(query_texts=["burst pipe leaking water"], n_results=1)
+    assert hits["ids"][0][0] in {"a", "b"}
+
