@@ -17,6 +17,7 @@ from pydantic import model_validator
 from core.chunking.base import Chunk, Chunker, ChunkerConfig
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document, Table
+from core.tokens import ENCODINGS
 
 Unit = Literal["tokens", "chars"]
 #: A text span cut by a strategy, with its exact token count.
@@ -34,6 +35,10 @@ class SizedConfig(ChunkerConfig):
 
     @model_validator(mode="after")
     def _check_sizes(self) -> SizedConfig:
+        if self.encoding not in ENCODINGS:
+            raise ValueError(
+                f"encoding must be one of {', '.join(ENCODINGS)}, not {self.encoding!r}"
+            )
         if self.size < 1:
             raise ValueError(f"size must be at least 1 {self.unit}, not {self.size}")
         if not 0 <= self.overlap < self.size:
