@@ -86,7 +86,7 @@ def write_docling_document(doc: DoclingDocument) -> dict[str, Any]:
         ref.cref for item, _ in doc.iterate_items() if isinstance(item, TableItem)
         for ref in item.captions
     }
-    consumed: set[str] = set()  # inline groups already written, with their descendants
+    consumed: set[str] = set()  # inline groups and tables written, with their descendants
     for item, _ in doc.iterate_items(with_groups=True):
         if item.parent is not None and item.parent.cref in consumed:
             consumed.add(item.self_ref)
@@ -104,6 +104,7 @@ def write_docling_document(doc: DoclingDocument) -> dict[str, Any]:
         elif isinstance(item, SectionHeaderItem):
             builder.heading(item.text, item.level + has_title, _page(item))
         elif isinstance(item, TableItem):
+            consumed.add(item.self_ref)  # rich cells repeat their text as child items
             _table(builder, doc, item)
         elif isinstance(item, ListItem):
             _list_item(builder, doc, item, item.text)

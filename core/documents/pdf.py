@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.documents.docling_doc import convert_with_docling
-from core.documents.spans import TextBuilder, looks_like_table_caption, rows_to_markdown
+from core.documents.spans import TextBuilder, rows_to_markdown
 from core.errors import ConversionError
 
 LAYOUT_MODEL_REPO = "docling-project/docling-layout-heron"
@@ -145,11 +145,8 @@ def _write(pages: _Pages) -> dict[str, Any]:
     items = pages.items
     for n, item in enumerate(items):
         if isinstance(item, _Table):
-            caption = None
-            if len(para) == 1 and looks_like_table_caption(para[0].text):
-                caption = para.pop().text
             flush()
-            builder.table(rows_to_markdown(item.rows), item.rows, item.page, caption=caption)
+            builder.table(rows_to_markdown(item.rows), item.rows, item.page)
             continue
         previous = items[n - 1] if n else None
         near = (isinstance(previous, _Line) and previous.page == item.page

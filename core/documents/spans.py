@@ -124,7 +124,10 @@ class TextBuilder:
             return
         entry: dict[str, Any] = {"rows": rows, "page": page, "caption": None}
         caption = " ".join((caption or "").split())
-        if caption:
+        if not caption and (leading := self._caption_just_written()):
+            entry.update(caption=self.text[leading.start : leading.end],
+                         caption_start=leading.start, caption_end=leading.end)
+        elif caption:
             cap_start = self._write(caption, "caption")
             self._block("caption", cap_start, cap_start + len(caption), page)
             entry.update(caption=caption, caption_start=cap_start,
@@ -133,6 +136,17 @@ class TextBuilder:
         self._block("table", start, start + len(markdown), page)
         entry.update(start=start, end=start + len(markdown), markdown=markdown)
         self.tables.append(entry)
+
+    def _caption_just_written(self) -> Block | None:
+        """The block just written, turned into a caption, if it reads like a table caption and
+        no table owns it yet."""
+        last = self.blocks[-1] if self.blocks else None
+        if (last is None or last.kind not in ("paragraph", "caption")
+                or any(t.get("caption_start") == last.start for t in self.tables)
+                or not looks_like_table_caption(self.text[last.start : last.end])):
+            return None
+        self.blocks[-1] = last.model_copy(update={"kind": "caption"})
+        return last
 
     def trailing_caption(self, text: str, page: int | None = None) -> bool:
         """Write ``text`` as the caption of the table just written, if it reads like one."""
