@@ -84,21 +84,33 @@ def _looks_like_heading(text: str) -> bool:
     )
 
 
+def _auto_structure(blocks: list[tuple[int, str]]) -> str:
+    """Headings ("## Title" gives level 2, plain short lines level 1) start sections."""
+    if not blocks:
+        return "Document\t1\t1\t1\tROOT"
+    heads = []
+    for i, (_, text) in enumerate(blocks):
+        marks = len(text) - len(text.lstrip("#"))
+        title = text.lstrip("#").strip()
+        if (marks or not blocks[0][1].startswith("#")) and _looks_like_heading(title):
+            heads.append((i, min(max(marks, 1), 3), title[:60]))
+    if not heads or heads[0][0] != 0:
+        heads.insert(0, (0, 1, "Introduction"))
+    lines, parents = [], {0: "ROOT"}
+    for k, (i, level, title) in enumerate(heads):
+        level = min(level, max(parents) + 1)
+        after = [j for j, lv, _ in heads[k + 1 :] if lv <= level]
+        last = after[0] - 1 if after else len(blocks) - 1
+        lines.append(f"{title}\t{level}\t{blocks[i][0]}\t{blocks[last][0]}\t{parents[level - 1]}")
+        parents = {lv: t for lv, t in parents.items() if lv < level} | {level: title}
+    return "\n".join(lines)
+
+
 def auto_answer(phase: str, prompt: str) -> str:
     """A well-formed answer for each anchor-mode phase, derived from the prompt's anchors."""
     blocks = _anchored_blocks(prompt)
     if phase == "structure_analysis":
-        if not blocks:
-            return "Document\t1\t1\t1\tROOT"
-        starts = [i for i, (_, text) in enumerate(blocks) if _looks_like_heading(text)] or [0]
-        if starts[0] != 0:
-            starts.insert(0, 0)
-        lines = []
-        for k, i in enumerate(starts):
-            last = starts[k + 1] - 1 if k + 1 < len(starts) else len(blocks) - 1
-            title = blocks[i][1] if _looks_like_heading(blocks[i][1]) else "Introduction"
-            lines.append(f"{title[:60]}\t1\t{blocks[i][0]}\t{blocks[last][0]}\tROOT")
-        return "\n".join(lines)
+        return _auto_structure(blocks)
     if phase == "boundary_detection":
         if not blocks:
             return "1\tDOCUMENT_START\tBeginning of section\n1\tDOCUMENT_END\tEnd of section"
