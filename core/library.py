@@ -1,0 +1,206 @@
+"""The document library: every upload, kept on disk and converted once.
+
+Layout under ``root`` (default ``<data>/documents``)::
+
+    index.json              order, names, sizes, converter version of every document; the
+                            sample ids the user removed (so a restart does not bring them back)
+    <doc_id>/original.<ext> the uploaded bytes
+    <doc_id>/document.json  the converted Document
+
+Writes go to a temporary file first and are then renamed, and a document is only listed in the
+index after its files are written, so a failed or interrupted add loses nothing already stored.
+A stored document converted by an older converter (see ``CONVERTER_VERSION``) is converted again
+from its original on first read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePath
+
+from core.config import data_dir
+from core.documents import CONVERTER_VERSION, SUPPORTED_EXTENSIONS, convert
+from core.documents.model import Document, content_id
+from core.errors import ChunkLabError, ConversionError
+
+log = logging.getLogger(__name__)
+INDEX = "index.json"
+
+
+class UnknownDocumentError(ChunkLabError, KeyError):
+    """No document with this id in the library."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "Unknown document."
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    doc_id: str
+    source_name: str
+    format: str
+    size_bytes: int
+    added: float  # unix time
+    converter_version: str
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+class DocumentLibrary:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._loaded: dict[str, Document] = {}
+
+    # -- index ------------------------------------------------------------------------------
+    def _read_index(self) -> dict:
+        try:
+            index = json.loads((self.root / INDEX).read_text(encoding="utf-8"))
+            entries = [LibraryEntry(**e) for e in index["documents"]]
+            return {"documents": entries, "dismissed": list(index.get("dismissed", []))}
+        except FileNotFoundError:
+            return self._rebuild_index()
+        except (ValueError, KeyError, TypeError):
+            log.warning("library index %s is unreadable; rebuilding it", self.root / INDEX)
+            return self._rebuild_index()
+
+    def _rebuild_index(self) -> dict:
+        """An index from the document folders (their converter version unknown: re-convert)."""
+        entries = []
+        for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            originals = list(folder.glob("original.*"))
+            try:
+                doc = Document.model_validate_json((folder / "document.json").read_bytes())
+            except (OSError, ValueError):
+                continue
+            if originals:
+                entries.append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
+                                            originals[0].stat().st_size,
+                                            folder.stat().st_mtime, "unknown"))
+        return {"documents": sorted(entries, key=lambda e: e.added), "dismissed": []}
+
+    def _write_index(self, index: dict) -> None:
+        payload = {"documents": [asdict(e) for e in index["documents"]],
+                   "dismissed": index["dismissed"]}
+        _write_atomic(self.root / INDEX, json.dumps(payload, indent=1).encode())
+
+    def entries(self) -> list[LibraryEntry]:
+        """What is stored, in the order it was added (name, format, size, converter version)."""
+        with self._lock:
+            return list(self._read_index()["documents"])
+
+    # -- documents --------------------------------------------------------------------------
+    def add(self, data: bytes, filename: str) -> Document:
+        """Convert and store an upload; the same bytes added twice are one document.
+        Raises ConversionError before anything is written when the file cannot be converted."""
+        name = PurePath(filename.replace("\\", "/")).name or filename
+        doc = convert(data, name)
+        with self._lock:
+            index = self._read_index()
+            if doc.doc_id in index["dismissed"]:
+                index["dismissed"].remove(doc.doc_id)
+            if any(e.doc_id == doc.doc_id for e in index["documents"]):
+                self._write_index(index)
+                return self.get(doc.doc_id)
+            self._store(doc, data)
+            index["documents"].append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
+                                                   len(data), time.time(), CONVERTER_VERSION))
+            self._write_index(index)
+            self._loaded[doc.doc_id] = doc
+        return doc
+
+    def _store(self, doc: Document, data: bytes) -> None:
+        folder = self.root / doc.doc_id
+        folder.mkdir(exist_ok=True)
+        _write_atomic(folder / f"original.{doc.format}", data)
+        _write_atomic(folder / "document.json", doc.model_dump_json().encode())
+
+    def documents(self) -> list[Document]:
+        """Every stored document, in the order added."""
+        return [self.get(e.doc_id) for e in self.entries()]
+
+    def get(self, doc_id: str) -> Document:
+        with self._lock:
+            if doc_id in self._loaded:
+                return self._loaded[doc_id]
+            index = self._read_index()
+            entry = next((e for e in index["documents"] if e.doc_id == doc_id), None)
+            if entry is None:
+                raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
+            doc = self._load(entry, index)
+            self._loaded[doc_id] = doc
+            return doc
+
+    def _load(self, entry: LibraryEntry, index: dict) -> Document:
+        folder = self.root / entry.doc_id
+        stored = folder / "document.json"
+        if entry.converter_version == CONVERTER_VERSION and stored.exists():
+            return Document.model_validate_json(stored.read_bytes())
+        try:  # converted by another converter version (or never): convert the original again
+            doc = convert(self.original(entry.doc_id), entry.source_name)
+        except ConversionError:
+            log.warning("re-converting %s failed; keeping the stored version", entry.source_name)
+            return Document.model_validate_json(stored.read_bytes())
+        _write_atomic(stored, doc.model_dump_json().encode())
+        index["documents"] = [
+            LibraryEntry(**{**asdict(e), "converter_version": CONVERTER_VERSION})
+            if e.doc_id == entry.doc_id else e for e in index["documents"]
+        ]
+        self._write_index(index)
+        return doc
+
+    def original(self, doc_id: str) -> bytes:
+        """The uploaded bytes of a stored document."""
+        originals = list((self.root / doc_id).glob("original.*"))
+        if not originals:
+            raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
+        return originals[0].read_bytes()
+
+    def remove(self, doc_id: str) -> None:
+        """Delete a document; a removed sample stays removed after a restart."""
+        with self._lock:
+            index = self._read_index()
+            if not any(e.doc_id == doc_id for e in index["documents"]):
+                raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
+            index["documents"] = [e for e in index["documents"] if e.doc_id != doc_id]
+            index["dismissed"].append(doc_id)
+            self._write_index(index)
+            self._loaded.pop(doc_id, None)
+            shutil.rmtree(self.root / doc_id, ignore_errors=True)
+
+    def ensure_samples(self, folder: Path) -> list[Document]:
+        """Add every supported file of ``folder`` that is not stored yet (nor removed by the
+        user); return the library's documents for all of the folder's files."""
+        docs = []
+        for path in sorted(Path(folder).iterdir()):
+            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS:
+                continue
+            data = path.read_bytes()
+            doc_id = content_id(data)
+            with self._lock:
+                index = self._read_index()
+                if doc_id in index["dismissed"]:
+                    continue
+                if any(e.doc_id == doc_id for e in index["documents"]):
+                    docs.append(self.get(doc_id))
+                    continue
+            try:
+                docs.append(self.add(data, path.name))
+            except ConversionError as err:
+                log.warning("sample %s was not added: %s", path.name, err)
+        return docs
+
+
+def default_library() -> DocumentLibrary:
+    return DocumentLibrary(data_dir() / "documents")

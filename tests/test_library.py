@@ -1,0 +1,98 @@
+"""The library keeps originals and converted documents on disk, across restarts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import core.library
+from core.errors import ChunkLabError, ConversionError
+from core.library import DocumentLibrary, UnknownDocumentError
+from tests.docfactory import HTML, MARKDOWN, docx_bytes
+
+
+@pytest.fixture
+def lib(tmp_path):
+    return DocumentLibrary(tmp_path / "documents")
+
+
+def test_add_persists_and_survives_a_restart(lib):
+    md = lib.add(MARKDOWN.encode(), "handbook.md")
+    html = lib.add(HTML.encode(), "uploads/manual.html")
+    assert html.source_name == "manual.html"  # folder parts of the name are dropped
+    reopened = DocumentLibrary(lib.root)
+    assert [d.doc_id for d in reopened.documents()] == [md.doc_id, html.doc_id]
+    assert reopened.get(md.doc_id) == md
+    assert reopened.original(md.doc_id) == MARKDOWN.encode()
+    [entry, _] = reopened.entries()
+    assert (entry.source_name, entry.format, entry.size_bytes) == (
+        "handbook.md", "md", len(MARKDOWN.encode()))
+
+
+def test_same_bytes_twice_is_one_document(lib):
+    first = lib.add(b"hello", "a.txt")
+    again = lib.add(b"hello", "b.txt")
+    assert again == first and len(lib.documents()) == 1
+
+
+def test_failed_add_loses_nothing(lib):
+    kept = lib.add(MARKDOWN.encode(), "handbook.md")
+    index_before = (lib.root / "index.json").read_bytes()
+    with pytest.raises(ConversionError, match="empty"):
+        lib.add(b"", "empty.txt")
+    with pytest.raises(ConversionError, match="really a PDF"):
+        lib.add(b"%PDF-1.4 junk", "policy.docx")
+    assert (lib.root / "index.json").read_bytes() == index_before
+    assert DocumentLibrary(lib.root).documents() == [kept]
+
+
+def test_remove_and_unknown_ids(lib):
+    doc = lib.add(b"some text", "a.txt")
+    lib.remove(doc.doc_id)
+    assert lib.documents() == [] and not (lib.root / doc.doc_id).exists()
+    with pytest.raises(UnknownDocumentError) as caught:
+        lib.get(doc.doc_id)
+    assert isinstance(caught.value, ChunkLabError) and "no document with id" in str(caught.value)
+    with pytest.raises(KeyError):
+        lib.remove("nope")
+
+
+def test_ensure_samples_adds_missing_files_once_and_respects_removal(lib, tmp_path):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "policy.docx").write_bytes(docx_bytes())
+    (samples / "notes.txt").write_text("A transcript.\n\nSecond paragraph.")
+    (samples / "make_samples.py").write_text("print('not a document')")
+    (samples / "broken.pdf").write_bytes(b"not a pdf")
+    (samples / "questions").mkdir()
+    added = lib.ensure_samples(samples)
+    assert sorted(d.source_name for d in added) == ["notes.txt", "policy.docx"]
+    assert lib.ensure_samples(samples) == added  # nothing added twice
+    assert len(lib.documents()) == 2
+    notes = next(d for d in added if d.source_name == "notes.txt")
+    lib.remove(notes.doc_id)
+    assert [d.source_name for d in DocumentLibrary(lib.root).ensure_samples(samples)] == [
+        "policy.docx"]
+    lib.add((samples / "notes.txt").read_bytes(), "notes.txt")  # an explicit upload brings it back
+    assert len(lib.documents()) == 2
+
+
+def test_new_converter_version_reconverts_from_the_original(lib, monkeypatch):
+    doc = lib.add(MARKDOWN.encode(), "handbook.md")
+    stored = lib.root / doc.doc_id / "document.json"
+    stale = json.loads(stored.read_text())
+    stale["sections"] = []
+    stored.write_text(json.dumps(stale))
+    assert DocumentLibrary(lib.root).get(doc.doc_id).sections == []  # same version: no work
+    monkeypatch.setattr(core.library, "CONVERTER_VERSION", "next-version")
+    fresh = DocumentLibrary(lib.root).get(doc.doc_id)
+    assert fresh == doc
+    assert DocumentLibrary(lib.root).entries()[0].converter_version == "next-version"
+
+
+def test_unreadable_index_is_rebuilt_from_the_folders(lib):
+    doc = lib.add(HTML.encode(), "manual.html")
+    (lib.root / "index.json").write_text("{not json")
+    reopened = DocumentLibrary(lib.root)
+    assert reopened.documents() == [doc]
