@@ -31,6 +31,8 @@ def _converter(with_pdf: bool) -> DocumentConverter:
     from docling.datamodel.base_models import InputFormat
     from docling.document_converter import DocumentConverter
 
+    # docling logs bad input as warnings on stderr; our ConversionError sentence replaces them
+    logging.getLogger("docling").setLevel(logging.ERROR)
     formats = [InputFormat(f) for f in OFFICE_FORMATS] + ([InputFormat.PDF] if with_pdf else [])
     return DocumentConverter(allowed_formats=formats)
 

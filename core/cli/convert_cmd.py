@@ -1,0 +1,20 @@
+"""`python -m core convert PATH`: the converted Document as JSON on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, help="PDF, DOCX, HTML, Markdown, XLSX, PPTX, CSV or TXT")
+    parser.add_argument("--indent", type=int, default=2, help="JSON indent (0: one line)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.documents import convert
+
+    doc = convert(args.path.read_bytes(), args.path.name)
+    sys.stdout.write(doc.model_dump_json(indent=args.indent or None) + "\n")
+    return 0
