@@ -222,8 +222,6 @@ def parse_metadata(text: str, *, phase: str = "chunk_metadata") -> MetadataRow:
         number, line, _ = rows[1]
         raise TSVError(phase, "expected a single line of metadata", line_number=number, line=line)
     number, line, (chapter, section, subsection, summary) = rows[0]
-    if not summary:
-        raise TSVError(phase, "the summary is empty", line_number=number, line=line)
     return MetadataRow(chapter, section, None if subsection in ("", NONE) else subsection, summary)
 
 
