@@ -250,3 +250,17 @@ def test_filters_translate_to_chroma_where_and_a_predicate():
     }
     accepts = chunk_filter({"doc_id": ["a", "b"]})
     assert accepts(make_chunk("a", "xx", 0, 1)) and not accepts(make_chunk("c", "xx", 0, 1))
+
+
+@pytest.mark.parametrize(("question", "best"), [
+    ("How much do I pay myself when something is stolen?", 1),
+    ("A pipe burst and flooded my kitchen", 0),
+    ("Is my bike insured?", 4),
+])
+def test_vector_rank_with_the_real_embedder_finds_paraphrases(question, best):
+    assert rank(question, CORPUS, "vector", limit=1)[0][0] == best
+
+
+def test_hybrid_rank_with_the_real_embedder():
+    result = rank("theft deductible per incident", CORPUS, "hybrid", limit=2)
+    assert result[0][0] == 1 and result[0][1] == pytest.approx(2 / 61)
