@@ -98,7 +98,7 @@ class TokenIndex:
 
     def position(self, token: int) -> int:
         """Character offset where token ``token`` starts (``len(text)`` past the end)."""
-        return int(self.starts[min(token, self.n_tokens)])
+        return int(self.starts[max(0, min(token, self.n_tokens))])
 
     def approx(self, start: int, end: int) -> int:
         """The document's tokens starting inside ``[start, end)``: exact up to the edges."""

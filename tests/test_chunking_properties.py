@@ -1,0 +1,112 @@
+"""Invariants of every strategy on random documents with random tables and sections."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.chunking import semantic
+from core.chunking.registry import build_chunker
+from core.documents.model import Document, Section, Table
+from core.tokens import count_tokens
+
+PIECES = ["word", "Tide", "42", "x", " ", " ", "  ", "\n", "\n\n", ". ", ".", "é", "中文", "\t",
+          "https://example.com/a/very/long/path?q=1", "ab" * 40, "'s", "/"]
+
+
+def fake_embed(texts: list[str]) -> np.ndarray:
+    """Bag of hashed words: deterministic, offline, L2-normalised like the real embedder."""
+    out = np.zeros((len(texts), 32), dtype=np.float32)
+    for i, t in enumerate(texts):
+        for w in t.split():
+            out[i, hash(w) % 32] += 1.0
+        out[i, 0] += 0.01
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@st.composite
+def documents(draw) -> Document:
+    text = "".join(draw(st.lists(st.sampled_from(PIECES), min_size=0, max_size=150)))
+    n = len(text)
+    cuts = sorted(set(draw(st.lists(st.integers(0, n), max_size=8))))
+    tables, sections = [], []
+    for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+        if draw(st.booleans()) and b > a:
+            caption = draw(st.booleans()) and a > 0
+            tables.append(Table(
+                start=a, end=b, markdown=text[a:b], rows=[[text[a:b]]],
+                caption="c" if caption else None,
+                caption_start=max(0, a - 3) if caption else None,
+                caption_end=a if caption else None,
+            ))
+    for p in sorted(set(draw(st.lists(st.integers(0, n), max_size=4)))):
+        sections.append(Section(start=p, end=n, title=f"s{p}", level=1,
+                                heading_start=p, heading_end=p))
+    return Document(doc_id="0" * 16, source_name="r.txt", format="txt", route="text", text=text,
+                    tables=tables, sections=sections)
+
+
+CONFIGS = st.one_of(
+    st.builds(lambda s, o, u, t, r: ("recursive", dict(size=s, overlap=min(o, s - 1), unit=u,
+                                                       tables=t, respect_sections=r)),
+              st.integers(1, 60), st.integers(0, 20), st.sampled_from(["tokens", "chars"]),
+              st.booleans(), st.booleans()),
+    st.builds(lambda s, o, u, t: ("fixed", dict(size=s, overlap=min(o, s - 1), unit=u, tables=t)),
+              st.integers(1, 60), st.integers(0, 20), st.sampled_from(["tokens", "chars"]),
+              st.booleans()),
+    st.builds(lambda s, t: ("semantic", dict(size=s, tables=t)),
+              st.integers(1, 60), st.booleans()),
+)
+
+
+@pytest.fixture(autouse=True)
+def _offline_embedder(monkeypatch):
+    monkeypatch.setattr(semantic, "_embed", fake_embed)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(documents(), CONFIGS)
+def test_invariants(doc: Document, config) -> None:
+    strategy, options = config
+    chunks = build_chunker(strategy, **options).chunk(doc)
+    text = doc.text
+    covered = [False] * len(text)
+    for c in chunks:
+        assert c.text == text[c.start:c.end] and c.end > c.start
+        assert c.tokens == count_tokens(c.text)
+        for i in range(c.start, c.end):
+            covered[i] = True
+    assert [c.start for c in chunks] == sorted(c.start for c in chunks)
+    assert all(covered[i] or ch.isspace() for i, ch in enumerate(text))
+    table_chunks = [c for c in chunks if c.chunk_type == "table"]
+    text_chunks = [c for c in chunks if c.chunk_type == "text"]
+    for c in text_chunks:
+        assert (c.tokens if options.get("unit", "tokens") == "tokens" else len(c.text)) \
+            <= options["size"] or len(c.text) == 1
+    if not options["tables"]:
+        assert not table_chunks
+        return
+    for t in doc.tables:
+        if text[t.start:t.end].strip():
+            holders = [c for c in table_chunks if c.start <= t.start + _lead(text, t) and
+                       t.end - _trail(text, t) <= c.end]
+            assert len(holders) == 1
+        for c in text_chunks:
+            assert c.end <= t.start or c.start >= t.end
+    if options.get("respect_sections"):
+        for s in doc.sections:
+            for c in text_chunks:
+                assert not (c.start < s.start < c.end)
+
+
+def _lead(text: str, t: Table) -> int:
+    body = text[t.start:t.end]
+    return len(body) - len(body.lstrip())
+
+
+def _trail(text: str, t: Table) -> int:
+    body = text[t.start:t.end]
+    return len(body) - len(body.rstrip())

@@ -1,0 +1,63 @@
+"""`python -m core chunk`: JSON lines with every Chunk field; bad arguments exit 2, one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.chunking.base import Chunk
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core", "chunk", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "notes.md"
+    table = "| Plan | Limit |\n|---|---|\n| Basic | $1,000 |\n| Plus | $5,000 |"
+    path.write_text("# Notes\n\n" + "Some words here. " * 200 + "\n\n" + table + "\n\nThe end.\n")
+    return path
+
+
+def test_chunks_as_json_lines(sample: Path) -> None:
+    result = run(str(sample), "--strategy", "recursive", "--size", "100", "--overlap", "10")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) > 3
+    assert set(rows[0]) == set(Chunk.model_fields)
+    assert any(r["chunk_type"] == "table" for r in rows)
+    assert all(r["tokens"] <= 100 for r in rows if r["chunk_type"] == "text")
+    flat = run(str(sample), "--strategy", "fixed", "--size", "300", "--unit", "chars",
+               "--no-tables")
+    assert flat.returncode == 0
+    assert all(json.loads(line)["chunk_type"] == "text" for line in flat.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--size", "0"], "size must be at least 1"),
+        (["--overlap", "900", "--size", "100"], "overlap must be between"),
+        (["--unit", "words"], "invalid choice"),
+        (["--strategy", "magic"], "invalid choice"),
+        (["--size", "ten"], "invalid int value"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(sample: Path, args, needle) -> None:
+    result = run(str(sample), *args)
+    assert result.returncode == 2
+    assert needle in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    result = run(str(tmp_path / "nope.md"))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
