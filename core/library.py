@@ -105,13 +105,15 @@ class DocumentLibrary:
         """Convert and store an upload; the same bytes added twice are one document.
         Raises ConversionError before anything is written when the file cannot be converted."""
         name = PurePath(filename.replace("\\", "/")).name or filename
+        with self._lock:  # already stored: no conversion (pages re-add on every rerun)
+            if data and any(e.doc_id == content_id(data) for e in self.entries()):
+                return self.get(content_id(data))
         doc = convert(data, name)
         with self._lock:
             index = self._read_index()
             if doc.doc_id in index["dismissed"]:
                 index["dismissed"].remove(doc.doc_id)
-            if any(e.doc_id == doc.doc_id for e in index["documents"]):
-                self._write_index(index)
+            if any(e.doc_id == doc.doc_id for e in index["documents"]):  # added meanwhile
                 return self.get(doc.doc_id)
             self._store(doc, data)
             index["documents"].append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,

@@ -1,4 +1,201 @@
+"""Documents: upload files, pick one, see its sections, tables and text with spans coloured."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-st.title("Documents")
-st.info("This page is being built.")
+from core.documents import SUPPORTED_EXTENSIONS
+from core.documents.model import Document
+from core.errors import ChunkLabError
+from core.render import HighlightSpan, highlight_html, palette
+from core.tokens import count_tokens
+from ui.state import library, pick_document, select_document, show_error
+
+UPLOAD_RESULTS = "documents_upload_results"  # [(ok, message)] of the last upload
+UPLOADER_ROUND = "documents_uploader_round"  # a new key clears the uploader after an upload
+CONFIRM_REMOVE = "documents_confirm_remove"
+TABLE_COLOR = "#ffd59e"
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def md_escape(text: str) -> str:
+    """User text shown through st.markdown: Markdown syntax characters escaped."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def token_count(doc_id: str, text: str) -> int:
+    return count_tokens(text)
+
+
+def upload_files() -> None:
+    round_no = st.session_state.setdefault(UPLOADER_ROUND, 0)
+    files = st.file_uploader(
+        "Add documents (drag and drop one or many)",
+        type=[ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS],
+        accept_multiple_files=True,
+        key=f"documents_uploader_{round_no}",
+    )
+    if files:
+        results: list[tuple[bool, str]] = []
+        with st.status(f"Converting {len(files)} file(s)…", expanded=True) as status:
+            for n, file in enumerate(files, start=1):
+                status.update(label=f"Converting {file.name} ({n}/{len(files)})…")
+                try:
+                    doc = library().add(file.getvalue(), file.name)
+                except ChunkLabError as err:
+                    results.append((False, str(err)))
+                    continue
+                select_document(doc.doc_id)
+                results.append((True, f"{file.name}: {len(doc.sections)} sections, "
+                                      f"{len(doc.tables)} tables, {len(doc.text):,} characters."))
+            status.update(label="Conversion finished.", state="complete")
+        st.session_state[UPLOAD_RESULTS] = results
+        st.session_state[UPLOADER_ROUND] = round_no + 1
+        st.rerun()
+    for ok, message in st.session_state.get(UPLOAD_RESULTS, []):
+        if ok:
+            st.success(message, icon="✅")
+        else:
+            show_error(message)
+
+
+def metrics(doc: Document) -> None:
+    values = {
+        "Format": doc.format.upper(), "Route": doc.route, "Pages": doc.pages or "–",
+        "Sections": len(doc.sections), "Tables": len(doc.tables),
+        "Tokens": f"{token_count(doc.doc_id, doc.text):,}", "Characters": f"{len(doc.text):,}",
+    }
+    for column, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
+        column.metric(label, value)
+    for note in doc.notes:
+        st.info(note, icon="ℹ️")
+
+
+def section_tree(doc: Document) -> None:
+    if not doc.sections:
+        st.caption("No headings were found: this document is one flat run of paragraphs.")
+        return
+    lines = [f"{'    ' * (s.level - 1)}- **{md_escape(s.title)}** · {s.end - s.start:,} chars"
+             for s in doc.sections]
+    st.markdown("\n".join(lines))
+
+
+def section_strip(doc: Document) -> go.Figure:
+    """Horizontal bars along the character offset: one row per heading level, plus tables."""
+    fig = go.Figure()
+    for level in sorted({s.level for s in doc.sections}):
+        shown = [s for s in doc.sections if s.level == level]
+        fig.add_bar(
+            y=[f"Level {level}"] * len(shown), x=[s.end - s.start for s in shown],
+            base=[s.start for s in shown], orientation="h", name=f"Level {level}",
+            marker={"color": palette(level - 1), "line": {"color": "#4b5563", "width": 1}},
+            customdata=[[s.title, s.start, s.end] for s in shown],
+            hovertemplate="%{customdata[0]}<br>chars %{customdata[1]:,}–%{customdata[2]:,}"
+                          "<extra></extra>",
+        )
+    if doc.tables:
+        fig.add_bar(
+            y=["Tables"] * len(doc.tables), x=[t.end - t.start for t in doc.tables],
+            base=[t.start for t in doc.tables], orientation="h", name="Tables",
+            marker={"color": TABLE_COLOR, "line": {"color": "#b45309", "width": 1}},
+            customdata=[[t.caption or f"Table {i}", t.start, t.end]
+                        for i, t in enumerate(doc.tables, start=1)],
+            hovertemplate="%{customdata[0]}<br>chars %{customdata[1]:,}–%{customdata[2]:,}"
+                          "<extra></extra>",
+        )
+    rows = len({s.level for s in doc.sections}) + bool(doc.tables)
+    fig.update_layout(
+        height=90 + 38 * rows, margin={"l": 10, "r": 10, "t": 10, "b": 30}, showlegend=False,
+        barmode="overlay", xaxis={"title": "character offset", "range": [0, len(doc.text)]},
+        yaxis={"autorange": "reversed"},
+    )
+    return fig
+
+
+def table_frame(rows: list[list[str]]) -> pd.DataFrame:
+    """The first row as (unique, non-empty) column names, the rest as data."""
+    width = max(len(r) for r in rows)
+    padded = [r + [""] * (width - len(r)) for r in rows]
+    names: list[str] = []
+    for i, name in enumerate(padded[0], start=1):
+        name = name or f"column {i}"
+        names.append(name if name not in names else f"{name} ({i})")
+    return pd.DataFrame(padded[1:], columns=names)
+
+
+def tables(doc: Document) -> None:
+    if not doc.tables:
+        st.caption("No tables in this document.")
+    for i, table in enumerate(doc.tables, start=1):
+        page = f" · page {table.page}" if table.page else ""
+        st.markdown(f"**{md_escape(table.caption or f'Table {i}')}**")
+        st.caption(f"{len(table.rows) - 1} rows × {max(len(r) for r in table.rows)} columns · "
+                   f"chars {table.start:,}–{table.end:,}{page}")
+        st.dataframe(table_frame(table.rows), hide_index=True)
+
+
+def text_spans(doc: Document) -> list[HighlightSpan]:
+    """Each section's own text (up to its first subsection) by level colour; tables on top,
+    cut out of the section colour so nothing is striped."""
+    spans = [HighlightSpan(t.start, t.end, TABLE_COLOR, f"Table {i}", t.caption or "", "cl-table")
+             for i, t in enumerate(doc.tables, start=1)]
+    starts = sorted({s.start for s in doc.sections} | {len(doc.text)})
+    for section in doc.sections:
+        own_end = min(e for e in starts if e > section.start)
+        path = " › ".join(doc.heading_path(section.start))
+        cursor = section.start
+        for table in [t for t in doc.tables if section.start <= t.start < own_end]:
+            if table.start > cursor:
+                spans.append(HighlightSpan(cursor, table.start, palette(section.level - 1),
+                                           tooltip=path))
+            cursor = max(cursor, table.end)
+        if own_end > cursor:
+            spans.append(HighlightSpan(cursor, own_end, palette(section.level - 1),
+                                       f"H{section.level}" if cursor == section.start else "",
+                                       path))
+    return spans
+
+
+def remove_button(doc: Document) -> None:
+    if st.session_state.get(CONFIRM_REMOVE) != doc.doc_id:
+        if st.button("Remove this document…", icon="🗑️"):
+            st.session_state[CONFIRM_REMOVE] = doc.doc_id
+            st.rerun()
+        return
+    st.warning(f"Remove **{doc.source_name}** from the library? Its original file and "
+               "conversion are deleted.")
+    yes, no = st.columns(2)
+    if yes.button("Yes, remove it", type="primary"):
+        library().remove(doc.doc_id)
+        st.session_state.pop(CONFIRM_REMOVE)
+        st.session_state[UPLOAD_RESULTS] = [(True, f"Removed {doc.source_name}.")]
+        st.rerun()
+    if no.button("Cancel"):
+        st.session_state.pop(CONFIRM_REMOVE)
+        st.rerun()
+
+
+st.title("📄 Documents")
+upload_files()
+doc = pick_document()
+if doc is not None:
+    metrics(doc)
+    structure_tab, tables_tab, text_tab = st.tabs(
+        [f"Sections ({len(doc.sections)})", f"Tables ({len(doc.tables)})", "Text"]
+    )
+    with structure_tab:
+        if doc.sections or doc.tables:
+            st.plotly_chart(section_strip(doc), key="documents_strip")
+        section_tree(doc)
+    with tables_tab:
+        tables(doc)
+    with text_tab:
+        st.caption("Sections are coloured by level (up to their first subsection); tables have "
+                   "an orange edge. Hover for the heading path.")
+        st.html(highlight_html(doc.text, text_spans(doc), max_chars=300_000, height_px=640))
+    remove_button(doc)

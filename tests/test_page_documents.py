@@ -1,0 +1,109 @@
+"""The Documents page under AppTest: listing, sections, tables, uploads, errors, removal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui.state
+from core.documents.pdf import OFFLINE_NOTE
+from core.library import DocumentLibrary
+from tests.docfactory import HTML, docx_bytes, pdf_bytes
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "documents.py")
+
+
+@dataclass
+class FakeUpload:
+    name: str
+    data: bytes
+
+    def getvalue(self) -> bytes:
+        return self.data
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    """A fresh data folder whose library holds one sample (a DOCX) before the page starts."""
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "policy.docx").write_bytes(docx_bytes())
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
+    ui.state.library.clear()
+    yield tmp_path / "data"
+    ui.state.library.clear()
+
+
+def run_page(uploads: list[FakeUpload] | None = None, **state) -> AppTest:
+    real = ui.state.st.file_uploader
+
+    def uploader(label, *args, key=None, **kwargs):
+        if uploads and key == "documents_uploader_0":  # the first round only: then it clears
+            return uploads
+        return real(label, *args, key=key, **kwargs)
+
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for name, value in state.items():
+        at.session_state[name] = value
+    with mock.patch("streamlit.file_uploader", side_effect=uploader):
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_lists_documents_and_shows_sections_tables_and_text(data_dir):
+    at = run_page()
+    [picker] = at.selectbox
+    assert picker.options == ["policy.docx  ·  DOCX"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Format"] == "DOCX" and metrics["Sections"] == "4" and metrics["Tables"] == "1"
+    tree = markdown_text(at)
+    assert "- **Home Insurance Policy**" in tree and "        - **Coverage limits**" in tree
+    assert "**Table 1: Coverage limits and deductibles**" in tree
+    [frame] = at.dataframe
+    assert list(frame.value.columns) == ["Cover", "Limit", "Deductible"]
+    assert frame.value.iloc[1]["Cover"] == "Water | flood"
+    [text_html] = [h for h in at.get("html")]
+    assert "Home Insurance Policy" in text_html.proto.body and "cl-table" in text_html.proto.body
+
+
+def test_upload_shows_one_result_per_file_and_keeps_earlier_documents(data_dir):
+    at = run_page([FakeUpload("empty.txt", b""), FakeUpload("manual.html", HTML.encode()),
+                   FakeUpload("fake.docx", b"%PDF-1.4 no")])
+    errors = [e.value for e in at.error]
+    assert errors == ["empty.txt is empty (0 bytes).",
+                      "fake.docx is really a PDF file, not DOCX; rename it to .pdf and upload "
+                      "it again."]
+    [success] = at.success
+    assert success.value.startswith("manual.html: 4 sections, 1 tables")
+    names = sorted(d.source_name for d in DocumentLibrary(data_dir / "documents").documents())
+    assert names == ["manual.html", "policy.docx"]
+    assert at.selectbox[0].value == next(
+        d.doc_id for d in ui.state.library().documents() if d.source_name == "manual.html")
+
+
+def test_pdf_shows_its_route_note(data_dir):
+    doc = ui.state.library().add(pdf_bytes(), "report.pdf")
+    at = run_page(selected_doc_id=doc.doc_id)
+    assert {m.label: m.value for m in at.metric}["Route"] == "pdf-offline"
+    assert [i.value for i in at.info] == [OFFLINE_NOTE]
+
+
+def test_remove_asks_for_confirmation_first(data_dir):
+    at = run_page()
+    at.button[0].click().run()
+    assert "Remove **policy.docx** from the library?" in at.warning[0].value
+    assert len(ui.state.library().documents()) == 1
+    next(b for b in at.button if b.label == "Yes, remove it").click().run()
+    assert ui.state.library().documents() == []
+    assert [s.value for s in at.success] == ["Removed policy.docx."]
+    assert "No documents yet" in at.info[0].value
