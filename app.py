@@ -4,22 +4,22 @@ import streamlit as st
 
 import core  # noqa: F401  (sets the offline environment before anything heavy loads)
 
-st.set_page_config(page_title="ChunkLab", page_icon="🧩", layout="wide")
+st.set_page_config(page_title="ChunkLab", page_icon=":material/view_agenda:", layout="wide")
 
 PAGES = {
     "Workbench": [
-        st.Page("pages/home.py", title="Home", icon="🏠", default=True),
-        st.Page("pages/documents.py", title="Documents", icon="📄"),
-        st.Page("pages/compare.py", title="Compare", icon="🆚"),
-        st.Page("pages/structure.py", title="Structure", icon="🧭"),
-        st.Page("pages/prompts.py", title="Prompts", icon="✏️"),
+        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("pages/documents.py", title="Documents", icon=":material/description:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+        st.Page("pages/structure.py", title="Structure", icon=":material/account_tree:"),
+        st.Page("pages/prompts.py", title="Prompts", icon=":material/edit_note:"),
     ],
     "Retrieval": [
-        st.Page("pages/store.py", title="Chunk sets", icon="🗄️"),
-        st.Page("pages/assemble.py", title="Assemble", icon="🧱"),
-        st.Page("pages/evaluate.py", title="Evaluate", icon="📊"),
+        st.Page("pages/store.py", title="Chunk sets", icon=":material/database:"),
+        st.Page("pages/assemble.py", title="Assemble", icon=":material/quick_reference_all:"),
+        st.Page("pages/evaluate.py", title="Evaluate", icon=":material/monitoring:"),
     ],
-    "Setup": [st.Page("pages/settings.py", title="Settings", icon="⚙️")],
+    "Setup": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }
 
 st.navigation(PAGES).run()

@@ -7,7 +7,7 @@ from core.documents.model import Document
 from core.tokens import count_tokens
 from ui.state import library
 
-st.title("🧩 ChunkLab")
+st.title("ChunkLab")
 st.markdown(
     "A workbench for **document chunking and RAG prompts**: convert documents with docling, "
     "see their sections and tables, compare chunking strategies side by side with numbers, "
@@ -44,12 +44,12 @@ else:
 st.subheader("Where to next")
 left, right = st.columns(2)
 with left:
-    st.page_link("pages/documents.py", label="Documents — upload, sections, tables", icon="📄")
-    st.page_link("pages/compare.py", label="Compare — chunkings side by side", icon="🆚")
-    st.page_link("pages/structure.py", label="Structure — the LLM's sections", icon="🧭")
-    st.page_link("pages/prompts.py", label="Prompts — edit and A/B templates", icon="✏️")
+    st.page_link("pages/documents.py", label="Documents — upload, sections, tables", icon=":material/description:")
+    st.page_link("pages/compare.py", label="Compare — chunkings side by side", icon=":material/compare:")
+    st.page_link("pages/structure.py", label="Structure — the LLM's sections", icon=":material/account_tree:")
+    st.page_link("pages/prompts.py", label="Prompts — edit and A/B templates", icon=":material/edit_note:")
 with right:
-    st.page_link("pages/store.py", label="Chunk sets — store, cut over, roll back", icon="🗄️")
-    st.page_link("pages/assemble.py", label="Assemble — retrieval and the RAG prompt", icon="🧱")
-    st.page_link("pages/evaluate.py", label="Evaluate — recall, precision, IoU", icon="📊")
-    st.page_link("pages/settings.py", label="Settings — LLM endpoint", icon="⚙️")
+    st.page_link("pages/store.py", label="Chunk sets — store, cut over, roll back", icon=":material/database:")
+    st.page_link("pages/assemble.py", label="Assemble — retrieval and the RAG prompt", icon=":material/quick_reference_all:")
+    st.page_link("pages/evaluate.py", label="Evaluate — recall, precision, IoU", icon=":material/monitoring:")
+    st.page_link("pages/settings.py", label="Settings — LLM endpoint", icon=":material/settings:")
