@@ -1,0 +1,357 @@
+"""Chunk sets in Chroma: several chunkings side by side, one of them active (seed 002, AC-5.9.7/8).
+
+A chunk set is one chunking of some documents (strategy, settings, prompt versions, embedder). It
+lives in its own Chroma collection (cosine space) whose metadata holds its :class:`ChunkSetInfo`
+as JSON. Which set is *active* — the feature flag retrieval follows — is a small JSON file next
+to the store; activating a new set is the cutover, activating the previous one again the
+rollback, and re-processing never touches a set other than the one it writes.
+
+The store is embedded (``chromadb.PersistentClient`` under ``data_dir()/chroma``) unless
+``CHROMA_HOST`` (and ``CHROMA_PORT``, default 8000) name a Chroma server.
+
+What is embedded is not always the stored text: a table chunk is embedded by its summary when
+it has one (else its caption and header row) and a contextual prefix is put in front, while the
+stored document stays the exact span of the source (:func:`embedding_text`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import numpy as np
+from chromadb.config import Settings
+from pydantic import BaseModel, Field
+
+from core.chunking.base import Chunk
+from core.config import data_dir
+from core.embeddings import EMBEDDER_NAME, MAX_WORD_PIECES, embed, get_embedding_function
+from core.embeddings import word_pieces as count_word_pieces
+from core.errors import StoreError
+
+CHROMA_HOST_ENV = "CHROMA_HOST"
+CHROMA_PORT_ENV = "CHROMA_PORT"
+INFO_KEY = "chunklab_set"
+MAX_NAME_LENGTH = 80
+
+
+class ChunkSetInfo(BaseModel):
+    """The description of a chunk set, kept in its collection's metadata."""
+
+    name: str
+    strategy: str
+    settings: dict[str, Any] = {}
+    prompt_versions: dict[str, str] = {}
+    embedder: str = EMBEDDER_NAME
+    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    description: str = ""
+    docs: int = 0
+    chunks: int = 0
+    doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
+    over_limit: int = 0  # chunks whose embedded text exceeds MiniLM's 256 word pieces
+    max_word_pieces: int = 0
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """The text the vector is computed from (the stored document is always ``chunk.text``)."""
+    text = chunk.text
+    if chunk.chunk_type == "table":
+        text = chunk.summary or _caption_and_header(chunk.text)
+    if chunk.context_prefix:
+        text = f"{chunk.context_prefix.strip()}\n\n{text}"
+    return text
+
+
+def _caption_and_header(table_text: str) -> str:
+    """Caption lines before a Markdown table plus its header row (the whole text if no table)."""
+    lines = [line for line in table_text.splitlines() if line.strip()]
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith("|"):
+            return "\n".join(lines[: index + 1])
+    return table_text
+
+
+def _metadata(chunk: Chunk) -> dict[str, str | int | bool]:
+    meta: dict[str, str | int | bool] = {
+        "doc_id": chunk.doc_id,
+        "start": chunk.start,
+        "end": chunk.end,
+        "chunk_type": chunk.chunk_type,
+        "heading_path": json.dumps(chunk.heading_path, ensure_ascii=False),
+        "tokens": chunk.tokens,
+        "strategy": chunk.strategy,
+        "config": json.dumps(chunk.config, sort_keys=True),
+    }
+    for key in ("summary", "context_prefix", "boundary_type", "justification"):
+        value = getattr(chunk, key)
+        if value is not None:
+            meta[key] = value
+    return meta
+
+
+def _chunk(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
+    return Chunk(
+        id=chunk_id,
+        doc_id=meta["doc_id"],
+        strategy=meta["strategy"],
+        config=json.loads(meta.get("config") or "{}"),
+        start=meta["start"],
+        end=meta["end"],
+        text=text,
+        chunk_type=meta["chunk_type"],
+        tokens=meta["tokens"],
+        heading_path=json.loads(meta.get("heading_path") or "[]"),
+        summary=meta.get("summary"),
+        context_prefix=meta.get("context_prefix"),
+        boundary_type=meta.get("boundary_type"),
+        justification=meta.get("justification"),
+    )
+
+
+def _collection_name(name: str) -> str:
+    """Chroma allows only [a-zA-Z0-9._-] in collection names; set names are free text."""
+    return "chunkset-" + hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
+class ChunkStore:
+    """Chunk sets in an embedded Chroma store (``path``) or on the server ``CHROMA_HOST`` names."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        host = os.environ.get(CHROMA_HOST_ENV, "").strip()
+        settings = Settings(anonymized_telemetry=False)
+        if host and path is None:
+            port = int(os.environ.get(CHROMA_PORT_ENV) or 8000)
+            self.location = f"Chroma server {host}:{port}"
+            try:
+                self.client = chromadb.HttpClient(host=host, port=port, settings=settings)
+            except Exception as err:  # chromadb raises ValueError/httpx errors when unreachable
+                raise StoreError(
+                    f"The Chroma server at {host}:{port} cannot be reached; start it or unset "
+                    f"{CHROMA_HOST_ENV} to use the embedded store."
+                ) from err
+            self._flag_path = data_dir() / f"active_chunk_set.{host}_{port}.json"
+        else:
+            path = Path(path) if path is not None else data_dir() / "chroma"
+            path.mkdir(parents=True, exist_ok=True)
+            self.location = str(path)
+            self.client = chromadb.PersistentClient(path=str(path), settings=settings)
+            self._flag_path = path.parent / f"{path.name}.active_chunk_set.json"
+
+    # -- errors ------------------------------------------------------------------------------
+
+    @contextmanager
+    def _talking(self) -> Iterator[None]:
+        """Turn a lost connection into one sentence; everything else propagates."""
+        import httpx
+
+        try:
+            yield
+        except (httpx.TransportError, ConnectionError) as err:
+            raise StoreError(f"The chunk store ({self.location}) cannot be reached.") from err
+
+    def _collection(self, name: str):
+        with self._talking():
+            try:
+                return self.client.get_collection(
+                    _collection_name(name), embedding_function=get_embedding_function()
+                )
+            except chromadb.errors.NotFoundError:
+                raise StoreError(f"There is no chunk set named “{name}”.") from None
+
+    # -- sets --------------------------------------------------------------------------------
+
+    def create_set(self, info: ChunkSetInfo) -> ChunkSetInfo:
+        name = info.name.strip()
+        if not name or len(name) > MAX_NAME_LENGTH:
+            raise StoreError(f"A chunk set needs a name of 1 to {MAX_NAME_LENGTH} characters.")
+        if self.has_set(name):
+            raise StoreError(f"A chunk set named “{name}” already exists.")
+        info = info.model_copy(update={"name": name, "docs": 0, "chunks": 0, "doc_ids": []})
+        with self._talking():
+            self.client.create_collection(
+                _collection_name(name),
+                embedding_function=get_embedding_function(),
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={INFO_KEY: info.model_dump_json()},
+            )
+        return info
+
+    def has_set(self, name: str) -> bool:
+        return any(info.name == name for info in self.list_sets())
+
+    def info(self, name: str) -> ChunkSetInfo:
+        return self._info(self._collection(name))
+
+    @staticmethod
+    def _info(collection) -> ChunkSetInfo:
+        return ChunkSetInfo.model_validate_json(collection.metadata[INFO_KEY])
+
+    def list_sets(self) -> list[ChunkSetInfo]:
+        """Every chunk set, oldest first."""
+        with self._talking():
+            collections = self.client.list_collections()
+        infos = [
+            ChunkSetInfo.model_validate_json(c.metadata[INFO_KEY])
+            for c in collections
+            if c.metadata and INFO_KEY in c.metadata
+        ]
+        return sorted(infos, key=lambda info: (info.created, info.name))
+
+    def delete_set(self, name: str) -> None:
+        """Delete a set and its chunks; if it was active, no set is active afterwards."""
+        self._collection(name)
+        with self._talking():
+            self.client.delete_collection(_collection_name(name))
+        flag = self._flag()
+        if name in flag.values():
+            self._write_flag({key: value for key, value in flag.items() if value != name})
+
+    # -- the feature flag --------------------------------------------------------------------
+
+    def _flag(self) -> dict[str, str]:
+        try:
+            return json.loads(self._flag_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return {}
+
+    def _write_flag(self, flag: dict[str, str]) -> None:
+        tmp = self._flag_path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(flag), encoding="utf-8")
+        tmp.replace(self._flag_path)
+
+    def active_set(self) -> str | None:
+        """The set retrieval uses by default (None when none is active or it was deleted)."""
+        name = self._flag().get("active")
+        return name if name and self.has_set(name) else None
+
+    def previous_set(self) -> str | None:
+        """The set that was active before the last cutover: the rollback target."""
+        name = self._flag().get("previous")
+        return name if name and self.has_set(name) else None
+
+    def activate(self, name: str) -> None:
+        """Cutover to ``name``; activating the previous set again is the rollback."""
+        self._collection(name)
+        current = self.active_set()
+        flag = {"active": name}
+        if current and current != name:
+            flag["previous"] = current
+        elif self.previous_set():
+            flag["previous"] = self._flag()["previous"]
+        self._write_flag(flag)
+
+    def rollback(self) -> str:
+        """Activate the previous set again and return its name."""
+        previous = self.previous_set()
+        if not previous:
+            raise StoreError("There is no previous chunk set to roll back to.")
+        self.activate(previous)
+        return previous
+
+    # -- chunks ------------------------------------------------------------------------------
+
+    def add_chunks(
+        self,
+        name: str,
+        chunks: Iterable[Chunk],
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ChunkSetInfo:
+        """Embed (cached) and store ``chunks``; their documents then count as stored in the set.
+
+        ``progress(done, total)`` is called after each write. Chunks with an id already in the
+        set replace it, so adding a document again after an interruption is safe.
+        """
+        collection = self._collection(name)
+        unique = list({chunk.id: chunk for chunk in chunks}.values())
+        texts = [embedding_text(chunk) for chunk in unique]
+        vectors = embed(texts) if unique else np.zeros((0, 0), dtype=np.float32)
+        pieces = [count_word_pieces(text) for text in texts]
+        step = max(1, min(1000, self.client.get_max_batch_size()))
+        for start in range(0, len(unique), step):
+            part = unique[start : start + step]
+            with self._talking():
+                collection.upsert(
+                    ids=[chunk.id for chunk in part],
+                    documents=[chunk.text for chunk in part],
+                    embeddings=vectors[start : start + step],
+                    metadatas=[_metadata(chunk) for chunk in part],
+                )
+            if progress:
+                progress(start + len(part), len(unique))
+        info = self._info(collection)
+        doc_ids = list(dict.fromkeys([*info.doc_ids, *(chunk.doc_id for chunk in unique)]))
+        with self._talking():
+            count = collection.count()
+        info = info.model_copy(
+            update={
+                "doc_ids": doc_ids,
+                "docs": len(doc_ids),
+                "chunks": count,
+                "over_limit": info.over_limit + sum(p > MAX_WORD_PIECES for p in pieces),
+                "max_word_pieces": max([info.max_word_pieces, *pieces]),
+            }
+        )
+        with self._talking():
+            collection.modify(metadata={INFO_KEY: info.model_dump_json()})
+        return info
+
+    def remove_document(self, name: str, doc_id: str) -> None:
+        """Drop a document's chunks from a set (used before re-adding an interrupted one)."""
+        collection = self._collection(name)
+        with self._talking():
+            collection.delete(where={"doc_id": doc_id})
+            count = collection.count()
+        info = self._info(collection)
+        doc_ids = [d for d in info.doc_ids if d != doc_id]
+        info = info.model_copy(update={"doc_ids": doc_ids, "docs": len(doc_ids), "chunks": count})
+        with self._talking():
+            collection.modify(metadata={INFO_KEY: info.model_dump_json()})
+
+    def get_chunks(self, name: str, doc_id: str | None = None) -> list[Chunk]:
+        """The set's chunks (one document's with ``doc_id``), in document order."""
+        collection = self._collection(name)
+        with self._talking():
+            found = collection.get(
+                where={"doc_id": doc_id} if doc_id else None,
+                include=["documents", "metadatas"],
+            )
+        chunks = [
+            _chunk(chunk_id, text, meta)
+            for chunk_id, text, meta in zip(
+                found["ids"], found["documents"], found["metadatas"], strict=True
+            )
+        ]
+        return sorted(chunks, key=lambda c: (c.doc_id, c.start, c.end))
+
+    def query(
+        self, name: str, text: str, k: int, where: dict | None = None
+    ) -> list[tuple[Chunk, float]]:
+        """The ``k`` chunks closest to ``text`` with their score (1 − cosine distance, higher is
+        better). ``where`` is a Chroma filter on the metadata, e.g. ``{"chunk_type": "table"}``.
+        """
+        collection = self._collection(name)
+        with self._talking():
+            size = collection.count()
+            if size == 0 or k < 1:
+                return []
+            found = collection.query(
+                query_embeddings=embed([text]),
+                n_results=min(k, size),
+                where=where or None,
+                include=["documents", "metadatas", "distances"],
+            )
+        return [
+            (_chunk(chunk_id, doc, meta), 1.0 - float(distance))
+            for chunk_id, doc, meta, distance in zip(
+                found["ids"][0], found["documents"][0], found["metadatas"][0],
+                found["distances"][0], strict=True,
+            )
+        ]
