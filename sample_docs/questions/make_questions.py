@@ -254,11 +254,147 @@ FIELD_REPORT: list[Q] = [
       "this tidal influence rather than pollution."]),
 ]
 
+TRANSCRIPT: list[Q] = [
+    ("Why did Marcus have to leave the meeting at eleven?", "text",
+     ["the engineer is coming at half eleven to look at deck oven two again."]),
+    ("How many Christmas stollen pre-orders are there?", "text",
+     ["we have three hundred and twelve pre-orders for the Christmas stollen, which is about "
+      "forty more than this time last year."]),
+    ("How many breakfast pastries does the hospital trust want, and when?", "text",
+     ["the hospital trust wants breakfast pastries for their staff event on the twentieth, "
+      "which is about six hundred pieces."]),
+    ("Which quotes does Elena want to check before they are sent?", "text",
+     ["from today every quote goes out on the new sheet, and I'll check anything over two "
+      "hundred pounds before it's sent."]),
+    ("What is the plan to produce six hundred pastries on the twentieth?", "text",
+     ["If we laminate the dough on the eighteenth and nineteenth and freeze it, we can bake on "
+      "the morning of the twentieth."]),
+    ("What is wrong with the small van and when will it be repaired?", "text",
+     ["The small van failed its inspection last Thursday. Brake discs and a corroded brake "
+      "pipe.", "not until the twenty-seventh because they're waiting for parts."]),
+    ("How much did the courier cost last December compared with renting a van?", "text",
+     ["Last year we paid a courier almost two thousand pounds over four weeks because we didn't "
+      "have enough delivery capacity, and a rental for the month was about nine hundred."]),
+    ("Why did the stock counts at Eastgate drift after the new tills?", "text",
+     ["the staff were ringing up the seeded sourdough as plain sourdough."]),
+    ("What must happen before Riverside switches to the new till?", "text",
+     [Between("First, everyone who uses the till needs their own login",
+              "or the weekend takings end up split across two systems")]),
+    ("What price was agreed for the afternoon coffee and pastry offer?", "text",
+     ["That's a big discount. What about three ninety-five? And only on the pastries in the "
+      "afternoon basket, not on anything fresh from the oven."]),
+    ("Where and for how long will the afternoon offer be trialled?", "text",
+     ["can you run it as a four-week trial at Eastgate only, starting after the Riverside "
+      "switchover, and bring numbers back?"]),
+    ("What did the environmental health inspector find at Riverside?", "text",
+     ["For the display fridge there were gaps on six days in October, mostly on weekends."]),
+    ("What do the wireless fridge thermometers do and what do they cost?", "text",
+     ["There are ones that log every fifteen minutes and send an alert to a phone if the "
+      "temperature goes above five degrees. They're about forty pounds each."]),
+    ("What changes were agreed after the walnut loaf allergen complaint?", "text",
+     [Between("Let's do three things. Every new starter does the allergen training",
+              "separate the nut products on display.")]),
+    ("How much will the new spelt and rye sourdough cost?", "text",
+     ["Four sixty, against four twenty for the current one."]),
+    ("How much have ingredient costs gone up and what happens to the margin?", "text",
+     ["Across all the products, our ingredient costs are up roughly seven percent compared "
+      "with last year.", "the gross margin goes from about sixty-two percent to fifty-eight"]),
+    ("When do the shops close on Christmas Eve and when does online collection ordering stop?",
+     "text", ["all the shops close at two on the twenty-fourth.",
+              "Twelve noon on the twenty-third for collection on the twenty-fourth."]),
+    ("When is the VAT return due?", "text",
+     ["the VAT return is due at the end of the month"]),
+]
+
+SERVICE_LEVELS: list[Q] = [
+    (question, "table", [Row(f"| {queue} ")])
+    for question, queue in [
+        ("What p99 publish latency is promised for orders.created?", "orders.created"),
+        ("Who owns payments.settled and how long is it retained?", "payments.settled"),
+        ("What availability target applies to the admin audit queue?", "audit.admin_actions"),
+        ("Which on-call team is escalated for inventory adjustments?", "inventory.adjusted"),
+        ("How long are SMS notifications kept?", "notifications.sms"),
+        ("At what dead-letter rate does analytics.page_view alert?", "analytics.page_view"),
+        ("What is the publish latency target of the search reindex queue?", "search.reindex"),
+        ("Which team owns shipping.dispatched?", "shipping.dispatched"),
+        ("What availability does pricing.updated promise?", "pricing.updated"),
+        ("Who gets escalated when customer.profile_changed breaches?",
+         "customer.profile_changed"),
+        ("What dead-letter alert threshold does orders.fulfilled have?", "orders.fulfilled"),
+        ("What is the p99 latency target for refunds?", "payments.refunded"),
+        ("How long is inventory.reserved retained?", "inventory.reserved"),
+        ("What availability target do push notifications have?", "notifications.push"),
+        ("How long is the checkout funnel analytics data kept?", "analytics.checkout_funnel"),
+        ("Who handles escalations for shipping label requests?", "shipping.label_requested"),
+    ]
+]
+
+BUDGET: list[Q] = [
+    (question, "table", [Row(key)])
+    for question, key in [
+        ("What revenue does the Eastgate shop bring in over Q1?", "Eastgate shop"),
+        ("How much revenue does Riverside expect in February?", "Riverside shop"),
+        ("Why is the market hall kiosk revenue lower in February?", "Market hall kiosk"),
+        ("How much is budgeted for butter and dairy in Q1?", "Butter and dairy"),
+        ("What do flour and grains cost per month?", "Flour and grains"),
+        ("What does the bakery team cost in Q1?", "Bakery team"),
+        ("What are the energy and water costs?", "Energy and water"),
+        ("Why is equipment maintenance so high in January?", "Equipment maintenance"),
+        ("What is budgeted for food safety?", "Food safety"),
+        ("What is the operating result for the quarter?", "Operating result"),
+        ("What is total revenue in Q1?", "| Total         | Revenue"),
+        ("What is the proposed new price of a butter croissant?", "Butter croissant"),
+        ("Will the plain sourdough loaf change price?", "Plain sourdough loaf"),
+        ("What will the seeded sourdough cost after the price change?", "Seeded sourdough loaf"),
+        ("What is the food cost of the afternoon coffee and pastry offer?",
+         "Afternoon coffee and pastry offer"),
+        ("How much goes to campaigns and photography?", "Campaigns and photography"),
+    ]
+]
+
+ONBOARDING: list[Q] = [
+    ("What does a new on-call engineer do in the first week?", "text",
+     [Between("Week 1: shadow the primary", "on the staging cluster with a mentor")]),
+    ("When does the secondary on-call engineer take pages?", "text",
+     ["Week 2: be secondary on-call; you take pages only if the primary does not answer in 10 "
+      "minutes"]),
+    ("How often will I be primary on-call?", "text",
+     ["After two weeks you join the primary rotation, one week in six"]),
+    ("When is a write acknowledged?", "text",
+     ["A write is acknowledged once min_insync_replicas replicas hold it (default 2)"]),
+    ("After how many failed deliveries does a message go to the dead-letter queue?", "text",
+     ["Messages that fail 5 deliveries move to the queue's .dlq dead-letter queue"]),
+    ("What is the first action when partitions go offline?", "table",
+     [Row("| Offline partitions")]),
+    ("When does the under-replicated partitions alert page me?", "table",
+     [Row("| Under-replicated partitions")]),
+    ("What produce latency pages the on-call engineer?", "table",
+     [Row("| Produce latency p99")]),
+    ("What consumer lag pages me and what do I check first?", "table",
+     [Row("| Consumer lag")]),
+    ("What should I do when the disk used alert fires?", "table", [Row("| Disk used")]),
+    ("Which alerts page the on-call engineer?", "table", [Table("Offline partitions")]),
+    ("May I delete segment files to free disk space?", "text",
+     ["Never delete segment files by hand; lower retention and let the broker clean up"]),
+    ("Should I restart brokers during a network partition?", "text",
+     ["Do not restart brokers during a network partition"]),
+    ("When do I escalate to the platform lead?", "text",
+     ["Escalate to the platform lead after 30 minutes on any critical alert"]),
+    ("When are the post-incident reviews?", "text",
+     ["Post-incident reviews every Thursday at 15:00; everyone is welcome"]),
+    ("What must I do with a temporary override?", "text",
+     ["Every temporary override gets a note in the incident channel and a removal ticket"]),
+]
+
 SETS: dict[str, list[Q]] = {
     "insurance_policy.docx": INSURANCE,
     "technical_handbook.md": HANDBOOK,
     "product_manual.html": MANUAL,
     "field_report.pdf": FIELD_REPORT,
+    "meeting_transcript.txt": TRANSCRIPT,
+    "service_levels.csv": SERVICE_LEVELS,
+    "quarterly_budget.xlsx": BUDGET,
+    "onboarding_deck.pptx": ONBOARDING,
 }
 
 
