@@ -7,8 +7,10 @@ when someone asks for it, so importing this module stays light and works without
 from __future__ import annotations
 
 import importlib
+import json
 import typing
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,6 +19,7 @@ from core.chunking.base import Chunk, Chunker, ChunkerConfig
 from core.chunking.fixed import FixedChunker
 from core.chunking.recursive import RecursiveChunker
 from core.chunking.semantic import SemanticChunker
+from core.config import data_dir
 from core.documents.model import Document
 from core.errors import ChunkingError
 
@@ -126,3 +129,42 @@ def build_chunker(strategy: str, **settings: Any) -> Chunker:
 
 def chunk_document(document: Document, strategy: str, **settings: Any) -> list[Chunk]:
     return build_chunker(strategy, **settings).chunk(document)
+
+
+def _user_presets_path() -> Path:
+    return data_dir() / "chunk_presets.json"
+
+
+def user_presets() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Named configurations the user saved (data folder); unreadable entries are skipped."""
+    try:
+        raw = json.loads(_user_presets_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        name: (entry[0], dict(entry[1]))
+        for name, entry in raw.items()
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict)
+    }
+
+
+def save_user_preset(name: str, strategy: str, settings: dict[str, Any]) -> None:
+    """Save a named configuration after checking it builds; a built-in name cannot be reused."""
+    name = name.strip()
+    if not name or len(name) > 80:
+        raise ChunkingError("A preset name needs 1 to 80 characters.")
+    if name in PRESETS:
+        raise ChunkingError(f"{name!r} is a built-in preset; choose another name.")
+    build_chunker(strategy, **settings)
+    presets = {n: list(p) for n, p in user_presets().items()}
+    presets[name] = [strategy, settings]
+    path = _user_presets_path()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(presets, indent=2, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def delete_user_preset(name: str) -> None:
+    presets = user_presets()
+    if presets.pop(name, None) is not None:
+        _user_presets_path().write_text(json.dumps(presets, indent=2), encoding="utf-8")
