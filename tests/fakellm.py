@@ -112,8 +112,12 @@ def auto_answer(phase: str, prompt: str) -> str:
     if phase == "structure_analysis":
         return _auto_structure(blocks)
     if phase == "boundary_detection":
-        if not blocks:
-            return "1\tDOCUMENT_START\tBeginning of section\n1\tDOCUMENT_END\tEnd of section"
+        if not blocks:  # offsets mode: one chunk from the section's start to its end
+            start = re.search(r"position:\s*(\d+)", prompt)
+            length = re.search(r"length:\s*(\d+)", prompt)
+            begin = int(start.group(1)) if start else 0
+            end = begin + (int(length.group(1)) if length else 1)
+            return f"{begin}\tDOCUMENT_START\tBeginning of section\n{end}\tDOCUMENT_END\tEnd"
         lines = [f"{blocks[0][0]}\tDOCUMENT_START\tBeginning of the section"]
         for number, _ in blocks[3:-1:3]:
             lines.append(f"{number}\tSEMANTIC_SHIFT\tThe passage moves on to a new point here")

@@ -168,7 +168,8 @@ class LLMClient:
                 if response.status_code != 429 and response.status_code < 500:
                     self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
                     raise LLMError(reason, phase=phase, log_path=self.log.path)
-                wait = _retry_after(response) or wait
+                asked = _retry_after(response)
+                wait = wait if asked is None else asked
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
             if attempt + 1 < attempts:
                 self._sleep(wait)

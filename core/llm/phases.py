@@ -38,6 +38,7 @@ CONTENT_RETRIES = {"structure_analysis": 0, "boundary_detection": 0}  # others: 
 PROMPT_MARGIN_TOKENS = 64
 MIN_WINDOW_TOKENS = 256
 DEFAULT_SNAP_TOLERANCE = 200
+HEADINGS = ("title", "heading")
 TEXT_PLACEHOLDER = {
     "structure_analysis": "document_text",
     "boundary_detection": "section_text",
@@ -231,8 +232,11 @@ def analyze_structure(
             return found
 
         values = {"document_name": document.source_name, "document_text": text}
-        sections += ask(client, template, values, parse, phase=phase, cache=cache,
-                        content={"text": digest(text), "window_start": begin})
+        found = ask(client, template, values, parse, phase=phase, cache=cache,
+                    content={"text": digest(text), "window_start": begin})
+        if sections and found and found[0].start == begin and window[0].kind not in HEADINGS:
+            found = found[1:]  # the window began mid-section: that section continues
+        sections += found
     return StructureResult(mode, sections, template.version)
 
 

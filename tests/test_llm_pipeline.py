@@ -1,0 +1,248 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+"""The LLM pipeline end to end against the fake server: chunks, retry rules, cache, windows."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.chunking.registry import build_chunker, config_class
+from core.documents import convert
+from core.errors import TemplateError
+from core.llm.chunker import LLMChunker, LLMConfig
+from core.llm.client import LLMError
+from core.llm.pipeline import Cancelled
+from core.llm.tsv import TSVError
+from core.prompts.library import PromptLibrary
+from tests.fakellm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+PHASES = {"structure_analysis", "boundary_detection", "chunk_metadata", "contextual_prefix",
+          "table_summary"}
+
+
+@pytest.fixture(autouse=True)
+def own_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def handbook():
+    return convert((SAMPLES / "technical_handbook.md").read_bytes(), "technical_handbook.md")
+
+
+@pytest.fixture(scope="module")
+def guide():
+    return convert(
+        b"# Guide\n\nFirst paragraph. It has two sentences.\n\n## Setup\n\nInstall it. Then run"
+        b" it.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nLast words here.\n\n## Usage\n\nUse it well.",
+        "guide.md",
+    )
+
+
+def run(fake, document, *, settings=None, **config):
+    chunker = LLMChunker(LLMConfig(**config), llm_settings=settings or fake.settings())
+    return chunker.run([document])[0]
+
+
+def assert_valid_chunks(document, chunks):
+    assert chunks, "no chunks"
+    for chunk in chunks:
+        assert chunk.text == document.text[chunk.start : chunk.end]
+        assert chunk.strategy == "llm" and chunk.text.strip() == chunk.text
+    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:], strict=False))
+    covered = "".join(c.text for c in chunks)
+    assert "".join(covered.split()) == "".join(document.text.split())
+
+
+def test_happy_path_on_a_sample(fake_llm, handbook):
+    result = run(fake_llm, handbook)
+    assert_valid_chunks(handbook, result.chunks)
+    assert set(fake_llm.phases) == PHASES
+    assert result.stats["requests"] == len(fake_llm.requests) and result.stats["tokens"] > 0
+    assert [s.title for s in result.structure.sections][:2] == [
+        "Tidewater Operations Handbook", "1. Architecture Overview"]
+    assert result.chunks[0].boundary_type == "DOCUMENT_START"
+    types = {c.boundary_type for c in result.chunks}
+    assert {"SECTION_BREAK", "SEMANTIC_SHIFT"} <= types
+    tables = [c for c in result.chunks if c.chunk_type == "table"]
+    assert len(tables) == len(handbook.tables)
+    for chunk in tables:  # the raw table stays the text; the summary is the model's
+        assert any(t.markdown in chunk.text for t in handbook.tables)
+        assert chunk.summary == auto_answer("table_summary", "")
+    for chunk in result.chunks:
+        assert chunk.justification and chunk.summary
+        assert chunk.context_prefix.startswith("This chunk is from")
+        assert chunk.chunk_type == "table" or chunk.tokens <= 500
+    assert result.snap_distances() and set(result.snap_distances()) == {0}
+
+
+def test_rerun_of_an_unchanged_document_makes_zero_requests(fake_llm, guide):
+    first = run(fake_llm, guide)
+    sent = len(fake_llm.requests)
+    assert first.stats["misses"] == sent and first.stats["hits"] == 0
+    second = run(fake_llm, guide)
+    assert len(fake_llm.requests) == sent
+    assert second.stats["requests"] == 0 and second.stats["hits"] == first.stats["misses"]
+    assert [c.model_dump() for c in second.chunks] == [c.model_dump() for c in first.chunks]
+    third = run(fake_llm, guide, size=300)  # another max_tokens: phase 2 asks again
+    assert third.stats["requests"] > 0
+
+
+def failing(phase, answer, times=None):
+    """A responder that gives ``answer`` for ``phase`` (the first ``times`` times), else auto."""
+    count = {"n": 0}
+
+    def respond(request):
+        if request.phase == phase and (times is None or count["n"] < times):
+            count["n"] += 1
+            return answer
+        return auto_answer(request.phase, request.prompt)
+
+    return respond
+
+
+@pytest.mark.parametrize("answer", [
+    "Guide\t1\t1",                              # wrong column count
+    "Guide\tone\t1\t6\tROOT",                   # non-integer
+    "```\nGuide\t1\t1\t6\tROOT\n```",           # fenced
+    "Here is the TSV:\nGuide\t1\t1\t6\tROOT",   # preamble
+    "",                                         # empty
+    "Setup\t2\t3\t6\tROOT\nGuide\t1\t1\t2\tROOT",  # descending positions
+    "Guide\t1\t1\t60\tROOT",                    # an anchor the text does not have
+])
+def test_malformed_structure_fails_without_retry(fake_llm, guide, answer):
+    fake_llm.respond(failing("structure_analysis", answer))
+    with pytest.raises(TSVError) as info:
+        run(fake_llm, guide)
+    assert fake_llm.phases == ["structure_analysis"]
+    assert info.value.log_path is not None and str(info.value.log_path) in str(info.value)
+    assert "phase 1 (structure analysis) failed" in str(info.value)
+
+
+@pytest.mark.parametrize("answer", [
+    "2\tDOCUMENT_START\tStart\n3\tDOCUMENT_END",          # wrong column count
+    "x\tDOCUMENT_START\tStart\n3\tDOCUMENT_END\tEnd",     # non-integer
+    "```\n1\tDOCUMENT_START\tStart\n```",                 # fenced
+    "Here are the boundaries\n1\tDOCUMENT_START\tS",      # preamble
+    "",                                                   # empty
+    "1\tDOCUMENT_START\tS\n2\tSEMANTIC_SHIFT\tT\n1\tDOCUMENT_END\tE",  # descending
+])
+def test_malformed_boundaries_fail_without_retry(fake_llm, guide, answer):
+    fake_llm.respond(failing("boundary_detection", answer))
+    with pytest.raises(TSVError, match=r"phase 2 \(boundary detection\) failed"):
+        run(fake_llm, guide)
+    assert fake_llm.phases.count("boundary_detection") >= 1
+    bad = [c for c in fake_llm.calls if c.phase == "boundary_detection"]
+    assert len({c.prompt for c in bad}) == len(bad)  # no section was asked twice
+
+
+def test_metadata_and_prefix_get_one_retry(fake_llm, guide):
+    fake_llm.respond(failing("chunk_metadata", "not\ttsv", times=1))
+    result = run(fake_llm, guide)
+    metadata_calls = fake_llm.phases.count("chunk_metadata")
+    text_chunks = [c for c in result.chunks if c.chunk_type == "text"]
+    assert metadata_calls == len(text_chunks) + 1  # exactly one retried
+    assert all(c.summary for c in result.chunks)
+
+    fake_llm.reset()
+    fake_llm.respond(failing("contextual_prefix", "A prefix that starts wrongly and goes on."))
+    with pytest.raises(TSVError, match=r"phase 3b \(contextual prefix\) failed"):
+        run(fake_llm, guide, cache=False)
+
+
+def test_transient_errors_are_retried_inside_a_phase(fake_llm, guide):
+    fake_llm.script([Reply(status=429, headers={"Retry-After": "0"}), Reply(status=503)])
+    result = run(fake_llm, guide)
+    assert fake_llm.phases[:3] == ["structure_analysis"] * 3
+    assert_valid_chunks(guide, result.chunks)
+
+
+def test_server_error_forever_stops_the_run(fake_llm, guide):
+    fake_llm.respond(lambda request: Reply(status=500))
+    settings = fake_llm.settings(max_retries=1)
+    with pytest.raises(LLMError, match="HTTP 500.*gave up after 2 attempts"):
+        run(fake_llm, guide, settings=settings)
+    assert len(fake_llm.requests) == 2
+
+
+def test_long_documents_are_windowed_and_merged(fake_llm, handbook):
+    settings = fake_llm.settings(context_tokens=2048, max_tokens=256)
+    result = run(fake_llm, handbook, settings=settings, summaries=False)
+    assert fake_llm.phases.count("structure_analysis") > 2
+    prompts = [c.prompt for c in fake_llm.calls if c.phase == "structure_analysis"]
+    assert all("[1] " not in p for p in prompts[1:])  # later windows continue the numbering
+    assert_valid_chunks(handbook, result.chunks)
+    titles = [s.title for s in result.structure.sections]
+    assert "Tidewater Operations Handbook" in titles and len(titles) == len(set(titles))
+
+
+def test_oversized_chunks_are_split_and_tables_stay_whole(fake_llm, handbook):
+    result = run(fake_llm, handbook, size=60, summaries=False)
+    assert_valid_chunks(handbook, result.chunks)
+    split = [c for c in result.chunks if c.boundary_type == "SIZE_CONSTRAINT"]
+    assert split and all("recursive splitter" in c.justification for c in split)
+    assert all(c.tokens <= 60 for c in result.chunks if c.chunk_type == "text")
+    tables = [c for c in result.chunks if c.chunk_type == "table"]
+    assert len(tables) == len(handbook.tables) and max(c.tokens for c in tables) > 60
+
+
+def test_offset_mode_snaps_positions_and_records_the_distance(fake_llm, guide):
+    setup = guide.text.index("## Setup")
+    usage = guide.text.index("## Usage")
+    second = guide.text.index("It has two")
+
+    def respond(request):
+        if request.phase == "structure_analysis":
+            return (f"Guide\t1\t0\t{setup - 3}\tROOT\nSetup\t1\t{setup + 2}\t{usage}\tROOT\n"
+                    f"Usage\t1\t{usage}\t{len(guide.text)}\tROOT")
+        if request.phase == "boundary_detection" and "section: Guide" in request.prompt:
+            return (f"0\tDOCUMENT_START\tStart\n{second + 4}\tSEMANTIC_SHIFT\tSecond sentence\n"
+                    f"{setup}\tDOCUMENT_END\tEnd")
+        return auto_answer(request.phase, request.prompt)
+
+    fake_llm.respond(respond)
+    result = run(fake_llm, guide, mode="offsets", summaries=False)
+    sections = result.structure.sections
+    assert [(s.start, s.snap_distance) for s in sections] == [(0, 0), (setup, 2), (usage, 0)]
+    shift = [b for b in result.boundary_list() if b.boundary_type == "SEMANTIC_SHIFT"]
+    assert [(b.position, b.said, b.snap_distance) for b in shift] == [(second, second + 4, 4)]
+    assert any(c.start == second for c in result.chunks)
+    assert_valid_chunks(guide, result.chunks)
+    versions = {c.body["messages"][0]["content"][:60] for c in fake_llm.calls}
+    assert versions  # the offset templates were sent (no anchors in the text)
+    assert all("[1] " not in c.prompt for c in fake_llm.calls)
+
+
+def test_cancel_stops_the_run(fake_llm, handbook):
+    cancel = threading.Event()
+    fake_llm.latency = 0.05
+    chunker = LLMChunker(LLMConfig(), llm_settings=fake_llm.settings(),
+                         progress=lambda done, total, label: cancel.set(), cancel=cancel)
+    with pytest.raises(Cancelled, match="cancelled"):
+        chunker.chunk(handbook)
+    assert len(fake_llm.requests) < 40
+
+
+def test_template_without_the_text_placeholder_is_refused(fake_llm, guide, tmp_path):
+    library = PromptLibrary(tmp_path / "prompts")
+    library.save_variant("structure_analysis", "broken", "List the sections of {{document_name}}.")
+    library.set_active("structure_analysis", "broken")
+    chunker = LLMChunker(LLMConfig(), llm_settings=fake_llm.settings(), library=library)
+    with pytest.raises(TemplateError, match="document_text"):
+        chunker.chunk(guide)
+    assert fake_llm.requests == []
+
+
+def test_registered_as_llm_and_uses_the_environment(fake_llm, guide, monkeypatch):
+    monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("LLM_MODEL", "fake")
+    assert config_class("llm") is LLMConfig
+    chunker = build_chunker("llm", size=300, summaries=False)
+    assert isinstance(chunker, LLMChunker)
+    assert_valid_chunks(guide, chunker.chunk(guide))
+    monkeypatch.delenv("LLM_BASE_URL")
+    with pytest.raises(LLMError, match="LLM_BASE_URL"):
+        build_chunker("llm").chunk(guide)
