@@ -17,7 +17,7 @@ from core.retrieval import (
 )
 from core.retrieval.bm25 import BM25Index, tokenize
 from core.retrieval.fusion import fused_scores, reciprocal_rank_fusion
-from tests.retrieval_fakes import FakeStore, chunks_of, make_chunk
+from tests.retrieval_helpers import FakeStore, chunks_of, make_chunk
 
 CORPUS = [
     "Water damage from burst pipes is covered up to 10,000 euros per year.",

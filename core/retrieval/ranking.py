@@ -56,10 +56,11 @@ def rank(
     """The best ``limit`` chunks as ``(index into chunks, score)``, best first.
 
     vector: cosine of ``query_embedding`` and ``embeddings`` (each computed with
-    :func:`core.embeddings.embed` when not given). bm25: BM25 score; chunks sharing no term with
-    the question are left out. hybrid: reciprocal rank fusion of the full vector ranking and the
-    BM25 ranking; the score is the fused score. Pass ``bm25_index`` (built on the same texts)
-    to rank many questions against one corpus without rebuilding it.
+    :func:`core.embeddings.embed` when not given, chunks from the text the store embeds).
+    bm25: BM25 score; chunks sharing no term with the question are left out.
+    hybrid: reciprocal rank fusion of the full vector ranking and the BM25 ranking; the score
+    is the fused score. Pass ``bm25_index`` (built on the same texts) to rank many questions
+    against one corpus without rebuilding it.
     """
     if mode not in RANK_MODES:
         raise ValueError(f"Unknown rank mode {mode!r}; choose one of {', '.join(RANK_MODES)}.")
@@ -75,7 +76,11 @@ def rank(
         if embeddings is None or query_embedding is None:
             from core.embeddings import embed
 
-            embeddings = embed(texts) if embeddings is None else embeddings
+            if embeddings is None:
+                from core.store import embedding_text
+
+                embeddings = embed([c if isinstance(c, str) else embedding_text(c)
+                                    for c in chunks])
             query_embedding = embed([question])[0] if query_embedding is None else query_embedding
         by_vector = ordered(vector_scores(np.asarray(query_embedding, dtype=np.float32),
                                           np.asarray(embeddings, dtype=np.float32)))

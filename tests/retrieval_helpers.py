@@ -1,7 +1,9 @@
-"""In-memory stand-ins for retrieval tests: chunks cut from a text, and a store with the
-:class:`core.store.ChunkStore` methods retrieval calls (word-overlap scoring for ``query``)."""
+"""Helpers for retrieval tests: chunks cut from a text, an in-memory store with the
+:class:`core.store.ChunkStore` methods retrieval calls, and a real chunk set of a sample."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from core.chunking.base import Chunk
 from core.retrieval.bm25 import tokenize
@@ -45,3 +47,22 @@ def _matches(chunk: Chunk, where: dict | None) -> bool:
     if isinstance(value, dict):
         return getattr(chunk, key) in value["$in"]
     return getattr(chunk, key) == value
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
+HANDBOOK = "technical_handbook.md"
+
+
+def handbook_set(store, name: str, size: int = 200):
+    """A chunk set of the sample handbook (recursive, ``size`` tokens, table-aware) in ``store``;
+    returns the converted document."""
+    from core.chunking.registry import chunk_document
+    from core.documents import convert
+    from core.store import ChunkSetInfo
+
+    document = convert((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    settings = {"size": size, "overlap": 0, "unit": "tokens", "tables": True}
+    if not store.has_set(name):
+        store.create_set(ChunkSetInfo(name=name, strategy="recursive", settings=settings))
+        store.add_chunks(name, chunk_document(document, "recursive", **settings))
+    return document
