@@ -1,0 +1,78 @@
+"""`python -m core assemble`: JSON on stdout, one stderr line and exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.store import ChunkStore
+from tests.retrieval_helpers import handbook_set
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTION = "What does a consumer group do?"
+
+
+@pytest.fixture(scope="module")
+def chunk_set():
+    handbook_set(ChunkStore(), "cli-handbook")  # the session's data folder, as the CLI sees it
+    return "cli-handbook"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["assemble", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_prints_the_assembled_prompt_as_json(capsys, chunk_set):
+    code, out, _ = run(capsys, "--chunk-set", chunk_set, "--question", QUESTION,
+                       "--rank", "hybrid", "--limit", "3", "--headroom", "100000")
+    assert code == 0
+    data = json.loads(out)
+    assert data["prompt"]["user"].startswith(QUESTION + "\n\nContext:\n\n[¹]\nDoc: ")
+    assert [c["marker"] for c in data["citations"]] == ["[¹]", "[²]", "[³]"]
+    assert data["budget"]["rule"] == "headroom" and data["budget"]["packs_dropped"] == 0
+    assert "[¹]" in out  # non-ASCII written as is, not escaped
+
+
+def test_options_reach_retrieval_and_assembly(capsys, chunk_set):
+    code, out, _ = run(capsys, "--chunk-set", chunk_set, "--question", QUESTION,
+                       "--rank", "bm25", "--limit", "2", "--neighbors", "1",
+                       "--citation-style", "footnote", "--style", "summarize",
+                       "--context-tokens", "1500", "--estimator", "chars", "--with-packs")
+    assert code == 0
+    data = json.loads(out)
+    assembled, packs = data["assembled"], data["packs"]
+    assert assembled["style"] == "summarize" and assembled["citation_style"] == "footnote"
+    assert all(c["marker"].startswith("[^") for c in assembled["citations"])
+    budget = assembled["budget"]
+    assert budget["rule"] == "context" and budget["estimator"] == "chars"
+    assert assembled["tokens_estimated"] == (len(assembled["prompt"]["system"])
+                                             + len(assembled["prompt"]["user"]))
+    assert assembled["tokens_estimated"] + 300 <= 1500
+    assert 1 <= len(packs) <= 2 and all(len(p["chunk_ids"]) >= 2 for p in packs)
+
+
+def test_same_input_same_bytes(capsys, chunk_set):
+    args = ("--chunk-set", chunk_set, "--question", QUESTION, "--rank", "hybrid")
+    assert run(capsys, *args)[1] == run(capsys, *args)[1]
+
+
+def test_unknown_chunk_set_is_one_line_and_exit_2(capsys, chunk_set):
+    code, out, err = run(capsys, "--chunk-set", "no-such-set", "--question", QUESTION)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and "no-such-set" in err
+
+
+def test_bad_choice_exits_2_from_a_real_process():
+    proc = subprocess.run(
+        [sys.executable, "-m", "core", "assemble", "--question", "q", "--rank", "tfidf"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "invalid choice: 'tfidf'" in proc.stderr and proc.stderr.count("\n") == 1
