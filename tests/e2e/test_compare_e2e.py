@@ -1,0 +1,27 @@
+"""In a real browser: pick two configurations on Compare and see two coloured columns."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import wait_for_app
+
+
+def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) -> None:
+    page.goto(f"{app_url}/compare")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Compare chunkings")).to_be_visible()
+    # choose the second configuration explicitly: the recursive preset without tables
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Configuration 2").click()
+    page.get_by_role("option", name="recursive 500/50 (no tables)").click()
+    wait_for_app(page)
+    columns = page.locator(".cl-text")
+    expect(columns).to_have_count(2, timeout=120_000)
+    for i in range(2):
+        marks = columns.nth(i).locator("mark")
+        assert marks.count() > 3
+        background = marks.first.get_attribute("style") or ""
+        assert "background" in background
+    expect(page.get_by_text("2. recursive 500/50 (no tables)").first).to_be_visible()
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    page.locator(".cl-text").first.scroll_into_view_if_needed()
