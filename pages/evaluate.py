@@ -294,7 +294,8 @@ if loaded:
     left, right = st.columns(2)
     rank = left.radio("Ranking", RANK_MODES, horizontal=True, key="evaluate_rank")
     k = right.number_input("k (chunks retrieved per question)", 1, 50, 5, key="evaluate_k")
-    if st.button("Run evaluation", type="primary", disabled=not 2 <= len(configs) <= 4):
+    if st.button("Run evaluation", type="primary", key="evaluate_run",
+                 disabled=not 2 <= len(configs) <= 4):
         try:
             _run(question_set, documents, configs, rank, int(k))
         except ChunkLabError as err:
