@@ -1,0 +1,113 @@
+"""The Assemble page under AppTest: no sets, packs + prompt + budget, A/B, the LLM answer check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import ui.state
+from core.store import ChunkStore
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "assemble.py")
+QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / HANDBOOK).write_bytes((SAMPLES / HANDBOOK).read_bytes())
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
+    st.cache_resource.clear()
+    yield tmp_path / "data"
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def one_set(data_dir):
+    handbook_set(ChunkStore(), "handbook 200")
+    return "handbook 200"
+
+
+def run_page(**state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_without_chunk_sets_it_says_how_to_create_one(data_dir):
+    at = run_page()
+    assert not at.exception
+    assert "Chunk sets" in at.info[0].value
+
+
+def test_asks_for_a_question_first(one_set):
+    at = run_page()
+    assert not at.exception
+    assert at.selectbox(key="assemble_set_a").value == one_set
+    assert "Type a question" in at.info[0].value
+
+
+def test_shows_packs_prompt_citations_and_budget(one_set):
+    at = run_page(assemble_question=QUESTION, assemble_rank="hybrid")
+    assert not at.exception and not at.error
+    user_prompt = at.code[1].value
+    assert user_prompt.startswith(QUESTION + "\n\nContext:\n\n[¹]\nDoc: ")
+    assert "a cluster with five tolerates two" in user_prompt
+    headings = [h.value for h in at.subheader]
+    assert headings[0].startswith("[¹] technical_handbook.md")
+    assert "[[¹]](#cite-a-1)" in markdown(at)  # the citation map links each marker to its source
+    assert any("context size" in c.value and "left for the answer" in c.value for c in at.caption)
+    assert at.get("plotly_chart") and at.get("download_button")
+
+
+def test_smaller_headroom_drops_packs(one_set):
+    base = {"assemble_question": QUESTION, "assemble_limit": 5, "assemble_use_context": False}
+    roomy = run_page(**base, assemble_headroom=100000)
+    tight = run_page(**base, assemble_headroom=200)
+    kept = [at.metric[0].value for at in (roomy, tight)]
+    assert kept[0] == "5 / 5" and kept[1] != "5 / 5"
+    assert any(h.value.startswith("✂ dropped") for h in tight.subheader)
+    assert any("Seed rule" in c.value for c in tight.caption)
+
+
+def test_ab_shows_two_sets_side_by_side(one_set):
+    handbook_set(ChunkStore(), "handbook 400", size=400)
+    at = run_page(assemble_question=QUESTION, assemble_ab=True)
+    assert not at.exception
+    headings = [h.value for h in at.subheader]
+    assert "A: handbook 200" in headings and "B: handbook 400" in headings
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_without_an_llm_endpoint_it_says_what_to_configure(one_set):
+    at = run_page(assemble_question=QUESTION)
+    assert any("LLM_BASE_URL" in i.value for i in at.info)
+    assert not at.button  # no Ask button without an endpoint
+
+
+def test_ask_the_llm_checks_the_answer_markers(one_set, fake_llm, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("LLM_MODEL", "fake")
+    fake_llm.respond(lambda request: "Two coordinators may fail [¹]. See also [⁹].")
+    at = run_page(assemble_question=QUESTION, assemble_limit=2, assemble_headroom=300)
+    at.button(key="ask_a").click().run()
+    assert not at.exception
+    assert "[⁹]" in at.error[0].value  # unknown marker flagged
+    assert "[²]" in at.warning[0].value  # unused source flagged
+    prompt = fake_llm.calls[-1].prompt
+    assert prompt.endswith("You may reference [¹]…[²].") and QUESTION in prompt
+    assert fake_llm.calls[-1].phase == "rag_answer"
