@@ -1,0 +1,86 @@
+"""Cold start and memory of the app, next to a bare Streamlit page as the reference.
+
+For each app: a fresh data folder, `streamlit run`, time until /_stcore/health answers, then
+time until the home page in headless chromium shows its content (for ChunkLab: the sample
+documents converted and listed), and the resident memory of the server process afterwards.
+
+    .venv/bin/python bench/bench_startup.py
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+BARE_APP = 'import streamlit as st\nst.title("Hello")\nst.dataframe({"a": [1, 2]})\n'
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(script: Path, ready_text: str, browser) -> tuple[float, float, float]:
+    port = _port()
+    env = {**os.environ, "CHUNKLAB_DATA_DIR": tempfile.mkdtemp(prefix="bench-start-")}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        while True:
+            try:
+                if httpx.get(f"{url}/_stcore/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        healthy = time.perf_counter() - t0
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text(ready_text).first.wait_for(state="attached", timeout=300_000)
+        shown = time.perf_counter() - t0
+        page.close()
+        return healthy, shown, _rss_mib(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def main() -> None:
+    bare = Path(tempfile.mkdtemp()) / "bare.py"
+    bare.write_text(BARE_APP)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        ref = measure(bare, "Hello", browser)
+        ours = measure(ROOT / "app.py", "insurance_policy.docx", browser)
+        browser.close()
+    print(f"{'app':<28}{'healthy s':>10}{'page shown s':>14}{'RSS MiB':>10}")
+    print(f"{'bare Streamlit (reference)':<28}{ref[0]:>10.2f}{ref[1]:>14.2f}{ref[2]:>10.0f}")
+    print(f"{'ChunkLab, fresh data dir':<28}{ours[0]:>10.2f}{ours[1]:>14.2f}{ours[2]:>10.0f}")
+    ratio = [o / r for o, r in zip(ours, ref, strict=True)]
+    print(f"{'ratio':<28}{ratio[0]:>10.2f}{ratio[1]:>14.2f}{ratio[2]:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()
