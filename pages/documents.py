@@ -59,21 +59,22 @@ def upload_files() -> None:
         st.rerun()
     for ok, message in st.session_state.get(UPLOAD_RESULTS, []):
         if ok:
-            st.success(message, icon="✅")
+            st.success(message, icon=":material/check_circle:")
         else:
             show_error(message)
 
 
 def metrics(doc: Document) -> None:
     values = {
-        "Format": doc.format.upper(), "Route": doc.route, "Pages": doc.pages or "–",
+        "Format": doc.format.upper(), "Pages": doc.pages or "–",
         "Sections": len(doc.sections), "Tables": len(doc.tables),
         "Tokens": f"{token_count(doc.doc_id, doc.text):,}", "Characters": f"{len(doc.text):,}",
     }
     for column, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
         column.metric(label, value)
+    st.caption(f"Converted by **{doc.route}** · document id `{doc.doc_id}`")
     for note in doc.notes:
-        st.info(note, icon="ℹ️")
+        st.info(note, icon=":material/info:")
 
 
 def section_tree(doc: Document) -> None:
@@ -163,7 +164,7 @@ def text_spans(doc: Document) -> list[HighlightSpan]:
 
 def remove_button(doc: Document) -> None:
     if st.session_state.get(CONFIRM_REMOVE) != doc.doc_id:
-        if st.button("Remove this document…", icon="🗑️"):
+        if st.button("Remove this document…", icon=":material/delete:"):
             st.session_state[CONFIRM_REMOVE] = doc.doc_id
             st.rerun()
         return
@@ -180,7 +181,7 @@ def remove_button(doc: Document) -> None:
         st.rerun()
 
 
-st.title("📄 Documents")
+st.title("Documents")
 upload_files()
 doc = pick_document()
 if doc is not None:

@@ -141,6 +141,8 @@ def test_xlsx_sheets_become_tables_with_pages():
         [["Name", "Role"], ["Ada", "Engineer"]],
     ]
     assert [t.page for t in doc.tables] == [1, 2] and doc.pages == 2
+    assert titles(doc) == [(1, "Limits", None), (1, "Staff", None)]
+    assert doc.heading_path(doc.tables[1].start) == ["Staff"]
 
 
 def test_pptx_slides_titles_lists_and_tables():

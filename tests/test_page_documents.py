@@ -94,7 +94,8 @@ def test_upload_shows_one_result_per_file_and_keeps_earlier_documents(data_dir):
 def test_pdf_shows_its_route_note(data_dir):
     doc = ui.state.library().add(pdf_bytes(), "report.pdf")
     at = run_page(selected_doc_id=doc.doc_id)
-    assert {m.label: m.value for m in at.metric}["Route"] == "pdf-offline"
+    assert {m.label: m.value for m in at.metric}["Pages"] == "2"
+    assert any("Converted by **pdf-offline**" in c.value for c in at.caption)
     assert [i.value for i in at.info] == [OFFLINE_NOTE]
 
 

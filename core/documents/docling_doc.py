@@ -74,6 +74,8 @@ def write_docling_document(doc: DoclingDocument) -> dict[str, Any]:
     from docling_core.types.doc import (
         CodeItem,
         DocItemLabel,
+        GroupItem,
+        GroupLabel,
         InlineGroup,
         ListItem,
         SectionHeaderItem,
@@ -101,6 +103,8 @@ def write_docling_document(doc: DoclingDocument) -> dict[str, Any]:
                 _list_item(builder, doc, parent, text)
             elif not builder.trailing_caption(text):
                 builder.paragraph(text)
+        elif isinstance(item, GroupItem) and item.label == GroupLabel.SHEET:
+            builder.heading(item.name, 1)  # one section per spreadsheet sheet
         elif isinstance(item, TitleItem):
             builder.heading(item.text, 1, _page(item), title_kind=True)
         elif isinstance(item, SectionHeaderItem):
