@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from core.config import data_dir
 
 SETTINGS_FILE = "llm_settings.json"
+SESSION_KEY = "llm_settings"  # where pages keep the session's LLMSettings (with the key)
 SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path("~/.streamlit/secrets.toml"))
 ENV_KEYS = {"base_url": "LLM_BASE_URL", "api_key": "LLM_API_KEY", "model": "LLM_MODEL"}
 
