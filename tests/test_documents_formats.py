@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.documents import convert
+from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import content_id
 from core.documents.pdf import OFFLINE_NOTE, docling_pdf_models_present
 from tests.docfactory import (
@@ -186,3 +188,16 @@ def test_docling_pdf_models_are_detected_on_disk_only(tmp_path, monkeypatch):
     snapshot = tmp_path / "models--docling-project--docling-layout-heron" / "snapshots" / "abc"
     snapshot.mkdir(parents=True)
     assert docling_pdf_models_present()
+
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
+SAMPLE_FILES = sorted(p.name for p in SAMPLES.iterdir() if p.suffix in SUPPORTED_EXTENSIONS)
+
+
+@pytest.mark.parametrize("name", SAMPLE_FILES)
+def test_every_sample_document_keeps_the_invariant(name):
+    doc = convert((SAMPLES / name).read_bytes(), name)
+    assert_spans_exact(doc)
+    assert len(doc.text) > 2000
+    if name.endswith((".docx", ".md", ".html", ".pdf")):
+        assert len(doc.sections) >= 10 and doc.tables  # structure was found, not just text
