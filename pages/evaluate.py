@@ -155,10 +155,10 @@ def _show_metrics(results: list[ConfigResult]) -> None:
     shown = frame.map(lambda v: "—" if pd.isna(v) else f"{v:.1%}")
     for metric, winner in winners.items():
         if pd.notna(winner) and frame.loc[metric].nunique() > 1:
-            shown.loc[metric, winner] = f"🏆 {shown.loc[metric, winner]}"
+            shown.loc[metric, winner] = f"★ {shown.loc[metric, winner]}"
     shown["Winner"] = [w if pd.notna(w) and frame.loc[m].nunique() > 1 else "tie"
                        for m, w in winners.items()]
-    st.subheader("Metrics (percent of the question set; 🏆 = best)")
+    st.subheader("Metrics (percent of the question set; ★ = best)")
     st.dataframe(shown, key="evaluate_metrics_table")
     counts = {r.config.label: sum(r.chunk_counts.values()) for r in results}
     st.caption(
@@ -270,7 +270,7 @@ def _export(results: list[ConfigResult]) -> bytes:
     return buffer.getvalue().encode()
 
 
-st.title("📊 Evaluate")
+st.title("Evaluate")
 st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma's chunking "
            "evaluation), hit rate and MRR; each question retrieves from its own document.")
 

@@ -1,0 +1,40 @@
+"""Browser: run two chunkings on one shipped question set and see the metrics side by side."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS, wait_for_app
+
+pytestmark = pytest.mark.e2e
+expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
+
+
+def test_two_configurations_on_one_sample_set(page, app_url):
+    page.goto(f"{app_url}/evaluate")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
+
+    page.get_by_test_id("stSelectbox").filter(has_text="Question set").click()
+    page.get_by_role("option", name="insurance_policy").click()
+    wait_for_app(page)
+    configs = page.get_by_test_id("stMultiSelect")
+    expect(configs).to_contain_text("fixed 1000 chars")
+    expect(configs).to_contain_text("recursive 500/50")
+
+    page.get_by_role("button", name="Run evaluation").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Metrics (percent of the question set")).to_be_visible(timeout=180_000)
+    table = page.get_by_test_id("stDataFrame").first
+    expect(table).to_be_visible()
+    expect(page.get_by_text("Table queries — seed 002, AC-5.9.9")).to_be_visible()
+    expect(page.get_by_test_id("stMetric").first).to_contain_text("Baseline: fixed 1000 chars")
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    expect(page.locator(".cl-text mark").first).to_be_attached()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    ARTIFACTS.mkdir(exist_ok=True)
+    for target, shot in ((page.get_by_role("heading", name="Table queries — seed 002, AC-5.9.9"),
+                          "evaluate_ac"),
+                         (page.locator(".cl-text").first, "evaluate_drilldown")):
+        target.scroll_into_view_if_needed()
+        expect(target).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / f"{shot}.png"))
