@@ -19,9 +19,10 @@ from core.assembly import (
     workbench_system_prompt,
 )
 from core.errors import ChunkLabError
+from core.library import default_library
 from core.render import HighlightSpan, highlight_html, palette
 from core.retrieval import RANK_MODES, Pack, retrieve
-from ui.state import library, show_error
+from ui.state import show_error
 
 SOURCE_MARGIN = 300  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
@@ -36,13 +37,21 @@ def chunk_store():
     return ChunkStore()
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _library_text(doc_id: str) -> tuple[str, str]:
+    """Read from the library on disk: no sample conversion, unlike ``ui.state.library()``. A
+    document id is a content hash, so the cached text never goes stale; misses raise, so they
+    are not cached."""
+    doc = default_library().get(doc_id)
+    return doc.source_name, doc.text
+
+
 def _doc_text(doc_id: str) -> tuple[str, str] | None:
     """(source name, text) of a library document, or None when it is not in the library."""
     try:
-        doc = library().get(doc_id)
+        return _library_text(doc_id)
     except (KeyError, ChunkLabError):
         return None
-    return doc.source_name, doc.text
 
 
 def _source_html(pack: Pack, mark: str, color: str) -> str:
@@ -69,10 +78,11 @@ def _budget_chart(assembled: AssembledPrompt) -> go.Figure:
     if budget.context_tokens is not None:
         fig.add_vline(x=budget.context_tokens, line_dash="dash", line_color="#394150",
                       annotation_text=f"context size {budget.context_tokens:,}")
-    fig.update_layout(barmode="stack", height=150, margin={"l": 0, "r": 0, "t": 24, "b": 0},
-                      showlegend=True, legend={"orientation": "h", "y": -0.4},
-                      yaxis={"visible": False},
-                      xaxis_title="characters" if budget.estimator == "chars" else "tokens")
+    unit = "characters" if budget.estimator == "chars" else "tokens"
+    fig.update_layout(barmode="stack", height=170, margin={"l": 0, "r": 0, "t": 24, "b": 0},
+                      showlegend=True, yaxis={"visible": False},
+                      legend={"orientation": "h", "y": -0.35, "traceorder": "normal",
+                              "title": {"text": f"{unit}:"}})
     return fig
 
 

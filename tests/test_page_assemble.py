@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import ui.state
+from core.library import default_library
 from core.store import ChunkStore
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
@@ -19,13 +19,9 @@ QUESTION = "How many coordinator failures does a cluster with five coordinators 
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
-    samples = tmp_path / "samples"
-    samples.mkdir()
-    (samples / HANDBOOK).write_bytes((SAMPLES / HANDBOOK).read_bytes())
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
     for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
     st.cache_resource.clear()
     yield tmp_path / "data"
     st.cache_resource.clear()
@@ -33,6 +29,8 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def one_set(data_dir):
+    """The handbook in the library and chunked into one set."""
+    default_library().add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
     handbook_set(ChunkStore(), "handbook 200")
     return "handbook 200"
 

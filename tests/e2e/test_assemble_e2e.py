@@ -1,0 +1,51 @@
+"""Browser: ask a question on a chunk set of a sample document, see the cited prompt, ask the
+(fake) LLM and see its markers checked against the citation map."""
+
+import pytest
+from playwright.sync_api import expect
+
+from core.library import DocumentLibrary
+from core.store import ChunkStore
+from tests.e2e.conftest import wait_for_app
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
+
+pytestmark = pytest.mark.e2e
+QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
+
+
+def test_ask_a_question_and_see_citations(page, start_app, tmp_path, fake_llm):  # noqa: F811
+    data = tmp_path / "data"
+    document = handbook_set(ChunkStore(data / "chroma"), "handbook recursive 200")
+    DocumentLibrary(data / "documents").add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    fake_llm.respond(lambda request: "A five-coordinator cluster tolerates two failures [¹]. "
+                                     "Older releases differed [⁷].")
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data), "LLM_BASE_URL": fake_llm.base_url,
+                         "LLM_MODEL": "fake"})
+    page.goto(f"{url}/assemble")
+    wait_for_app(page)
+    expect(page.get_by_text("Type a question")).to_be_visible(timeout=120_000)
+
+    question = page.get_by_label("Question")
+    question.fill(QUESTION)
+    question.press("Control+Enter")
+    wait_for_app(page)
+    expect(page.get_by_text("You may reference [¹]…").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("a cluster with five tolerates two").first).to_be_visible()
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    first_source = page.locator(".cl-text mark").first
+    expect(first_source).to_be_attached(timeout=120_000)
+    expect(first_source).to_contain_text("a cluster with five tolerates two")
+    expect(page.get_by_text(f"Doc: {document.doc_id}").first).to_be_attached()
+    link = page.locator('a[href="#cite-a-1"]').first
+    expect(link).to_be_visible()
+    expect(page.locator("#cite-a-1")).to_be_attached()
+
+    page.get_by_role("button", name="Ask the LLM").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Unknown markers (no source behind them): [⁷]")).to_be_visible(
+        timeout=60_000)
+    expect(page.get_by_text("A five-coordinator cluster tolerates two failures")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert fake_llm.calls and QUESTION in fake_llm.calls[-1].prompt
+    page.get_by_text("A five-coordinator cluster").scroll_into_view_if_needed()
