@@ -27,7 +27,7 @@ SAMPLE_CONVERSATION = Conversation(
     message="And does the policy cover damage from a burst pipe in winter?",
 )
 
-st.title("✏️ Prompts")
+st.title("Prompts")
 st.caption(
     "Every prompt the app sends is a template. Edit one, watch the checks and the preview change, "
     "run it on a real input, save it as a named variant and compare variants side by side."
@@ -64,6 +64,18 @@ def save_variant(name: str, key: str) -> None:
     st.session_state[f"pw_variant::{name}"] = saved.variant
     st.session_state["pw_flash"] = ("success", f"Saved variant “{saved.variant}” "
                                                f"(version {saved.version}).")
+
+
+def draw(run: workbench.TestRun, source: PromptInput, height: int) -> None:
+    """The run's sections / chunks on the document (only the section for boundary prompts)."""
+    if not run.spans or source.document is None:
+        return
+    start, end = 0, len(source.document.text)
+    if run.label.startswith("boundary_detection") and source.section is not None:
+        start, end = source.section.start, source.section.end
+    spans = [HighlightSpan(s - start, e - start, palette(i), label=label, tooltip=label)
+             for i, (s, e, label) in enumerate(run.spans)]
+    st.html(highlight_html(source.document.text[start:end], spans, height_px=height))
 
 
 def flash() -> None:
@@ -120,30 +132,30 @@ with left:
 
 with right:
     checks = workbench.check_template(working)
-    with st.container(border=True):
-        st.markdown("**Placeholders**")
-        if working.syntax == "rag_json":
-            st.caption("The header uses the locale's fields as {role}, {background} and "
-                       "{request}; edit them as JSON fields.")
-        else:
-            st.caption(f"Buttons add the placeholder in place of the first `{MARKER}` in the "
-                       "text, else at the end (Streamlit cannot see the cursor: type "
-                       f"`{MARKER}` where you want it).")
-        for placeholder, description in working.placeholders.items():
-            row = st.columns([2, 3], vertical_alignment="center")
-            if working.syntax == "rag_json":
-                row[0].code("{" + placeholder + "}", language=None)
-            else:
-                row[0].button("{{" + placeholder + "}}", key=f"pw_ins::{name}::{placeholder}",
-                              on_click=insert_placeholder, args=(key, placeholder),
-                              use_container_width=True)
-            row[1].caption(description)
     for problem in checks.errors:
         st.error(problem, icon="⛔")
     for problem in checks.warnings:
         st.warning(problem, icon="⚠️")
     if not checks.errors and not checks.warnings:
-        st.success("Every placeholder is known and used.", icon="✅")
+        st.success("The JSON template is complete." if working.syntax == "rag_json"
+                   else "Every placeholder is known and used.", icon="✅")
+    with st.container(border=True):
+        st.markdown("**Placeholders**")
+        if working.syntax == "rag_json":
+            st.caption("The header uses the locale's fields as {role}, {background} and "
+                       "{request}; edit them as JSON fields.")
+            st.markdown("\n".join(f"- `{{{p}}}` — {d}" for p, d in working.placeholders.items()))
+        else:
+            st.caption(f"Buttons add the placeholder in place of the first `{MARKER}` in the "
+                       "text, else at the end (Streamlit cannot see the cursor: type "
+                       f"`{MARKER}` where you want it).")
+            with st.container(horizontal=True):
+                for placeholder, description in working.placeholders.items():
+                    st.button("{{" + placeholder + "}}", key=f"pw_ins::{name}::{placeholder}",
+                              on_click=insert_placeholder, args=(key, placeholder),
+                              help=f"Insert: {description}")
+            st.markdown("\n".join(f"- `{{{{{p}}}}}` — {d}"
+                                   for p, d in working.placeholders.items()))
     with st.container(border=True):
         st.markdown("**Answer format the parser expects**")
         st.markdown(working.contract.reference_markdown())
@@ -175,6 +187,7 @@ else:
             if sections:
                 index = input_cols[1].selectbox(
                     "Section", range(len(sections)), key="pw_section",
+                    index=workbench.default_section(document),
                     format_func=lambda i: "  " * (sections[i].level - 1) + sections[i].title)
                 source = PromptInput(document=document, section=sections[index])
             else:
@@ -210,13 +223,25 @@ else:
             rag_question = st.text_input("Question (sent after the system prompt when testing)",
                                          "What does the policy say about water damage?",
                                          key="pw_question")
+            with st.expander(f"Answer model: {rag.model}, temperature {rag.temperature:g}"):
+                model_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
+                model = model_cols[0].text_input("Model", rag.model, key="pw_rag_model")
+                temperature = model_cols[1].slider("Temperature", 0.0, 2.0, rag.temperature,
+                                                   0.1, key="pw_rag_temperature")
+                if model_cols[2].button("Save model", key="pw_rag_save"):
+                    try:
+                        save_rag_settings(model, temperature, rag_locale)
+                    except ChunkLabError as err:
+                        show_error(err)
+                    else:
+                        st.success("Saved as your answer model.")
 
 values = values_for(name, source)
 
 # --- preview / test / A/B / diff / import-export --------------------------------------------
 settings = load_settings()
 preview_tab, test_tab, ab_tab, diff_tab, io_tab = st.tabs(
-    ["Preview", "Test", "A/B", "Diff vs default", "Import / export"])
+    ["Preview", "Test", "A/B", "Diff vs default", "Import / export"], key="pw_tabs")
 
 with preview_tab:
     try:
@@ -274,10 +299,7 @@ with test_tab:
             st.dataframe(pd.DataFrame(run.rows), hide_index=True, use_container_width=True)
         with st.expander("Raw answer", expanded=bool(run.error)):
             st.code(run.raw or "(empty)", language=None, wrap_lines=True)
-        if run.spans and source.document is not None:
-            spans = [HighlightSpan(s, e, palette(i), label=lbl, tooltip=lbl)
-                     for i, (s, e, lbl) in enumerate(run.spans)]
-            st.markdown(highlight_html(source.document.text, spans), unsafe_allow_html=True)
+        draw(run, source, 560)
 
 with ab_tab:
     options = [DEFAULT, *library.variants(name)]
@@ -321,11 +343,7 @@ with ab_tab:
                 if run.rows:
                     st.dataframe(pd.DataFrame(run.rows), hide_index=True,
                                  use_container_width=True)
-                if run.spans and source.document is not None:
-                    spans = [HighlightSpan(s, e, palette(i), label=lbl, tooltip=lbl)
-                             for i, (s, e, lbl) in enumerate(run.spans)]
-                    st.markdown(highlight_html(source.document.text, spans, height_px=360),
-                                unsafe_allow_html=True)
+                draw(run, source, 420)
         st.markdown("**Differences**")
         if result.only_a or result.only_b:
             diff_cols = st.columns(2)
@@ -358,18 +376,3 @@ with io_tab:
                 show_error(err)
             else:
                 st.success(f"Imported {len(labels)} variant(s): " + ", ".join(labels))
-    if name == "rag_system":
-        st.divider()
-        rag = load_rag_settings()
-        st.markdown("**Answer model** (your default for the RAG answer)")
-        model_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
-        model = model_cols[0].text_input("Model", rag.model, key="pw_rag_model")
-        temperature = model_cols[1].slider("Temperature", 0.0, 2.0, rag.temperature, 0.1,
-                                           key="pw_rag_temperature")
-        if model_cols[2].button("Save", key="pw_rag_save"):
-            try:
-                save_rag_settings(model, temperature, rag_locale)
-            except ChunkLabError as err:
-                show_error(err)
-            else:
-                st.success("Saved.")

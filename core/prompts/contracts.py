@@ -39,10 +39,14 @@ class OutputContract(BaseModel):
         lines += [f"- {rule}" for rule in self.rules]
         for name, values in self.choices.items():
             lines.append(f"- `{name}` ∈ " + ", ".join(f"`{v}`" for v in values))
-        if self.example:
-            fence = "```"
+        if self.example and self.kind == "tsv":
+            rows = [line.split("\t") for line in self.example.splitlines()]
+            lines += ["", "Example answer (columns separated by one tab each):", "",
+                      "| " + " | ".join(self.columns) + " |",
+                      "|" + "---|" * len(self.columns)]
+            lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+                      for row in rows]
+        elif self.example:
             lang = "json" if self.kind == "json" else "text"
-            example = self.example.replace("\t", "⇥\t") if self.kind == "tsv" else self.example
-            lines += ["", "Example answer" + (" (⇥ = tab):" if self.kind == "tsv" else ":"),
-                      f"{fence}{lang}", example, fence]
+            lines += ["", "Example answer:", f"```{lang}", self.example, "```"]
         return "\n".join(lines)

@@ -79,6 +79,15 @@ def passages(document: Document, section: Section) -> list[Span]:
     return spans or [Span(start=section.start, end=section.end)]
 
 
+def default_section(document: Document) -> int:
+    """Index of the first section with several blocks: one worth splitting into chunks."""
+    all_units = anchors.units(document)
+    for i, section in enumerate(document.sections):
+        if len(anchors.units_between(all_units, section.start, section.end)) >= 3:
+            return i
+    return 0
+
+
 def locale_names(template: PromptTemplate) -> list[str]:
     try:
         return list(parse_locales(template.text))

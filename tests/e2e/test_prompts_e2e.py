@@ -1,0 +1,80 @@
+"""In a real browser: edit the boundary template, see the unknown-placeholder warning, save the
+edit as a variant and A/B it against the default on the same section, with the fake LLM."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.fakellm import FakeLLM, FakeRequest, auto_answer
+
+HINT = "Prefer fewer, larger chunks."
+
+
+def _fewer_when_asked(request: FakeRequest) -> str:
+    """The default answer, minus the inner boundaries when the variant's hint is in the prompt."""
+    answer = auto_answer(request.phase, request.prompt)
+    if request.phase == "boundary_detection" and HINT in request.prompt:
+        lines = answer.splitlines()
+        return "\n".join([lines[0], lines[-1]])
+    return answer
+
+
+@pytest.fixture(scope="module")
+def fake():
+    server = FakeLLM(latency=0.05).start()
+    server.respond(_fewer_when_asked)
+    yield server
+    server.stop()
+
+
+def _choose(page: Page, label: str, option: str) -> None:
+    name = page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(f"^{label}$"))
+    page.locator('[data-testid="stSelectbox"]').filter(has=name).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app(page)
+
+
+def test_edit_warn_save_and_ab(page: Page, start_app, fake):
+    url = start_app(env={"LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake"})
+    page.goto(f"{url}/prompts")
+    wait_for_app(page)
+    expect(page.get_by_text("Every placeholder is known and used.")).to_be_visible(timeout=90_000)
+
+    _choose(page, "Template", "Boundary detection (anchors)")
+    editor = page.get_by_role("textbox", name="Template text")
+    editor.fill(editor.input_value() + f"\n{HINT} Mind {{{{ budget }}}}.")
+    editor.press("Control+Enter")
+    wait_for_app(page)
+    expect(page.get_by_text("{{budget}} is not a placeholder of this template")).to_be_visible()
+    expect(page.get_by_text("edited, not saved")).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "prompts_unknown_placeholder.png"))
+
+    page.get_by_label("Variant name").fill("fewer chunks")
+    page.get_by_label("Variant name").press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Save", exact=True).click()
+    wait_for_app(page)
+    expect(page.get_by_text("Saved variant “fewer chunks”")).to_be_visible()
+
+    page.get_by_role("tab", name="A/B").click()
+    _choose(page, "A", "default")
+    _choose(page, "B", "fewer chunks")
+    page.get_by_role("button", name="Run A and B").click()
+    wait_for_app(page)
+    panel = page.get_by_role("tabpanel", name="A/B")
+    expect(panel.get_by_text("A/B done")).to_be_visible(timeout=60_000)
+    expect(panel.get_by_text("Only in A:")).to_be_visible()
+    expect(panel.get_by_text(re.compile(r"chunk starts at \d+ \(SEMANTIC_SHIFT\)")).first
+           ).to_be_visible()
+    expect(panel.get_by_text("boundary_detection@fewer chunks").first).to_be_visible()
+    assert [p for p in fake.phases if p == "boundary_detection"]
+    sent = [c.prompt for c in fake.calls if c.phase == "boundary_detection"]
+    assert any(HINT in p for p in sent) and any(HINT not in p for p in sent)
+    expect(panel.get_by_text("Latency").first).to_be_visible()
+    wait_for_app(page)
+    panel.screenshot(path=str(ARTIFACTS / "prompts_ab_panel.png"))

@@ -1,0 +1,109 @@
+"""The Prompts page under AppTest: edit a template, see the checks, the preview, the diff, save a
+variant; with no LLM endpoint the Test tab says what to set up."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.config import data_dir
+from core.prompts.library import PromptLibrary
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "prompts.py")
+TOPIC_TEXT = "pw_text::topic_detection::default"
+
+
+@pytest.fixture
+def at(monkeypatch) -> AppTest:
+    for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = AppTest.from_file(PAGE, default_timeout=120)
+    app.run()
+    assert not app.exception, app.exception
+    app.selectbox(key="pw_template").set_value("topic_detection").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_default_template_is_clean_and_previewed(at):
+    assert "Every placeholder is known and used." in texts(at.success)
+    preview = texts(at.code)
+    assert 'Current topic: "home insurance deductibles"' in preview
+    assert "{{userMessage}}" not in preview
+    assert any("prompt tokens of the" in p.proto.text for p in at.get("progress"))
+
+
+def test_unknown_placeholder_warns_live_and_stays_in_preview(at):
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value(editor.value + "\nAlso: {{ mood }}").run()
+    warnings = texts(at.warning)
+    assert "{{mood}} is not a placeholder of this template" in warnings
+    assert "{{ mood }}" in texts(at.code)
+    assert "edited, not saved" in texts(at.caption)
+    assert "+Also: {{ mood }}" in texts(at.code)  # the diff against the default
+
+
+def test_insert_button_and_marker(at):
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value("Topic? @@ please").run()
+    at.button(key="pw_ins::topic_detection::userMessage").click().run()
+    assert at.text_area(key=TOPIC_TEXT).value == "Topic? {{userMessage}} please"
+    at.button(key="pw_ins::topic_detection::currentTopic").click().run()
+    assert at.text_area(key=TOPIC_TEXT).value.endswith("please\n{{currentTopic}}")
+    warnings = texts(at.warning)
+    assert "{{conversationContext}} is not used" in warnings
+    reset = next(b for b in at.button if b.label == "Reset to default")
+    reset.click().run()
+    assert at.text_area(key=TOPIC_TEXT).value == PromptLibrary().default("topic_detection").text
+
+
+def test_save_variant_then_use_it(at):
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value(editor.value + "\nBe brief.").run()
+    at.text_input(key="pw_new_variant").set_value("brief v1").run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not at.exception, at.exception
+    assert "Saved variant “brief v1”" in texts(at.success)
+    assert at.selectbox(key="pw_variant::topic_detection").value == "brief v1"
+    saved = PromptLibrary().template("topic_detection", "brief v1")
+    assert saved.text.endswith("Be brief.")
+    next(b for b in at.button if b.label == "Use in the app").click().run()
+    assert PromptLibrary().active("topic_detection") == "brief v1"
+    next(b for b in at.button if b.label == "Delete variant").click().run()
+    assert PromptLibrary().variants("topic_detection") == []
+    assert not (data_dir() / "prompts" / "active.json").exists() or json.loads(
+        (data_dir() / "prompts" / "active.json").read_text()).get("topic_detection") is None
+
+
+def test_bad_variant_name_is_one_sentence(at):
+    at.text_input(key="pw_new_variant").set_value("default").run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert '"default" is the shipped template' in texts(at.error)
+
+
+def test_no_endpoint_test_tab_explains_setup(at):
+    info = texts(at.info)
+    assert "No LLM endpoint configured" in info and "LLM_BASE_URL" in info
+
+
+def test_structure_template_previews_anchored_document(at):
+    at.selectbox(key="pw_template").set_value("structure_analysis").run()
+    assert not at.exception, at.exception
+    preview = texts(at.code)
+    assert re.search(r"^\[\d+\] ", preview, re.MULTILINE)
+    assert "{{document_text}}" not in preview
+
+
+def test_rag_template_shows_json_errors_and_locale_preview(at):
+    at.selectbox(key="pw_template").set_value("rag_system").run()
+    at.selectbox(key="pw_locale").set_value("ja-JP").run()
+    assert "# 参考資料" in texts(at.code)
+    at.text_area(key="pw_text::rag_system::default").set_value('{"default": ').run()
+    assert "not valid JSON" in texts(at.error)
+    assert not at.exception
