@@ -53,7 +53,8 @@ if st.session_state.get("structure_cancel"):
 
 if start:
     bar = st.progress(0.0, text="Phase 1: structure analysis…")
-    st.button("Cancel", key="structure_cancel")  # a click reruns the page, which stops the run
+    cancel_slot = st.empty()
+    cancel_slot.button("Cancel", key="structure_cancel")  # a click reruns, which stops the run
 
     def progress(done: int, total: int, label: str) -> None:
         bar.progress(done / max(total, 1), text=f"{done} of {total} requests · {label}")
@@ -61,11 +62,11 @@ if start:
     try:
         result = LLMChunker(config, llm_settings=settings, progress=progress).run([document])[0]
     except ChunkLabError as err:
-        bar.empty()
         show_error(err)
     else:
-        bar.empty()
         runs[document.doc_id] = (config.model_dump(), result)
+    bar.empty()
+    cancel_slot.empty()
 
 
 def _sections_frame(rows: list[tuple[int, str, int, int]], snaps: list[int] | None = None):

@@ -1,0 +1,58 @@
+"""Browser: the Structure page runs LLM chunking against the fake server and draws the result."""
+
+import pytest
+from playwright.sync_api import expect
+
+from core.library import DocumentLibrary
+from tests.e2e.conftest import wait_for_app
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.e2e
+GUIDE = (
+    "# Field Guide\n\nThe guide explains the setup. It has two parts.\n\n"
+    "## Install\n\nDownload the package. Unpack it in the home folder.\n\n"
+    "Run the installer as an administrator. Restart afterwards.\n\n"
+    "Table 1: Ports\n\n| Service | Port |\n|---|---|\n| web | 8080 |\n| db | 5432 |\n\n"
+    "## Operate\n\nCheck the logs every morning. Rotate them weekly.\n\n"
+    "Escalate outages to the on-call engineer.\n"
+)
+
+
+def test_structure_page_runs_the_llm_pipeline(page, start_app, tmp_path, fake_llm):  # noqa: F811
+    data = tmp_path / "data"
+    DocumentLibrary(data / "documents").add(GUIDE.encode(), "field_guide.md")
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data), "LLM_BASE_URL": fake_llm.base_url,
+                         "LLM_MODEL": "fake"})
+    page.goto(f"{url}/structure")
+    wait_for_app(page)
+    run = page.get_by_role("button", name="Run LLM chunking")
+    expect(run).to_be_enabled(timeout=180_000)
+
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="field_guide.md").click()
+    wait_for_app(page)
+    run.click()
+    wait_for_app(page)
+    expect(page.get_by_text("The LLM's sections")).to_be_visible(timeout=120_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    marks = page.locator(".cl-text mark")
+    expect(marks.first).to_be_attached(timeout=120_000)
+    assert marks.count() >= 4
+    titles = [marks.nth(i).get_attribute("title") or "" for i in range(marks.count())]
+    assert any(t.startswith("SECTION_BREAK: ") for t in titles)
+    assert any("model said" in t and "snapped 0 chars" in t for t in titles)
+    expect(page.locator(".cl-text mark.cl-table").first).to_be_attached()
+    requests = page.get_by_test_id("stMetric").filter(has_text="Requests")
+    expect(requests).to_contain_text(str(len(fake_llm.requests)), timeout=60_000)
+    assert {"structure_analysis", "boundary_detection", "table_summary"} <= set(fake_llm.phases)
+    page.get_by_text("The LLM's boundaries").scroll_into_view_if_needed()
+
+
+def test_settings_page_tests_the_connection(page, start_app, fake_llm):  # noqa: F811
+    url = start_app(env={"LLM_BASE_URL": fake_llm.base_url, "LLM_MODEL": "fake"})
+    page.goto(f"{url}/settings")
+    wait_for_app(page)
+    page.get_by_role("button", name="Test connection").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Connected: fake answered in")).to_be_visible(timeout=60_000)
+    assert fake_llm.phases == ["connection_test"]
