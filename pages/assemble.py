@@ -24,7 +24,7 @@ from core.render import HighlightSpan, highlight_html, palette
 from core.retrieval import RANK_MODES, Pack, retrieve
 from ui.state import show_error
 
-SOURCE_MARGIN = 300  # characters of the document shown around a pack's spans
+SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
               "headroom": "#f2b84b", "headroom unused": "#f2b84b", "dropped": "#e5736b"}
 ANSWERS = "assemble_answers"  # session key: {(set name, prompt bytes): (text, check dict)}

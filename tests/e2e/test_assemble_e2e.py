@@ -48,4 +48,6 @@ def test_ask_a_question_and_see_citations(page, start_app, tmp_path, fake_llm): 
     expect(page.get_by_text("A five-coordinator cluster tolerates two failures")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert fake_llm.calls and QUESTION in fake_llm.calls[-1].prompt
+    expect(page.get_by_text("Sources the answer never cites: [²]")).to_be_visible()
     page.get_by_text("A five-coordinator cluster").scroll_into_view_if_needed()
+    wait_for_app(page)
