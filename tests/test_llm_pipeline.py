@@ -246,3 +246,22 @@ def test_registered_as_llm_and_uses_the_environment(fake_llm, guide, monkeypatch
     monkeypatch.delenv("LLM_BASE_URL")
     with pytest.raises(LLMError, match="LLM_BASE_URL"):
         build_chunker("llm").chunk(guide)
+
+
+def test_cli_chunks_with_llm_and_reports_a_failed_phase(fake_llm, monkeypatch, capsys, tmp_path):
+    from core.cli import main
+
+    path = tmp_path / "guide.md"
+    path.write_bytes(b"# Guide\n\nOne paragraph.\n\n## Part\n\nAnother paragraph. And more.\n")
+    monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("LLM_MODEL", "fake")
+    assert main(["chunk", str(path), "--strategy", "llm", "--size", "200"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and all('"strategy": "llm"' in line for line in lines)
+
+    fake_llm.script(["Guide\t1\tone\t2\tROOT"])
+    path.write_bytes(b"# Other\n\nText.\n")  # a new document: no cached answers
+    assert main(["chunk", str(path), "--strategy", "llm"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: phase 1 (structure analysis) failed: line 1:")
+    assert "start_anchor must be an integer" in err and "llm_log.jsonl" in err

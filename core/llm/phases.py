@@ -170,6 +170,15 @@ def _window_end(windows: list[list[anchor_mod.Unit]], i: int, end: int) -> int:
     return windows[i + 1][0].start if i + 1 < len(windows) else end
 
 
+def _window_text(
+    document: Document, window: list[anchor_mod.Unit], mode: Mode, begin: int, end: int
+) -> str:
+    """What the model reads: anchored blocks, or (offsets mode) the raw text."""
+    if mode == "anchors":
+        return anchor_mod.render(document, window, end)
+    return document.text[begin:end]
+
+
 def _check_anchor(phase: str, number: int, allowed: range, row: Any, what: str) -> None:
     if number not in allowed:
         raise TSVError.at(
@@ -202,10 +211,7 @@ def analyze_structure(
     for i, window in enumerate(windows):
         end = _window_end(windows, i, len(document.text))
         begin = window[0].start
-        if mode == "anchors":
-            text = anchor_mod.render(document, window, end)
-        else:
-            text = document.text[begin:end]
+        text = _window_text(document, window, mode, begin, end)
         allowed = range(window[0].number, window[-1].number + 1)
         known = frozenset(s.title for s in sections)
 
@@ -270,10 +276,7 @@ def detect_boundaries(
         end = _window_end(windows, i, section.end)
         candidates = anchor_mod.boundary_candidates(document, all_units, begin, end)
         allowed = range(window[0].number, window[-1].number + 1)
-        if mode == "anchors":
-            text = anchor_mod.render(document, window, end)
-        else:
-            text = document.text[begin:end]
+        text = _window_text(document, window, mode, begin, end)
 
         def parse(answer: str, allowed=allowed, begin=begin, end=end, candidates=candidates):
             return _map_boundaries(

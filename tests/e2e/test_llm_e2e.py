@@ -6,16 +6,9 @@ from playwright.sync_api import expect
 from core.library import DocumentLibrary
 from tests.e2e.conftest import wait_for_app
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.test_page_structure import MARKDOWN as GUIDE
 
 pytestmark = pytest.mark.e2e
-GUIDE = (
-    "# Field Guide\n\nThe guide explains the setup. It has two parts.\n\n"
-    "## Install\n\nDownload the package. Unpack it in the home folder.\n\n"
-    "Run the installer as an administrator. Restart afterwards.\n\n"
-    "Table 1: Ports\n\n| Service | Port |\n|---|---|\n| web | 8080 |\n| db | 5432 |\n\n"
-    "## Operate\n\nCheck the logs every morning. Rotate them weekly.\n\n"
-    "Escalate outages to the on-call engineer.\n"
-)
 
 
 def test_structure_page_runs_the_llm_pipeline(page, start_app, tmp_path, fake_llm):  # noqa: F811
