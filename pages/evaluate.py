@@ -233,6 +233,12 @@ def _drill_down(results: list[ConfigResult], documents: dict[str, Document]) -> 
                        f"IoU {s['iou']:.0%} · precision Ω {s['precision_omega']:.0%} · "
                        f"first hit at rank {s['first_hit_rank'] or '—'}")
             st.html(_drawing(text, q))
+            st.dataframe(pd.DataFrame([
+                {"Rank": r.rank, "Span": f"{r.start}–{r.end}", "Score": round(r.score, 4),
+                 "Type": r.chunk_type, "Covers a reference": r.touches_reference,
+                 "Starts with": text[r.start : r.start + 90]}
+                for r in q.retrieved
+            ]), hide_index=True)
 
 
 def _drawing(text: str, q) -> str:
