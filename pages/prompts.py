@@ -115,7 +115,7 @@ st.markdown(f"**{stored.title}** — {stored.description}")
 flash()
 
 # --- editor | placeholders, checks, format ------------------------------------------------
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([4, 3], gap="large")
 with left:
     text = st.text_area("Template text", key=key, height=EDITOR_HEIGHT,
                         help="Placeholders look like {{ name }}.")
@@ -133,12 +133,12 @@ with left:
 with right:
     checks = workbench.check_template(working)
     for problem in checks.errors:
-        st.error(problem, icon="⛔")
+        st.error(problem, icon=":material/error:")
     for problem in checks.warnings:
-        st.warning(problem, icon="⚠️")
+        st.warning(problem, icon=":material/warning:")
     if not checks.errors and not checks.warnings:
         st.success("The JSON template is complete." if working.syntax == "rag_json"
-                   else "Every placeholder is known and used.", icon="✅")
+                   else "Every placeholder is known and used.", icon=":material/check_circle:")
     with st.container(border=True):
         st.markdown("**Placeholders**")
         if working.syntax == "rag_json":
@@ -252,7 +252,8 @@ with preview_tab:
     else:
         if preview.missing:
             st.warning("No value for " + ", ".join(f"{{{{{m}}}}}" for m in preview.missing)
-                       + " with this input: it stays in the prompt as written.", icon="⚠️")
+                       + " with this input: it stays in the prompt as written.",
+                       icon=":material/warning:")
         tokens = count_tokens(preview.text)
         context = settings.context_tokens
         room = context - settings.max_tokens
@@ -262,13 +263,13 @@ with preview_tab:
                          "the answer)")
         if tokens > room:
             st.error(f"The prompt is {tokens - room:,} tokens too long for the context window "
-                     "once the answer's tokens are reserved.", icon="⛔")
+                     "once the answer's tokens are reserved.", icon=":material/error:")
         st.code(preview.text, language=None, wrap_lines=True, height=460)
 
 with test_tab:
     if not settings.configured:
         st.info(f"{settings.missing_message()} Open **Settings** in the sidebar; editing, "
-                "checks and the preview work without it.", icon="🔌")
+                "checks and the preview work without it.", icon=":material/power_off:")
     elif st.button("Run test", type="primary", key="pw_run",
                    disabled=bool(checks.errors)):
         with st.status(f"Running {working.label} on {settings.model}…") as status:
@@ -290,11 +291,11 @@ with test_tab:
         metrics[2].metric("Answer tokens", f"{run.completion_tokens:,}")
         metrics[3].metric("Latency", f"{run.latency_s:.2f} s")
         if run.error:
-            st.error(f"The parser rejected the answer: {run.error}", icon="⛔")
+            st.error(f"The parser rejected the answer: {run.error}", icon=":material/error:")
             if run.error_line is not None:
                 st.code(run.error_line, language=None)
         if run.warning:
-            st.warning(run.warning, icon="⚠️")
+            st.warning(run.warning, icon=":material/warning:")
         if run.rows:
             st.dataframe(pd.DataFrame(run.rows), hide_index=True, use_container_width=True)
         with st.expander("Raw answer", expanded=bool(run.error)):
@@ -312,7 +313,8 @@ with ab_tab:
         return working if choice == "(editor)" else library.template(name, choice)
 
     if not settings.configured:
-        st.info("A/B runs need an LLM endpoint: " + settings.missing_message(), icon="🔌")
+        st.info("A/B runs need an LLM endpoint: " + settings.missing_message(),
+                icon=":material/power_off:")
     elif st.button("Run A and B", type="primary", key="pw_ab_run"):
         with st.status("Running both variants on the same input…") as status:
             try:
@@ -337,9 +339,9 @@ with ab_tab:
                 m[1].metric("Tokens", f"{run.prompt_tokens + run.completion_tokens:,}")
                 m[2].metric("Latency", f"{run.latency_s:.2f} s")
                 if run.error:
-                    st.error(run.error, icon="⛔")
+                    st.error(run.error, icon=":material/error:")
                 if run.warning:
-                    st.warning(run.warning, icon="⚠️")
+                    st.warning(run.warning, icon=":material/warning:")
                 if run.rows:
                     st.dataframe(pd.DataFrame(run.rows), hide_index=True,
                                  use_container_width=True)
