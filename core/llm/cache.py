@@ -74,9 +74,9 @@ class LLMCache:
             return row[0]
 
     def put(self, key: str, phase: str, text: str) -> None:
-        if self._db is None:
-            return
         with self._lock:
+            if self._db is None:
+                return
             self._db.execute(
                 "INSERT OR REPLACE INTO answers (key, phase, text) VALUES (?, ?, ?)",
                 (key, phase, text),
@@ -90,12 +90,14 @@ class LLMCache:
             self.stats.completion_tokens += completion_tokens
 
     def clear(self) -> None:
-        if self._db is not None:
-            with self._lock:
+        with self._lock:
+            if self._db is not None:
                 self._db.execute("DELETE FROM answers")
                 self._db.commit()
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        """Safe while abandoned workers of a cancelled run still call get/put: they see None."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
