@@ -89,11 +89,12 @@ def segments(
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The span without surrounding whitespace (``start == end`` when it is all whitespace)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    piece = text[start:end]
+    kept = piece.lstrip()
+    if not kept:
+        return start, start
+    start += len(piece) - len(kept)
+    return start, end - (len(kept) - len(kept.rstrip()))
 
 
 class SegmentChunker(Chunker):

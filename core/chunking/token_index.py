@@ -72,6 +72,7 @@ class TokenIndex:
             starts = np.append(char_of_byte, len(text))[byte_starts]
         #: ``starts[k]`` is where token k starts; ``starts[-1] == len(text)``.
         self.starts = starts
+        self._search = starts[:-1].searchsorted
 
     def _encode_all(self, text: str) -> np.ndarray:
         if len(text) < PARALLEL_MIN_CHARS:
@@ -91,10 +92,10 @@ class TokenIndex:
 
     def index(self, position: int) -> int:
         """Number of the document's tokens that start before ``position``."""
-        return int(np.searchsorted(self.starts[:-1], position, side="left"))
+        return int(self._search(position))
 
     def indices(self, positions: list[int]) -> list[int]:
-        return np.searchsorted(self.starts[:-1], positions, side="left").tolist()
+        return self._search(positions).tolist()
 
     def position(self, token: int) -> int:
         """Character offset where token ``token`` starts (``len(text)`` past the end)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import wait_for_app
+from tests.e2e.conftest import ARTIFACTS, wait_for_app
 
 
 def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) -> None:
@@ -23,5 +23,8 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
         background = marks.first.get_attribute("style") or ""
         assert "background" in background
     expect(page.get_by_text("2. recursive 500/50 (no tables)").first).to_be_visible()
-    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    strip = page.locator('[data-testid="stPlotlyChart"]').first
+    expect(strip).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    strip.screenshot(path=str(ARTIFACTS / "compare_boundary_strip.png"))
     page.locator(".cl-text").first.scroll_into_view_if_needed()

@@ -1,0 +1,170 @@
+"""Recursive chunking speed: ours against LangChain, Chonkie, semchunk and raw tiktoken.
+
+Same texts, same tokenizer (cl100k), same target (500 tokens, overlap 50 where the peer has
+overlap), one run, best of ``--repeat``; prints MB/s and ratios to raw encode and to Chonkie:
+
+    .venv/bin/pip install -r requirements-bench.txt
+    .venv/bin/python bench/bench_chunkers.py [--mb 5] [--repeat 3]
+
+Corpora: every sample document (converted text, one call per document) and a generated prose
+text of ``--mb`` MB. "ours" is ``RecursiveChunker.chunk`` end to end (``Chunk`` objects with
+offsets, exact token counts and heading paths); the peers return plain strings. Also printed:
+the largest chunk each splitter makes, by exact count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
+
+from core.chunking.recursive import DEFAULT_SEPARATORS  # noqa: E402
+from core.chunking.registry import build_chunker  # noqa: E402
+from core.documents import convert  # noqa: E402
+from core.documents.model import Document  # noqa: E402
+from core.tokens import count_tokens, get_encoding  # noqa: E402
+
+SIZE, OVERLAP = 500, 50
+WORDS = (
+    "the policy covers sudden and accidental damage to the dwelling other structures personal "
+    "property caused by fire lightning windstorm hail explosion smoke vandalism theft falling "
+    "objects weight of ice snow or sleet water discharge from plumbing subject to deductible "
+    "limits exclusions conditions endorsements schedule insured premium claim adjuster inspection "
+    "replacement cost actual cash value depreciation within days notice written proof loss"
+).split()
+
+
+def generated_text(megabytes: float, seed: int = 7) -> str:
+    """Prose with headings, lists, numbers and paragraphs of uneven length."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    size = 0
+    while size < megabytes * 1_000_000:
+        kind = rng.random()
+        if kind < 0.08:
+            block = f"## Section {rng.randint(1, 99)}.{rng.randint(1, 9)} " + " ".join(
+                rng.choice(WORDS) for _ in range(rng.randint(2, 6))).title()
+        elif kind < 0.2:
+            block = "\n".join(
+                f"- {' '.join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))}; "
+                f"limit ${rng.randint(1, 900)},{rng.randint(100, 999)}"
+                for _ in range(rng.randint(2, 7)))
+        else:
+            block = " ".join(
+                " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 28))).capitalize() + "."
+                for _ in range(rng.randint(1, 12)))
+        out.append(block)
+        size += len(block) + 2
+    return "\n\n".join(out)
+
+
+def splitters() -> dict[str, Callable[[str], list]]:
+    enc = get_encoding("cl100k_base")
+    ours = build_chunker("recursive", size=SIZE, overlap=OVERLAP, unit="tokens", tables=False)
+
+    def run_ours(text: str) -> list[str]:
+        doc = Document(doc_id="0" * 16, source_name="bench.txt", format="txt", route="text",
+                       text=text)
+        return [c.text for c in ours.chunk(doc)]
+
+    def raw_encode(text: str) -> list:
+        return enc.encode_ordinary(text)
+
+    def fixed_tokens(text: str) -> list[str]:
+        tokens = enc.encode_ordinary(text)
+        step = SIZE - OVERLAP
+        return [enc.decode(tokens[i : i + SIZE]) for i in range(0, len(tokens), step)]
+
+    out: dict[str, Callable[[str], list]] = {
+        "raw tiktoken encode": raw_encode,
+        "fixed-token slicing": fixed_tokens,
+        "ours recursive 500/50": run_ours,
+    }
+    try:
+        from chonkie import RecursiveChunker, RecursiveLevel, RecursiveRules
+
+        rules = RecursiveRules(levels=[
+            *(RecursiveLevel(delimiters=[s]) for s in DEFAULT_SEPARATORS if s != " "),
+            RecursiveLevel(whitespace=True),
+            RecursiveLevel(),
+        ])
+        chonkie = RecursiveChunker(tokenizer=enc, chunk_size=SIZE, rules=rules)
+        out["chonkie RecursiveChunker (no overlap)"] = lambda t: [c.text for c in chonkie(t)]
+    except ImportError:
+        print("chonkie not installed: pip install -r requirements-bench.txt")
+    try:
+        import semchunk
+
+        sem = semchunk.chunkerify(enc, SIZE)
+        out["semchunk 500/50"] = lambda t: sem(t, overlap=OVERLAP)
+    except ImportError:
+        print("semchunk not installed: pip install -r requirements-bench.txt")
+    try:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        lc = RecursiveCharacterTextSplitter(
+            chunk_size=SIZE, chunk_overlap=OVERLAP, separators=list(DEFAULT_SEPARATORS),
+            length_function=lambda s: len(enc.encode_ordinary(s)),
+        )
+        out["langchain RecursiveCharacterTextSplitter"] = lc.split_text
+    except ImportError:
+        print("langchain-text-splitters not installed: pip install -r requirements-test.txt")
+    return out
+
+
+def timed(fn: Callable[[str], list], texts: list[str], repeat: int) -> tuple[float, list]:
+    """Best time of ``repeat`` runs; each run's texts differ by one word (Chonkie memoises)."""
+    best, result = float("inf"), []
+    for run in range(repeat):
+        varied = [f"{t}\n\nRun {run}." for t in texts]
+        start = time.perf_counter()
+        result = [fn(t) for t in varied]
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def report(name: str, texts: list[str], repeat: int) -> None:
+    megabytes = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+    print(f"\n== {name}: {len(texts)} text(s), {megabytes:.2f} MB, best of {repeat} ==")
+    rows = []
+    for label, fn in splitters().items():
+        fn(texts[0][:1000])  # warm-up: lazy tables, imports
+        seconds, result = timed(fn, texts, repeat)
+        chunks = [c for r in result for c in r] if label != "raw tiktoken encode" else []
+        largest = max((count_tokens(c) for c in chunks), default=0)
+        rows.append((label, megabytes / seconds, len(chunks), largest))
+    encode = next(r[1] for r in rows if r[0] == "raw tiktoken encode")
+    chonkie = next((r[1] for r in rows if r[0].startswith("chonkie")), None)
+    head = f"{'MB/s':>7} {'÷encode':>8} {'÷chonkie':>9} {'chunks':>7} {'max tok':>8}"
+    print(f"{'splitter':42} {head}")
+    for label, speed, count, largest in rows:
+        vs_chonkie = f"{speed / chonkie:.2f}" if chonkie else "-"
+        print(f"{label:42} {speed:7.2f} {speed / encode:8.2f} {vs_chonkie:>9} {count:7d} "
+              f"{largest or '-':>8}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=5.0, help="size of the generated text")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    samples = sorted(p for p in (ROOT / "sample_docs").iterdir()
+                     if p.is_file() and p.suffix not in {".py", ".csv"})
+    texts = [convert(p.read_bytes(), p.name).text for p in samples]
+    print(f"cores: {os.cpu_count()}; samples: {', '.join(p.name for p in samples)}")
+    if texts:
+        report("sample documents", texts, args.repeat)
+    report(f"generated prose {args.mb:g} MB", [generated_text(args.mb)], args.repeat)
+
+
+if __name__ == "__main__":
+    main()
