@@ -10,8 +10,9 @@ Speed comes from three things, measured in ``bench/bench_embeddings.py``:
   and short texts (sentences, queries) share one model run;
 - batches run on one ONNX session per core, in threads (onnxruntime releases the GIL).
 
-:class:`ChunkLabEmbeddingFunction` wraps :func:`embed` for Chroma and is registered under
-:data:`EMBEDDER_NAME`, so a persisted collection reopens with it.
+:func:`get_embedding_function` wraps :func:`embed` for Chroma, registered under
+:data:`EMBEDDER_NAME` so a persisted collection reopens with it. Chroma is imported only then:
+it takes seconds to import, and the semantic chunker and the evaluation embed without it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from typing import Any
 
 import numpy as np
 import onnxruntime as ort
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.utils.embedding_functions import register_embedding_function
 from tokenizers import Tokenizer
 
 from core.config import data_dir
@@ -239,31 +238,39 @@ def embed(texts: Sequence[str], *, use_cache: bool = True) -> np.ndarray:
     return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
 
 
-@register_embedding_function
-class ChunkLabEmbeddingFunction(EmbeddingFunction[Documents]):
-    """Chroma's view of :func:`embed` (cached, batched, offline)."""
+@cache
+def _embedding_function_class() -> type:
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+    from chromadb.utils.embedding_functions import register_embedding_function
 
-    def __init__(self) -> None:
-        pass
+    @register_embedding_function
+    class ChunkLabEmbeddingFunction(EmbeddingFunction[Documents]):
+        """Chroma's view of :func:`embed` (cached, batched, offline)."""
 
-    def __call__(self, input: Documents) -> Embeddings:
-        return list(embed(list(input)))
+        def __init__(self) -> None:
+            pass
 
-    @staticmethod
-    def name() -> str:
-        return EMBEDDER_NAME
+        def __call__(self, input: Documents) -> Embeddings:
+            return list(embed(list(input)))
 
-    def default_space(self) -> str:  # type: ignore[override]
-        return "cosine"
+        @staticmethod
+        def name() -> str:
+            return EMBEDDER_NAME
 
-    def get_config(self) -> dict[str, Any]:
-        return {"model": MODEL_ID, "max_word_pieces": MAX_WORD_PIECES}
+        def default_space(self) -> str:  # type: ignore[override]
+            return "cosine"
 
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> ChunkLabEmbeddingFunction:
-        return ChunkLabEmbeddingFunction()
+        def get_config(self) -> dict[str, Any]:
+            return {"model": MODEL_ID, "max_word_pieces": MAX_WORD_PIECES}
+
+        @staticmethod
+        def build_from_config(config: dict[str, Any]) -> ChunkLabEmbeddingFunction:
+            return ChunkLabEmbeddingFunction()
+
+    return ChunkLabEmbeddingFunction
 
 
 @cache
-def get_embedding_function() -> ChunkLabEmbeddingFunction:
-    return ChunkLabEmbeddingFunction()
+def get_embedding_function() -> Any:
+    """The Chroma ``EmbeddingFunction`` (registered with Chroma on first call)."""
+    return _embedding_function_class()()

@@ -262,9 +262,11 @@ class ChunkStore:
         name: str,
         chunks: Iterable[Chunk],
         *,
+        documents: Iterable[str] = (),
         progress: Callable[[int, int], None] | None = None,
     ) -> ChunkSetInfo:
-        """Embed (cached) and store ``chunks``; their documents then count as stored in the set.
+        """Embed (cached) and store ``chunks``; their documents (and ``documents``, ids of
+        documents that gave no chunk) then count as stored in the set.
 
         ``progress(done, total)`` is called after each write. Chunks with an id already in the
         set replace it, so adding a document again after an interruption is safe.
@@ -287,7 +289,9 @@ class ChunkStore:
             if progress:
                 progress(start + len(part), len(unique))
         info = self._info(collection)
-        doc_ids = list(dict.fromkeys([*info.doc_ids, *(chunk.doc_id for chunk in unique)]))
+        doc_ids = list(
+            dict.fromkeys([*info.doc_ids, *(chunk.doc_id for chunk in unique), *documents])
+        )
         with self._talking():
             count = collection.count()
         info = info.model_copy(

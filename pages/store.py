@@ -1,4 +1,217 @@
+"""Chunk sets: several chunkings of the library side by side, one active (seed 002, AC-5.9.7/8).
+
+Create a set from the library with a preset and settings (progress per batch), cut over to it,
+roll back to the previous one, delete with confirmation.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
 import streamlit as st
 
-st.title("Store")
-st.info("This page is being built.")
+from core.chunking.registry import PRESETS, config_class
+from core.config import data_dir
+from core.embeddings import MAX_WORD_PIECES
+from core.errors import ChunkLabError
+from core.ingest import DEFAULT_BATCH_SIZE, Progress, Source, ingest
+from core.store import ChunkSetInfo, ChunkStore
+from ui.state import library, show_error
+
+CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete confirmation
+NOTICE = "store_notice"  # session key: a success sentence to show after the rerun
+SIZED_FIELDS = ("size", "overlap", "unit", "tables", "respect_sections")
+
+
+@st.cache_resource(show_spinner="Opening the chunk store…")
+def chunk_store(location: tuple[str, str, str]) -> ChunkStore:
+    """One store per data folder / Chroma server (the key changes when they do)."""
+    return ChunkStore()
+
+
+def _settings_text(info: ChunkSetInfo) -> str:
+    shown = {k: v for k, v in info.settings.items() if k in SIZED_FIELDS}
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "active": "●" if info.name == active else "",
+                "name": info.name,
+                "strategy": info.strategy,
+                "settings": _settings_text(info),
+                "description": info.description,
+                "documents": info.docs,
+                "chunks": info.chunks,
+                f"> {MAX_WORD_PIECES} word pieces": info.over_limit,
+                "created": info.created.replace("T", " "),
+            }
+            for info in infos
+        ]
+    )
+
+
+def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
+    active = store.active_set()
+    st.dataframe(sets_table(infos, active), hide_index=True, width="stretch")
+    for info in infos:
+        if info.over_limit:
+            st.warning(
+                f"“{info.name}”: {info.over_limit} of {info.chunks} chunks are longer than "
+                f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces}); they "
+                "are embedded truncated, so their tails do not count for retrieval.",
+                icon=":material/content_cut:",
+            )
+
+
+def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
+    st.subheader("Active set")
+    active, previous = store.active_set(), store.previous_set()
+    if active:
+        st.success(f"Retrieval uses **{active}**.", icon=":material/toggle_on:")
+    else:
+        st.info("No set is active yet: retrieval has nothing to use until you activate one.")
+    others = [info.name for info in infos if info.name != active]
+    left, right = st.columns(2)
+    with left:
+        if others:
+            target = st.selectbox("Switch to", others, key="store_target")
+            if st.button("Activate (cut over)", key="store_activate", type="primary"):
+                store.activate(target)
+                st.session_state[NOTICE] = f"Cut over to “{target}”."
+                st.rerun()
+    with right:
+        if previous and previous != active:
+            st.caption(f"Previous set: {previous}")
+            if st.button(f"Roll back to “{previous}”", key="store_rollback"):
+                store.rollback()
+                st.session_state[NOTICE] = f"Rolled back to “{previous}”."
+                st.rerun()
+
+
+def _setting_inputs(preset_name: str) -> dict:
+    """Inputs for the preset's settings the strategy knows, prefilled from the preset (the keys
+    name the preset, so picking another preset shows its values, not the last ones typed)."""
+    strategy, preset = PRESETS[preset_name]
+    fields = config_class(strategy).model_fields
+    settings = dict(preset)
+    cols = st.columns(4)
+    key = f"store_{preset_name}"
+    if "size" in fields:
+        settings["size"] = cols[0].number_input(
+            "Size", min_value=1, value=int(preset.get("size", fields["size"].default)), step=50,
+            key=f"{key}_size")
+    if "overlap" in fields:
+        settings["overlap"] = cols[1].number_input(
+            "Overlap", min_value=0, value=int(preset.get("overlap", fields["overlap"].default)),
+            step=10, key=f"{key}_overlap")
+    if "unit" in fields:
+        units = ["tokens", "chars"]
+        settings["unit"] = cols[2].selectbox(
+            "Unit", units, index=units.index(preset.get("unit", fields["unit"].default)),
+            key=f"{key}_unit")
+    if "tables" in fields:
+        settings["tables"] = cols[3].checkbox(
+            "Tables as single chunks", value=bool(preset.get("tables", fields["tables"].default)),
+            key=f"{key}_tables")
+    return settings
+
+
+def create_form(store: ChunkStore, names: set[str]) -> None:
+    st.subheader("New chunk set")
+    documents = library().documents()
+    if not documents:
+        st.info("The library is empty: add documents on the **Documents** page first.")
+        return
+    preset_name = st.selectbox("Preset", list(PRESETS), key="store_preset")
+    strategy = PRESETS[preset_name][0]
+    settings = _setting_inputs(preset_name)
+    by_id = {d.doc_id: d for d in documents}
+    chosen = st.multiselect("Documents", list(by_id), default=list(by_id),
+                            format_func=lambda i: by_id[i].source_name, key="store_docs")
+    left, right = st.columns([3, 1])
+    name = left.text_input("Name", value=preset_name if preset_name not in names else "",
+                           key="store_name", placeholder="e.g. recursive 500/50 v2")
+    batch_size = right.number_input("Batch size (documents)", min_value=1, max_value=100,
+                                    value=DEFAULT_BATCH_SIZE, key="store_batch")
+    description = st.text_input("Description", key="store_description",
+                                placeholder="What this set is for")
+    st.caption("A new set leaves every other set as it is; activate it when you are ready "
+               "(cutover). Documents already in a set of that name are skipped, so a "
+               "re-run resumes.")
+    if not st.button("Create and ingest", key="store_create", type="primary",
+                     disabled=not chosen):
+        return
+    bar = st.progress(0.0, text="Starting…")
+
+    def advance(progress: Progress) -> None:
+        bar.progress(progress.done / max(progress.total, 1),
+                     text=f"{progress.done}/{progress.total} documents · {progress.chunks} chunks"
+                          f" · {progress.message}")
+
+    try:
+        summary = ingest([Source.from_document(by_id[i]) for i in chosen], name, strategy,
+                         settings, batch_size=int(batch_size), store=store, progress=advance,
+                         description=description)
+    except ChunkLabError as err:
+        show_error(err)
+        return
+    finally:
+        bar.empty()
+    st.session_state[NOTICE] = summary.sentence()
+    for line in summary.warnings():
+        st.warning(line)
+    if not summary.failed:
+        st.rerun()
+
+
+def delete_section(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
+    st.subheader("Delete a set")
+    names = [info.name for info in infos]
+    pending = st.session_state.get(CONFIRM)
+    if pending not in names:
+        doomed = st.selectbox("Set", names, key="store_delete_pick")
+        if st.button("Delete…", key="store_delete"):
+            st.session_state[CONFIRM] = doomed
+            st.rerun()
+        return
+    info = next(i for i in infos if i.name == pending)
+    active_note = " It is the active set: retrieval will have no set." if (
+        pending == store.active_set()) else ""
+    st.warning(f"Delete “{pending}” and its {info.chunks} chunks? This cannot be undone."
+               f"{active_note}")
+    yes, no = st.columns(2)
+    if yes.button("Yes, delete", key="store_delete_yes", type="primary"):
+        store.delete_set(pending)
+        del st.session_state[CONFIRM]
+        st.session_state[NOTICE] = f"Deleted “{pending}”."
+        st.rerun()
+    if no.button("Cancel", key="store_delete_no"):
+        del st.session_state[CONFIRM]
+        st.rerun()
+
+
+st.title("Chunk sets")
+st.caption("Each chunk set is one chunking of your documents, embedded with MiniLM and stored "
+           "in Chroma. Several sets live side by side for A/B comparison; the active one is "
+           "what retrieval uses.")
+location = (str(data_dir()), os.environ.get("CHROMA_HOST", ""), os.environ.get("CHROMA_PORT", ""))
+try:
+    store = chunk_store(location)
+    st.caption(f"Store: {store.location}")
+    if notice := st.session_state.pop(NOTICE, None):
+        st.success(notice)
+    infos = store.list_sets()
+    if infos:
+        show_sets(store, infos)
+        cutover(store, infos)
+    else:
+        st.info("No chunk sets yet: create the first one below.")
+    create_form(store, {info.name for info in infos})
+    if infos:
+        delete_section(store, infos)
+except ChunkLabError as err:
+    show_error(err)

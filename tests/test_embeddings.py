@@ -10,7 +10,6 @@ from core.embeddings import (
     DIMENSION,
     EMBEDDER_NAME,
     MAX_WORD_PIECES,
-    ChunkLabEmbeddingFunction,
     embed,
     get_embedding_function,
     word_pieces,
@@ -81,9 +80,9 @@ def test_identical_texts_are_embedded_once_memory_then_disk(monkeypatch):
 
 
 def test_embedding_function_is_registered_and_reopens_a_persisted_collection(tmp_path):
-    assert known_embedding_functions[EMBEDDER_NAME] is ChunkLabEmbeddingFunction
     function = get_embedding_function()
-    rebuilt = ChunkLabEmbeddingFunction.build_from_config(function.get_config())
+    assert known_embedding_functions[EMBEDDER_NAME] is type(function)
+    rebuilt = type(function).build_from_config(function.get_config())
     assert rebuilt.name() == EMBEDDER_NAME
     assert np.allclose(function(["hello"])[0], embed(["hello"])[0])
 

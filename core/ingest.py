@@ -1,0 +1,197 @@
+"""Batch (re-)processing into a chunk set (seed 002, AC-5.9.7): chunk, embed, store, resume.
+
+Documents go through in batches of ``batch_size``: each batch is converted, chunked, embedded
+together (one length-sorted pass over all its chunks) and written; only then do its documents
+count as stored in the set. A document already stored there is skipped without converting it
+(its id is the hash of its bytes), so a run that was killed goes on where it stopped when started
+again with the same arguments. Other chunk sets are never touched (cutover is a separate step).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.chunking.base import Chunk
+from core.documents.model import Document, content_id
+from core.errors import ChunkLabError, StoreError
+
+if TYPE_CHECKING:  # Chroma takes seconds to import: the CLI parser must not wait for it
+    from core.store import ChunkSetInfo, ChunkStore
+
+DEFAULT_BATCH_SIZE = 8
+
+
+@dataclass(frozen=True)
+class Source:
+    """A document to ingest: its id is known before it is loaded (so skipping costs nothing)."""
+
+    name: str
+    doc_id: str
+    load: Callable[[], Document]
+
+    @classmethod
+    def from_document(cls, document: Document) -> Source:
+        return cls(document.source_name, document.doc_id, lambda: document)
+
+    @classmethod
+    def from_path(cls, path: Path) -> Source:
+        from core.documents import convert
+
+        data = path.read_bytes()
+        return cls(path.name, content_id(data), lambda: convert(data, path.name))
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int  # documents handled so far (stored, skipped or failed)
+    total: int
+    chunks: int  # chunks stored so far in this run
+    message: str
+
+
+@dataclass
+class IngestSummary:
+    chunk_set: str
+    documents: int = 0  # stored by this run
+    skipped: int = 0  # already in the set
+    chunks: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+    over_limit: int = 0  # chunks embedded truncated (longer than 256 word pieces)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (document, sentence)
+
+    def sentence(self) -> str:
+        text = (
+            f"Chunk set “{self.chunk_set}”: stored {self.documents} document(s) as {self.chunks} "
+            f"chunks ({self.tokens} tokens) in {self.seconds:.1f} s"
+        )
+        if self.skipped:
+            text += f"; skipped {self.skipped} already stored"
+        if self.failed:
+            text += f"; {len(self.failed)} failed"
+        return text + "."
+
+    def warnings(self) -> list[str]:
+        lines = [f"{name}: {message}" for name, message in self.failed]
+        if self.over_limit:
+            lines.append(
+                f"{self.over_limit} chunk(s) are longer than MiniLM's 256 word pieces and were "
+                "embedded truncated (their tail does not count for retrieval)."
+            )
+        return lines
+
+
+def open_set(
+    store: ChunkStore,
+    name: str,
+    strategy: str,
+    settings: dict[str, Any],
+    *,
+    description: str = "",
+    prompt_versions: dict[str, str] | None = None,
+) -> ChunkSetInfo:
+    """The set to write into: created, or the existing one when its chunking is the same."""
+    from core.chunking.registry import build_chunker
+    from core.store import ChunkSetInfo
+
+    resolved = build_chunker(strategy, **settings).config.model_dump(mode="json")
+    if store.has_set(name):
+        info = store.info(name)
+        if (info.strategy, info.settings) != (strategy, resolved):
+            raise StoreError(
+                f"The chunk set “{name}” already holds {info.strategy} chunks with other "
+                "settings; choose a new name to re-process."
+            )
+        return info
+    return store.create_set(
+        ChunkSetInfo(
+            name=name,
+            strategy=strategy,
+            settings=resolved,
+            prompt_versions=prompt_versions or {},
+            description=description,
+        )
+    )
+
+
+def ingest(
+    sources: Sequence[Source],
+    chunk_set: str,
+    strategy: str,
+    settings: dict[str, Any] | None = None,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    store: ChunkStore | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    description: str = "",
+    prompt_versions: dict[str, str] | None = None,
+) -> IngestSummary:
+    """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped."""
+    from core.chunking.registry import chunk_document
+    from core.store import ChunkStore
+
+    if batch_size < 1:
+        raise StoreError("The batch size must be at least 1 document.")
+    settings = settings or {}
+    started = time.perf_counter()
+    store = store or ChunkStore()
+    existed = store.has_set(chunk_set)
+    info = open_set(store, chunk_set, strategy, settings, description=description,
+                    prompt_versions=prompt_versions)
+    summary = IngestSummary(chunk_set=info.name)
+    stored = set(info.doc_ids)
+    unique = list({source.doc_id: source for source in sources}.values())
+    pending = [source for source in unique if source.doc_id not in stored]
+    total = len(unique)
+    summary.skipped = total - len(pending)
+    done = summary.skipped
+
+    def report(message: str) -> None:
+        if progress:
+            progress(Progress(done, total, summary.chunks, message))
+
+    report(f"{summary.skipped} already stored" if summary.skipped else "starting")
+    for first in range(0, len(pending), batch_size):
+        batch = pending[first : first + batch_size]
+        chunks: list[Chunk] = []
+        names: list[str] = []
+        ids: list[str] = []
+        for source in batch:
+            if existed:  # an interrupted run may have written part of this document
+                store.remove_document(info.name, source.doc_id)
+            try:
+                chunks.extend(chunk_document(source.load(), strategy, **settings))
+                names.append(source.name)
+                ids.append(source.doc_id)
+            except ChunkLabError as err:
+                summary.failed.append((source.name, str(err)))
+        before = store.info(info.name).over_limit
+        after = store.add_chunks(
+            info.name, chunks, documents=ids
+        ).over_limit
+        summary.documents += len(names)
+        summary.chunks += len(chunks)
+        summary.tokens += sum(chunk.tokens for chunk in chunks)
+        summary.over_limit += after - before
+        done += len(batch)
+        report(", ".join(names) or "nothing stored")
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def sources_from_paths(paths: Iterable[Path]) -> list[Source]:
+    """One source per file; a folder gives the supported files directly inside it."""
+    from core.documents import SUPPORTED_EXTENSIONS
+
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            inside = [p for p in path.iterdir() if p.is_file()]
+            files.extend(sorted(p for p in inside if p.suffix.lower() in SUPPORTED_EXTENSIONS))
+        else:
+            files.append(path)
+    return [Source.from_path(path) for path in files]

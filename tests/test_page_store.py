@@ -1,0 +1,119 @@
+"""The Chunk sets page under AppTest: create with progress, cutover, rollback, delete, notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui.state
+from core.store import ChunkSetInfo, ChunkStore
+from tests.test_ingest import _markdown
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "store.py")
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch) -> Path:
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    for topic in ("boilers", "chimneys"):
+        (samples / f"{topic}.md").write_text(_markdown(topic), encoding="utf-8")
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CHROMA_HOST", raising=False)
+    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
+    ui.state.library.clear()
+    yield tmp_path / "data"
+    ui.state.library.clear()
+
+
+def run() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [e.value for kind in ("success", "info", "warning", "error", "markdown", "caption")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at = next(b for b in at.button if b.key == key).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_create_a_set_from_the_library_then_cut_over_and_roll_back(data):
+    at = run()
+    assert "No chunk sets yet" in texts(at)
+    at.selectbox(key="store_preset").set_value("recursive 500/50")
+    at.text_input(key="store_name").set_value("rec A")
+    at.text_input(key="store_description").set_value("the baseline")
+    at = click(at, "store_create")
+    assert "Chunk set “rec A”: stored 2 document(s)" in texts(at)
+    table = at.dataframe[0].value
+    assert list(table["name"]) == ["rec A"] and list(table["documents"]) == [2]
+    assert list(table["description"]) == ["the baseline"]
+    assert "No set is active yet" in texts(at)
+
+    at.selectbox(key="store_preset").set_value("recursive 500/50 by section")
+    at.text_input(key="store_name").set_value("fixed B")
+    at = click(at, "store_create")
+    assert [i.name for i in ChunkStore().list_sets()] == ["rec A", "fixed B"]
+
+    at.selectbox(key="store_target").set_value("rec A")
+    at = click(at, "store_activate")
+    assert "Retrieval uses **rec A**" in texts(at)
+    at.selectbox(key="store_target").set_value("fixed B")
+    at = click(at, "store_activate")
+    assert "Cut over to “fixed B”" in texts(at)
+    assert list(at.dataframe[0].value["active"]) == ["", "●"]
+    at = click(at, "store_rollback")
+    assert "Rolled back to “rec A”" in texts(at)
+    assert ChunkStore().active_set() == "rec A"
+
+
+def test_delete_asks_for_confirmation(data):
+    store = ChunkStore()
+    for name in ("keep", "drop"):
+        store.create_set(ChunkSetInfo(name=name, strategy="recursive"))
+    at = run()
+    at.selectbox(key="store_delete_pick").set_value("drop")
+    at = click(at, "store_delete")
+    assert "Delete “drop” and its 0 chunks? This cannot be undone." in texts(at)
+    at = click(at, "store_delete_no")
+    assert {i.name for i in ChunkStore().list_sets()} == {"keep", "drop"}
+    at.selectbox(key="store_delete_pick").set_value("drop")
+    at = click(at, "store_delete")
+    at = click(at, "store_delete_yes")
+    assert "Deleted “drop”" in texts(at)
+    assert [i.name for i in ChunkStore().list_sets()] == ["keep"]
+
+
+def test_long_chunks_get_a_note_and_bad_settings_a_sentence(data):
+    long = (_markdown("attics") * 3).replace("# Inspecting", "Inspecting")  # one long section
+    (data.parent / "samples" / "attics.md").write_text(long, encoding="utf-8")
+    at = run()
+    at.selectbox(key="store_preset").set_value("recursive 500/50")
+    at.text_input(key="store_name").set_value("long")
+    at = click(at, "store_create")
+    info = ChunkStore().info("long")
+    assert info.docs == 3 and info.over_limit >= 1
+    assert f"“long”: {info.over_limit} of {info.chunks} chunks are longer than MiniLM's 256 " \
+        "word pieces" in texts(at)
+
+    ChunkStore().create_set(ChunkSetInfo(name="taken", strategy="fixed"))
+    at.text_input(key="store_name").set_value("taken")
+    at = click(at, "store_create")
+    assert "already holds fixed chunks with other settings" in at.error[0].value
+    assert list(at.dataframe[0].value["name"]) == ["long", "taken"]  # the sets are still listed
+
+
+def test_an_unreachable_server_is_a_sentence(data, monkeypatch):
+    monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
+    monkeypatch.setenv("CHROMA_PORT", "9")
+    at = run()
+    assert "The Chroma server at 127.0.0.1:9 cannot be reached" in at.error[0].value
