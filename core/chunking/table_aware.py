@@ -88,11 +88,11 @@ def segments(
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span without surrounding whitespace (``start == end`` when it is all whitespace)."""
+    """The span without surrounding whitespace (``(end, end)`` when it is all whitespace)."""
     piece = text[start:end]
     kept = piece.lstrip()
     if not kept:
-        return start, start
+        return end, end
     start += len(piece) - len(kept)
     return start, end - (len(kept) - len(kept.rstrip()))
 
