@@ -121,13 +121,14 @@ def splitters() -> dict[str, Callable[[str], list]]:
     return out
 
 
-def timed(fn: Callable[[str], list], texts: list[str], repeat: int) -> tuple[float, list]:
-    """Best time of ``repeat`` runs; each run's texts differ by one word (Chonkie memoises)."""
+def timed(label: str, texts: list[str], repeat: int) -> tuple[float, list]:
+    """Best time of ``repeat`` runs, each with fresh splitters (Chonkie memoises counts)."""
     best, result = float("inf"), []
-    for run in range(repeat):
-        varied = [f"{t}\n\nRun {run}." for t in texts]
+    for _ in range(repeat):
+        fn = splitters()[label]
+        fn(texts[0][:1000])  # warm-up: lazy tables, imports
         start = time.perf_counter()
-        result = [fn(t) for t in varied]
+        result = [fn(t) for t in texts]
         best = min(best, time.perf_counter() - start)
     return best, result
 
@@ -136,9 +137,8 @@ def report(name: str, texts: list[str], repeat: int) -> None:
     megabytes = sum(len(t.encode("utf-8")) for t in texts) / 1e6
     print(f"\n== {name}: {len(texts)} text(s), {megabytes:.2f} MB, best of {repeat} ==")
     rows = []
-    for label, fn in splitters().items():
-        fn(texts[0][:1000])  # warm-up: lazy tables, imports
-        seconds, result = timed(fn, texts, repeat)
+    for label in splitters():
+        seconds, result = timed(label, texts, repeat)
         chunks = [c for r in result for c in r] if label != "raw tiktoken encode" else []
         largest = max((count_tokens(c) for c in chunks), default=0)
         rows.append((label, megabytes / seconds, len(chunks), largest))

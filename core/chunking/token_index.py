@@ -18,6 +18,7 @@ document be encoded in parallel parts cut at safe boundaries (tiktoken releases 
 
 from __future__ import annotations
 
+import array
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, cached_property
@@ -84,7 +85,8 @@ class TokenIndex:
         return np.concatenate(encoded)
 
     def _encode_part(self, text: str) -> np.ndarray:
-        return np.array(self._enc.encode_ordinary(text), dtype=np.int64)
+        # array.array copies a list of ints several times faster than np.array does
+        return np.frombuffer(array.array("I", self._enc.encode_ordinary(text)), dtype=np.uint32)
 
     @property
     def n_tokens(self) -> int:
