@@ -46,7 +46,7 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "description": info.description,
                 "documents": info.docs,
                 "chunks": info.chunks,
-                f"> {MAX_WORD_PIECES} word pieces": info.over_limit,
+                "truncated": info.over_limit,  # chunks over MAX_WORD_PIECES
                 "created": info.created.replace("T", " "),
             }
             for info in infos
