@@ -1,7 +1,8 @@
 """Recursive chunking speed: ours against LangChain, Chonkie, semchunk and raw tiktoken.
 
 Same texts, same tokenizer (cl100k), same target (500 tokens, overlap 50 where the peer has
-overlap), one run, best of ``--repeat``; prints MB/s and ratios to raw encode and to Chonkie:
+overlap), one run, best of ``--repeat`` interleaved rounds; prints MB/s and ratios to raw
+encode and to Chonkie:
 
     .venv/bin/pip install -r requirements-bench.txt
     .venv/bin/python bench/bench_chunkers.py [--mb 5] [--repeat 3]
@@ -121,25 +122,22 @@ def splitters() -> dict[str, Callable[[str], list]]:
     return out
 
 
-def timed(label: str, texts: list[str], repeat: int) -> tuple[float, list]:
-    """Best time of ``repeat`` runs, each with fresh splitters (Chonkie memoises counts)."""
-    best, result = float("inf"), []
-    for _ in range(repeat):
-        fn = splitters()[label]
-        fn(texts[0][:1000])  # warm-up: lazy tables, imports
-        start = time.perf_counter()
-        result = [fn(t) for t in texts]
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def report(name: str, texts: list[str], repeat: int) -> None:
+    """Every splitter once per round, rounds repeated: the best of each is compared, so a
+    neighbour's load burst on a shared machine hits all splitters alike."""
     megabytes = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-    print(f"\n== {name}: {len(texts)} text(s), {megabytes:.2f} MB, best of {repeat} ==")
+    print(f"\n== {name}: {len(texts)} text(s), {megabytes:.2f} MB, best of {repeat} rounds ==")
+    best: dict[str, float] = {}
+    results: dict[str, list] = {}
+    for _ in range(repeat):
+        for label, fn in splitters().items():  # fresh instances: Chonkie memoises counts
+            fn(texts[0][:1000])  # warm-up: lazy tables, imports
+            start = time.perf_counter()
+            results[label] = [fn(t) for t in texts]
+            best[label] = min(best.get(label, float("inf")), time.perf_counter() - start)
     rows = []
-    for label in splitters():
-        seconds, result = timed(label, texts, repeat)
-        chunks = [c for r in result for c in r] if label != "raw tiktoken encode" else []
+    for label, seconds in best.items():
+        chunks = [] if label == "raw tiktoken encode" else [c for r in results[label] for c in r]
         largest = max((count_tokens(c) for c in chunks), default=0)
         rows.append((label, megabytes / seconds, len(chunks), largest))
     encode = next(r[1] for r in rows if r[0] == "raw tiktoken encode")
@@ -155,7 +153,7 @@ def report(name: str, texts: list[str], repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=5.0, help="size of the generated text")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     samples = sorted(p for p in (ROOT / "sample_docs").iterdir()
                      if p.is_file() and p.suffix not in {".py", ".csv"})
