@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -13,20 +11,12 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.render import HighlightSpan, highlight_html, palette
 from core.tokens import count_tokens
-from ui.state import library, pick_document, select_document, show_error
+from ui.state import library, md_escape, pick_document, select_document, show_error
 
 UPLOAD_RESULTS = "documents_upload_results"  # [(ok, message)] of the last upload
 UPLOADER_ROUND = "documents_uploader_round"  # a new key clears the uploader after an upload
 CONFIRM_REMOVE = "documents_confirm_remove"
 TABLE_COLOR = "#ffd59e"
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
-
-
-def md_escape(text: str) -> str:
-    """User text shown through st.markdown: Markdown syntax characters escaped."""
-    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def token_count(doc_id: str, text: str) -> int:
     return count_tokens(text)
