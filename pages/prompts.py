@@ -9,14 +9,13 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.llm.settings import load_settings
 from core.prompts import workbench
 from core.prompts.inputs import Conversation, PromptInput, values_for
 from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
 from core.prompts.rag import load_rag_settings, save_rag_settings
 from core.render import HighlightSpan, highlight_html, palette
 from core.tokens import count_tokens
-from ui.state import pick_document, show_error
+from ui.state import llm_settings, md_escape, pick_document, show_error
 
 MARKER = "@@"
 EDITOR_HEIGHT = 520
@@ -239,7 +238,7 @@ else:
 values = values_for(name, source)
 
 # --- preview / test / A/B / diff / import-export --------------------------------------------
-settings = load_settings()
+settings = llm_settings()
 preview_tab, test_tab, ab_tab, diff_tab, io_tab = st.tabs(
     ["Preview", "Test", "A/B", "Diff vs default", "Import / export"], key="pw_tabs")
 
@@ -333,7 +332,7 @@ with ab_tab:
         sides = st.columns(2)
         for side, run in zip(sides, (result.a, result.b), strict=True):
             with side:
-                st.markdown(f"**{run.label}** · version `{run.version}`")
+                st.markdown(f"**{md_escape(run.label)}** · version `{run.version}`")
                 m = st.columns(3)
                 m[0].metric("Requests", run.requests)
                 m[1].metric("Tokens", f"{run.prompt_tokens + run.completion_tokens:,}")

@@ -14,9 +14,9 @@ from core.errors import ChunkLabError
 from core.llm.chunker import LLMChunker, LLMConfig
 from core.llm.log import ResponseLog
 from core.llm.pipeline import LLMRun
-from core.llm.settings import SESSION_KEY, LLMSettings, load_settings
+from core.llm.settings import LLMSettings
 from core.render import HighlightSpan, highlight_html
-from ui.state import pick_document, show_error
+from ui.state import llm_settings, pick_document, show_error
 
 TYPE_COLORS = {
     "DOCUMENT_START": "#cfe3ff",
@@ -29,7 +29,7 @@ RUNS = "structure_runs"  # doc_id -> (config dict, LLMRun)
 st.title("Structure")
 st.caption("How docling and the LLM see the same document, and where the LLM cuts it.")
 
-settings: LLMSettings = st.session_state.get(SESSION_KEY) or load_settings()
+settings: LLMSettings = llm_settings()
 document = pick_document()
 if document is None:
     st.stop()
@@ -77,6 +77,14 @@ def _sections_frame(rows: list[tuple[int, str, int, int]], snaps: list[int] | No
     return frame
 
 
+def _show_sections(frame: pd.DataFrame) -> None:
+    """Section tables with the title column wide enough to read."""
+    st.dataframe(frame, hide_index=True, column_config={
+        "level": st.column_config.NumberColumn(width="small"),
+        "title": st.column_config.TextColumn(width="large"),
+    })
+
+
 def _snap_of(document: Document, run: LLMRun) -> dict[int, tuple[int, int]]:
     """chunk start -> (what the model said, snap distance) for chunks the model started."""
     found = {}
@@ -108,7 +116,7 @@ stored = runs.get(document.doc_id)
 docling_rows = [(s.level, s.title, s.start, s.end) for s in document.sections]
 if stored is None:
     st.subheader("docling's sections")
-    st.dataframe(_sections_frame(docling_rows), hide_index=True)
+    _show_sections(_sections_frame(docling_rows))
     st.info("Run LLM chunking to see the LLM's sections and boundaries for this document.")
     st.stop()
 
@@ -131,12 +139,12 @@ cols[6].metric("Max snap (chars)", max(snaps) if snaps else 0,
 docling_col, llm_col = st.columns(2)
 with docling_col:
     st.subheader("docling's sections")
-    st.dataframe(_sections_frame(docling_rows), hide_index=True)
+    _show_sections(_sections_frame(docling_rows))
 with llm_col:
     st.subheader("The LLM's sections")
     sections = run.structure.sections if run.structure else []
-    st.dataframe(_sections_frame([(s.level, s.title, s.start, s.end) for s in sections],
-                                 [s.snap_distance for s in sections]), hide_index=True)
+    _show_sections(_sections_frame([(s.level, s.title, s.start, s.end) for s in sections],
+                                   [s.snap_distance for s in sections]))
 
 st.subheader("The LLM's boundaries")
 st.html(" ".join(

@@ -92,6 +92,16 @@ def test_no_endpoint_test_tab_explains_setup(at):
     assert "No LLM endpoint configured" in info and "LLM_BASE_URL" in info
 
 
+def test_settings_typed_on_the_settings_page_enable_the_test(at):
+    from core.llm.settings import SESSION_KEY, LLMSettings
+
+    at.session_state[SESSION_KEY] = LLMSettings(base_url="http://127.0.0.1:9/v1", model="m")
+    at.run()
+    assert not at.exception
+    assert "No LLM endpoint configured" not in texts(at.info)
+    assert any(b.label == "Run test" for b in at.button)
+
+
 def test_structure_template_previews_anchored_document(at):
     at.selectbox(key="pw_template").set_value("structure_analysis").run()
     assert not at.exception, at.exception
