@@ -19,10 +19,9 @@ from core.assembly import (
     workbench_system_prompt,
 )
 from core.errors import ChunkLabError
-from core.library import default_library
 from core.render import HighlightSpan, highlight_html, palette
 from core.retrieval import RANK_MODES, Pack, retrieve
-from ui.state import show_error
+from ui.state import library, llm_settings, md_escape, show_error
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
@@ -37,21 +36,18 @@ def chunk_store():
     return ChunkStore()
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _library_text(doc_id: str) -> tuple[str, str]:
-    """Read from the library on disk: no sample conversion, unlike ``ui.state.library()``. A
-    document id is a content hash, so the cached text never goes stale; misses raise, so they
-    are not cached."""
-    doc = default_library().get(doc_id)
-    return doc.source_name, doc.text
-
-
 def _doc_text(doc_id: str) -> tuple[str, str] | None:
     """(source name, text) of a library document, or None when it is not in the library."""
     try:
-        return _library_text(doc_id)
+        doc = library().get(doc_id)
     except (KeyError, ChunkLabError):
         return None
+    return doc.source_name, doc.text
+
+
+def _source_name(doc_id: str) -> str:
+    found = _doc_text(doc_id)
+    return found[0] if found else doc_id
 
 
 def _source_html(pack: Pack, mark: str, color: str) -> str:
@@ -128,12 +124,7 @@ def _controls() -> dict:
 
 
 def _default_context() -> int:
-    try:
-        from core.llm.settings import load_settings
-
-        return load_settings().context_tokens
-    except Exception:  # noqa: BLE001 — the page works without LLM settings
-        return 8192
+    return llm_settings().context_tokens
 
 
 def _assemble(name: str, opts: dict) -> tuple[list[Pack], AssembledPrompt]:
@@ -158,10 +149,10 @@ def _show_packs(slot: str, packs: list[Pack], assembled: AssembledPrompt) -> Non
         path = " > ".join(pack.heading_path) or "(no heading)"
         if pack.id in by_pack:
             n, citation = by_pack[pack.id]
-            st.subheader(f"{citation.marker} {source}", anchor=_anchor(slot, n))
+            st.subheader(f"{citation.marker} {md_escape(source)}", anchor=_anchor(slot, n))
         else:
-            st.subheader(f"✂ dropped · {source}", anchor=False)
-        st.caption(f"score {pack.score:.4f} · {path} · spans "
+            st.subheader(f":material/content_cut: Dropped · {md_escape(source)}", anchor=False)
+        st.caption(f"score {pack.score:.4f} · {md_escape(path)} · spans "
                    + ", ".join(f"{s:,}–{e:,}" for s, e in pack.spans)
                    + f" · {len(pack.chunk_ids)} chunk(s)")
         mark = by_pack[pack.id][1].marker if pack.id in by_pack else "dropped"
@@ -176,8 +167,8 @@ def _show_prompt(slot: str, assembled: AssembledPrompt) -> None:
     if assembled.citations:
         st.markdown("**Citation map** (each marker links to its source below)")
         st.markdown("\n".join(
-            f"- [{c.marker}](#{_anchor(slot, n)}) `{c.doc_id}` · "
-            f"{' > '.join(c.heading_path) or '(no heading)'} · spans "
+            f"- [{c.marker}](#{_anchor(slot, n)}) **{md_escape(_source_name(c.doc_id))}** · "
+            f"{md_escape(' > '.join(c.heading_path)) or '(no heading)'} · spans "
             + ", ".join(f"{s:,}–{e:,}" for s, e in c.span_offsets)
             for n, c in enumerate(assembled.citations, start=1)
         ))
@@ -190,7 +181,7 @@ def _show_answer(slot: str, text: str, check: CitationCheck) -> None:
     st.html(highlight_html(text, spans, height_px=360))
     if check.unknown:
         st.error("Unknown markers (no source behind them): " + " ".join(check.unknown))
-    if check.unused:
+    if check.unused and check.hits:
         st.warning("Sources the answer never cites: " + " ".join(check.unused))
     if check.ok and check.used:
         st.success("Every marker points to a source, and every source is cited.")
@@ -200,9 +191,8 @@ def _show_answer(slot: str, text: str, check: CitationCheck) -> None:
 
 def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
     from core.llm.client import LLMClient
-    from core.llm.settings import load_settings
 
-    settings = load_settings()
+    settings = llm_settings()
     if not settings.configured:
         st.info(settings.missing_message())
         return
@@ -286,7 +276,7 @@ def main() -> None:
     for slot, name, column in zip("ab", chosen, columns, strict=False):
         with column:
             if len(chosen) > 1:
-                st.subheader(f"{slot.upper()}: {name}")
+                st.subheader(f"{slot.upper()}: {md_escape(name)}")
             _panel(slot, name, opts)
 
 

@@ -66,8 +66,10 @@ def test_shows_packs_prompt_citations_and_budget(one_set):
     assert user_prompt.startswith(QUESTION + "\n\nContext:\n\n[¹]\nDoc: ")
     assert "a cluster with five tolerates two" in user_prompt
     headings = [h.value for h in at.subheader]
-    assert headings[0].startswith("[¹] technical_handbook.md")
-    assert "[[¹]](#cite-a-1)" in markdown(at)  # the citation map links each marker to its source
+    assert headings[0].replace("\\", "").startswith("[¹] technical_handbook.md")
+    citation_map = markdown(at).replace("\\", "")
+    assert "[[¹]](#cite-a-1)" in citation_map  # the citation map links each marker to its source
+    assert "[[¹]](#cite-a-1) **technical_handbook.md** · " in citation_map  # name, not the id
     assert any("context size" in c.value and "left for the answer" in c.value for c in at.caption)
     assert at.get("plotly_chart") and at.get("download_button")
 
@@ -78,7 +80,7 @@ def test_smaller_headroom_drops_packs(one_set):
     tight = run_page(**base, assemble_headroom=200)
     kept = [at.metric[0].value for at in (roomy, tight)]
     assert kept[0] == "5 / 5" and kept[1] != "5 / 5"
-    assert any(h.value.startswith("✂ dropped") for h in tight.subheader)
+    assert any(h.value.startswith(":material/content_cut: Dropped · ") for h in tight.subheader)
     assert any("Seed rule" in c.value for c in tight.caption)
 
 
@@ -108,4 +110,15 @@ def test_ask_the_llm_checks_the_answer_markers(one_set, fake_llm, monkeypatch): 
     assert "[²]" in at.warning[0].value  # unused source flagged
     prompt = fake_llm.calls[-1].prompt
     assert prompt.endswith("You may reference [¹]…[²].") and QUESTION in prompt
+    assert fake_llm.calls[-1].phase == "rag_answer"
+
+
+def test_ask_uses_the_settings_typed_on_the_settings_page(one_set, fake_llm):  # noqa: F811
+    """No environment: the session's settings (Settings page, API key included) are used."""
+    fake_llm.respond(lambda request: "Two coordinators may fail [¹].")
+    at = run_page(assemble_question=QUESTION, assemble_limit=1,
+                  llm_settings=fake_llm.settings(api_key="sk-session-only"))
+    at.button(key="ask_a").click().run()
+    assert not at.exception and not at.error
+    assert any("Every marker points to a source" in s.value for s in at.success)
     assert fake_llm.calls[-1].phase == "rag_answer"
