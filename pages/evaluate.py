@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.documents.model import Document
+from core.documents.model import Document, content_id
 from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS, relative_improvement
 from core.evaluation.questions import (
@@ -33,11 +33,21 @@ AC_TARGET = 0.15  # seed 002, AC-5.9.9: table-query accuracy ≥ 15 % better tha
 REFERENCE_COLOR = "#ffe066"
 
 
-@st.cache_data(show_spinner="Converting the sample documents…")
+@st.cache_data(show_spinner="Converting a sample document…")
 def _convert(data: bytes, filename: str) -> Document:
     from core.documents import convert
 
     return convert(data, filename)
+
+
+def _sample_document(path: Path) -> Document:
+    """The library's conversion of a sample (made at first start), else a fresh one (the user
+    removed it from the library)."""
+    data = path.read_bytes()
+    try:
+        return library().get(content_id(data))
+    except (KeyError, ChunkLabError):
+        return _convert(data, path.name)
 
 
 def _shipped_sets() -> list[Path]:
@@ -53,7 +63,7 @@ def _load_shipped(paths: list[Path], name: str) -> tuple[QuestionSet, dict[str, 
         problems += qs.problems
     question_set = QuestionSet(name, tuple(questions), tuple(problems))
     files = corpus_files({q.corpus_id for q in questions}, SAMPLES_DIR)
-    documents = {cid: _convert(p.read_bytes(), p.name) for cid, p in files.items()}
+    documents = {cid: _sample_document(path) for cid, path in files.items()}
     return validate(question_set, documents), documents
 
 
@@ -159,7 +169,9 @@ def _show_metrics(results: list[ConfigResult]) -> None:
     shown["Winner"] = [w if pd.notna(w) and frame.loc[m].nunique() > 1 else "tie"
                        for m, w in winners.items()]
     st.subheader("Metrics (percent of the question set; ★ = best)")
-    st.dataframe(shown, key="evaluate_metrics_table")
+    shown.index.name = "Metric"
+    st.dataframe(shown, key="evaluate_metrics_table",
+                 column_config={"Metric": st.column_config.TextColumn(width="medium")})
     counts = {r.config.label: sum(r.chunk_counts.values()) for r in results}
     st.caption(
         f"{results[0].metrics['overall']['questions']} questions · rank {results[0].rank} · "
@@ -287,10 +299,11 @@ except ChunkLabError as err:
     loaded = None
 if loaded:
     question_set, documents = loaded
-    st.caption(f"{len(question_set.questions)} valid questions over "
-               f"{len(question_set.corpus_ids)} documents")
+    n_docs = len(question_set.corpus_ids)
+    st.caption(f"{len(question_set.questions)} valid questions over {n_docs} "
+               f"document{'s' if n_docs != 1 else ''}")
     if question_set.problems:
-        with st.expander(f"⚠️ {len(question_set.problems)} rows skipped"):
+        with st.expander(f"{len(question_set.problems)} rows skipped", icon=":material/warning:"):
             st.text("\n".join(str(p) for p in question_set.problems))
     try:
         configs = _pick_configs()
