@@ -27,7 +27,7 @@ def _row(doc: Document) -> dict:
         "Format": doc.format.upper(),
         "Converted by": doc.route,
         "Characters": len(doc.text),
-        "Pages": doc.pages,
+        "Pages": str(doc.pages) if doc.pages else "–",
         "Sections": len(doc.sections),
         "Tables": len(doc.tables),
         "Tokens (cl100k)": _tokens(doc.doc_id, doc.text),
@@ -39,17 +39,20 @@ st.subheader(f"Loaded documents ({len(documents)})")
 if documents:
     st.dataframe(pd.DataFrame([_row(d) for d in documents]), hide_index=True)
 else:
-    st.info("No documents yet.")
+    st.info("No documents yet: upload some on the **Documents** page.",
+            icon=":material/info:")
 
+LINKS = [
+    ("pages/documents.py", "Documents — upload, sections, tables", "description"),
+    ("pages/compare.py", "Compare — chunkings side by side", "compare"),
+    ("pages/structure.py", "Structure — the LLM's sections", "account_tree"),
+    ("pages/prompts.py", "Prompts — edit and A/B templates", "edit_note"),
+    ("pages/store.py", "Chunk sets — store, cut over, roll back", "database"),
+    ("pages/assemble.py", "Assemble — retrieval and the RAG prompt", "quick_reference_all"),
+    ("pages/evaluate.py", "Evaluate — recall, precision, IoU", "monitoring"),
+    ("pages/settings.py", "Settings — LLM endpoint", "settings"),
+]
 st.subheader("Where to next")
-left, right = st.columns(2)
-with left:
-    st.page_link("pages/documents.py", label="Documents — upload, sections, tables", icon=":material/description:")
-    st.page_link("pages/compare.py", label="Compare — chunkings side by side", icon=":material/compare:")
-    st.page_link("pages/structure.py", label="Structure — the LLM's sections", icon=":material/account_tree:")
-    st.page_link("pages/prompts.py", label="Prompts — edit and A/B templates", icon=":material/edit_note:")
-with right:
-    st.page_link("pages/store.py", label="Chunk sets — store, cut over, roll back", icon=":material/database:")
-    st.page_link("pages/assemble.py", label="Assemble — retrieval and the RAG prompt", icon=":material/quick_reference_all:")
-    st.page_link("pages/evaluate.py", label="Evaluate — recall, precision, IoU", icon=":material/monitoring:")
-    st.page_link("pages/settings.py", label="Settings — LLM endpoint", icon=":material/settings:")
+columns = st.columns(2)
+for n, (page, label, icon) in enumerate(LINKS):
+    columns[n // 4].page_link(page, label=label, icon=f":material/{icon}:")
