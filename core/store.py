@@ -50,7 +50,7 @@ class ChunkSetInfo(BaseModel):
     settings: dict[str, Any] = {}
     prompt_versions: dict[str, str] = {}
     embedder: str = EMBEDDER_NAME
-    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds"))
     description: str = ""
     docs: int = 0
     chunks: int = 0

@@ -47,7 +47,7 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "documents": info.docs,
                 "chunks": info.chunks,
                 "truncated": info.over_limit,  # chunks over MAX_WORD_PIECES
-                "created": info.created.replace("T", " "),
+                "created": info.created[:19].replace("T", " "),
             }
             for info in infos
         ]
