@@ -30,8 +30,9 @@ os.environ.pop("CHROMA_HOST", None)
 from bench_embeddings import prose  # noqa: E402
 
 from core.chunking.base import Chunk  # noqa: E402
+from core.embedding_input import embedding_text  # noqa: E402
 from core.embeddings import embed  # noqa: E402
-from core.store import ChunkSetInfo, ChunkStore, embedding_text  # noqa: E402
+from core.store import ChunkSetInfo, ChunkStore  # noqa: E402
 
 
 def synthetic_chunks(count: int, words: int, rng: random.Random) -> list[Chunk]:

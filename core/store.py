@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 
 from core.chunking.base import Chunk
 from core.config import data_dir
+from core.embedding_input import embedding_text
 from core.embeddings import EMBEDDER_NAME, MAX_WORD_PIECES, embed, get_embedding_function
 from core.embeddings import word_pieces as count_word_pieces
 from core.errors import StoreError
@@ -50,32 +51,15 @@ class ChunkSetInfo(BaseModel):
     settings: dict[str, Any] = {}
     prompt_versions: dict[str, str] = {}
     embedder: str = EMBEDDER_NAME
-    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds"))
+    created: str = Field(
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds")
+    )
     description: str = ""
     docs: int = 0
     chunks: int = 0
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
     over_limit: int = 0  # chunks whose embedded text exceeds MiniLM's 256 word pieces
     max_word_pieces: int = 0
-
-
-def embedding_text(chunk: Chunk) -> str:
-    """The text the vector is computed from (the stored document is always ``chunk.text``)."""
-    text = chunk.text
-    if chunk.chunk_type == "table":
-        text = chunk.summary or _caption_and_header(chunk.text)
-    if chunk.context_prefix:
-        text = f"{chunk.context_prefix.strip()}\n\n{text}"
-    return text
-
-
-def _caption_and_header(table_text: str) -> str:
-    """Caption lines before a Markdown table plus its header row (the whole text if no table)."""
-    lines = [line for line in table_text.splitlines() if line.strip()]
-    for index, line in enumerate(lines):
-        if line.lstrip().startswith("|"):
-            return "\n".join(lines[: index + 1])
-    return table_text
 
 
 def _metadata(chunk: Chunk) -> dict[str, str | int | bool]:

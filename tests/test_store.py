@@ -13,8 +13,9 @@ import pytest
 
 from core.chunking.base import Chunk, Chunker, ChunkerConfig
 from core.documents.model import Document, Section, Table
+from core.embedding_input import embedding_text
 from core.errors import StoreError
-from core.store import ChunkSetInfo, ChunkStore, embedding_text
+from core.store import ChunkSetInfo, ChunkStore
 
 TABLE = ("Table 2: Deductibles\n| Cover | Deductible |\n|---|---|\n| Fire | 500 EUR |\n"
          "| Flood | 1,000 EUR |")
@@ -194,7 +195,9 @@ def test_what_is_embedded():
     table = next(c for c in POLICY_CHUNKS if c.chunk_type == "table")
     assert embedding_text(table) == table.summary
     bare = table.model_copy(update={"summary": None})
-    assert embedding_text(bare) == "Table 2: Deductibles\n| Cover | Deductible |"
+    assert embedding_text(bare) == (
+        "Coverage\nTable 2: Deductibles\nColumns: Cover; Deductible\nRows: Fire; Flood"
+    )
     text = POLICY_CHUNKS[0].model_copy(update={"context_prefix": "From the policy's cover."})
     assert embedding_text(text) == f"From the policy's cover.\n\n{POLICY_CHUNKS[0].text}"
 

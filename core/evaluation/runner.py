@@ -27,12 +27,13 @@ import numpy as np
 from core.chunking.base import Chunk
 from core.config import data_dir
 from core.documents.model import Document
+from core.embedding_input import EMBEDDING_INPUT_VERSION, embedding_text
 from core.errors import ChunkLabError
 from core.evaluation.metrics import Range, aggregate, score_question, touches
 from core.evaluation.questions import Question, QuestionSet
 from core.retrieval.bm25 import BM25Index
-from core.retrieval.fusion import fused_scores
-from core.retrieval.ranking import RANK_MODES, ordered
+from core.retrieval.ranking import RANK_MODES
+from core.retrieval.ranking import rank as rank_chunks
 
 DEFAULT_K = 5
 EMBEDDER = "all-MiniLM-L6-v2-int8"
@@ -230,7 +231,7 @@ def _score_config(
     vectors: dict[str, np.ndarray] = {}
     if rank != "bm25":
         report(0.3, "embedding chunks")
-        all_texts = [c.text for cid in corpus_ids for c in chunks[cid]]
+        all_texts = [embedding_text(c) for cid in corpus_ids for c in chunks[cid]]
         matrix = _embed(all_texts)
         offset = 0
         for cid in corpus_ids:
@@ -246,10 +247,10 @@ def _score_config(
     rows: list[QuestionResult] = []
     for qi, q in enumerate(questions):
         doc_chunks = chunks[q.corpus_id]
-        ranking = _rank(
-            q.question, rank, k,
-            vectors.get(q.corpus_id), None if question_vectors is None else question_vectors[qi],
-            bm25.get(q.corpus_id),
+        ranking = rank_chunks(
+            q.question, doc_chunks, rank, embeddings=vectors.get(q.corpus_id), limit=k,
+            query_embedding=None if question_vectors is None else question_vectors[qi],
+            bm25_index=bm25.get(q.corpus_id),
         )
         refs = [r.span for r in q.references]
         retrieved = [doc_chunks[i] for i, _ in ranking]
@@ -270,25 +271,6 @@ def _score_config(
                         {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0)
 
 
-def _rank(
-    question: str,
-    mode: str,
-    k: int,
-    chunk_vectors: np.ndarray | None,
-    question_vector: np.ndarray | None,
-    bm25: BM25Index | None,
-) -> list[tuple[int, float]]:
-    """Like :func:`core.retrieval.ranking.rank`, but with the question vector and the BM25 index
-    computed once for the whole run instead of once per question."""
-    by_vector = ordered(chunk_vectors @ question_vector) if mode != "bm25" else []
-    by_words = ordered(bm25.scores(question), positive_only=True) if mode != "vector" else []
-    if mode == "vector":
-        return by_vector[:k]
-    if mode == "bm25":
-        return by_words[:k]
-    return fused_scores([[i for i, _ in by_vector], [i for i, _ in by_words]])[:k]
-
-
 def _embed(texts: list[str]) -> np.ndarray:
     from core.embeddings import embed
 
@@ -301,6 +283,7 @@ def _questions_key(
     payload = {
         "version": RESULTS_VERSION,
         "embedder": EMBEDDER,
+        "embedding_input": EMBEDDING_INPUT_VERSION,
         "rank": rank,
         "k": k,
         "questions": [

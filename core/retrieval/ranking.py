@@ -77,7 +77,7 @@ def rank(
             from core.embeddings import embed
 
             if embeddings is None:
-                from core.store import embedding_text
+                from core.embedding_input import embedding_text
 
                 embeddings = embed([c if isinstance(c, str) else embedding_text(c)
                                     for c in chunks])
