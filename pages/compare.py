@@ -22,7 +22,7 @@ from core.chunking.stats import chunk_stats
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.render import HighlightSpan, highlight_html, palette
-from ui.state import pick_document, show_error
+from ui.state import llm_settings, pick_document, show_error
 
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 HIDDEN_FIELDS = {"encoding", "window", "cache", "snap_tolerance"}
@@ -31,8 +31,20 @@ MAX_CHARS = 60_000
 
 
 @st.cache_data(show_spinner="Chunking…", max_entries=64)
-def _chunk(_document: Document, doc_id: str, strategy: str, settings_key: str) -> list[Chunk]:
-    return build_chunker(strategy, **json.loads(settings_key)).chunk(_document)
+def _chunk(
+    _document: Document, doc_id: str, strategy: str, settings_key: str, llm_key: str
+) -> list[Chunk]:
+    """Cached per document and settings; ``llm_key`` is the endpoint and model, never the key."""
+    chunker = build_chunker(strategy, **json.loads(settings_key))
+    if strategy == "llm":
+        chunker.llm_settings = llm_settings()  # the session's settings, API key included
+    return chunker.chunk(_document)
+
+
+def _llm_key(strategy: str) -> str:
+    if strategy != "llm":
+        return ""
+    return llm_settings().model_dump_json(exclude={"api_key"})
 
 
 def _field_widget(name: str, field: Any, value: Any, key: str) -> Any:
@@ -81,11 +93,7 @@ def _editor(slot: int, presets: dict[str, tuple[str, dict[str, Any]]]) -> tuple[
 
 
 def _llm_note(strategy: str) -> str:
-    if strategy != "llm":
-        return ""
-    from core.llm.settings import load_settings
-
-    return load_settings().missing_message()
+    return llm_settings().missing_message() if strategy == "llm" else ""
 
 
 def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> go.Figure:
@@ -176,7 +184,9 @@ def main() -> None:
             continue
         try:
             key = json.dumps(settings, sort_keys=True)
-            results.append((label, _chunk(document, document.doc_id, strategy, key)))
+            results.append(
+                (label, _chunk(document, document.doc_id, strategy, key, _llm_key(strategy)))
+            )
         except ChunkLabError as err:
             problems[slot] = str(err)
             results.append((label, []))

@@ -10,6 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 import ui.state
 from core.chunking.registry import user_presets
+from core.llm.settings import SESSION_KEY
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "compare.py")
@@ -79,6 +81,18 @@ def test_four_configurations_and_llm_without_endpoint(data_dir) -> None:
     assert len(stats(at)) == 3
     assert any("LLM_BASE_URL" in e.value for e in at.error)
     assert stats(at)["3. semantic"]["tables intact"] == "1/1"
+
+
+def test_llm_uses_the_settings_typed_on_the_settings_page(data_dir, fake_llm) -> None:  # noqa: F811
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.session_state[SESSION_KEY] = fake_llm.settings()
+    at.run()
+    at.selectbox(key="cmp_strategy_1_recursive 500/50").set_value("llm")
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error
+    assert "2. recursive 500/50 (edited)" in stats(at)
+    assert fake_llm.requests, "the session's endpoint was not called"
 
 
 def test_edit_and_save_a_named_preset(data_dir) -> None:
