@@ -1,4 +1,4 @@
-"""What is embedded for a chunk: the same text for the store, retrieval and evaluation.
+"""What is embedded for a chunk: the same texts for the store, retrieval and evaluation.
 
 Kept apart from :mod:`core.store` so that code which only ranks in memory does not import
 Chroma.
@@ -6,14 +6,19 @@ Chroma.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from core.chunking.base import Chunk
 
 # Bump when what is embedded for a chunk changes: cached evaluation results depend on it.
-EMBEDDING_INPUT_VERSION = 2
+EMBEDDING_INPUT_VERSION = 3
+# Word pieces of one row window: below MiniLM's 256 so a window is read to its end.
+WINDOW_WORD_PIECES = 200
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """The text the vector is computed from (the stored document is always ``chunk.text``).
+    """The text the chunk's first vector is computed from (the stored document is always
+    ``chunk.text``).
 
     MiniLM reads only the first 256 word pieces, so a whole table embedded as it stands is
     judged by its first rows. A table chunk is embedded by its LLM summary when it has one,
@@ -28,10 +33,34 @@ def embedding_text(chunk: Chunk) -> str:
     return text
 
 
-def table_digest(table_text: str, heading_path: list[str]) -> str:
-    """Heading path, caption lines, header cells and row labels of a Markdown table chunk."""
+def embedding_views(chunk: Chunk) -> list[str]:
+    """Every text embedded for ``chunk``; its score for a query is the best of their cosines.
+
+    One view for a text chunk and for a table with an LLM summary. A table without a summary
+    gets its digest (:func:`embedding_text`) plus row windows: heading path, caption, header
+    row and as many consecutive body rows as fit in :data:`WINDOW_WORD_PIECES`, so a question
+    about the 40th row of a long table meets that row's own words. Every body row is in a window.
+    """
+    first = embedding_text(chunk)
+    if chunk.chunk_type != "table" or chunk.summary:
+        return [first]
+    table = _parse(chunk.text)
+    if not table.rows:
+        return [first]
+    return [first, *_row_windows(table, chunk.heading_path)]
+
+
+@dataclass(frozen=True)
+class _Table:
+    caption: list[str]
+    rows: list[list[str]]  # header first
+    lines: list[str]  # the Markdown line of each row, same order
+
+
+def _parse(table_text: str) -> _Table:
     caption: list[str] = []
     rows: list[list[str]] = []
+    lines: list[str] = []
     for line in table_text.splitlines():
         stripped = line.strip()
         if not stripped:
@@ -43,10 +72,40 @@ def table_digest(table_text: str, heading_path: list[str]) -> str:
         if all(set(c) <= set("-: ") for c in cells):
             continue  # the |---|---| rule under the header
         rows.append(cells)
-    if not rows:
+        lines.append(stripped)
+    return _Table(caption, rows, lines)
+
+
+def table_digest(table_text: str, heading_path: list[str]) -> str:
+    """Heading path, caption lines, header cells and row labels of a Markdown table chunk."""
+    table = _parse(table_text)
+    if not table.rows:
         return table_text
-    parts = [" > ".join(heading_path), *caption, "Columns: " + "; ".join(rows[0])]
-    labels = [r[0] for r in rows[1:] if r and r[0]]
+    parts = [" > ".join(heading_path), *table.caption, "Columns: " + "; ".join(table.rows[0])]
+    labels = [r[0] for r in table.rows[1:] if r and r[0]]
     if labels:
         parts.append("Rows: " + "; ".join(labels))
     return "\n".join(p for p in parts if p)
+
+
+def _row_windows(table: _Table, heading_path: list[str]) -> list[str]:
+    """Consecutive body rows under the table's heading path, caption and header row, each
+    window within :data:`WINDOW_WORD_PIECES` (a single row longer than that stands alone)."""
+    from core.embeddings import word_pieces
+
+    head = "\n".join(p for p in [" > ".join(heading_path), *table.caption, table.lines[0]] if p)
+    # Word pieces add up over lines ([CLS] and [SEP] are counted once, in the head).
+    budget = WINDOW_WORD_PIECES - word_pieces(head)
+    windows: list[str] = []
+    current: list[str] = []
+    used = 0
+    for line in table.lines[1:]:
+        cost = word_pieces(line) - 2
+        if current and used + cost > budget:
+            windows.append("\n".join([head, *current]))
+            current, used = [], 0
+        current.append(line)
+        used += cost
+    if current:
+        windows.append("\n".join([head, *current]))
+    return windows

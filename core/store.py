@@ -10,8 +10,12 @@ The store is embedded (``chromadb.PersistentClient`` under ``data_dir()/chroma``
 ``CHROMA_HOST`` (and ``CHROMA_PORT``, default 8000) name a Chroma server.
 
 What is embedded is not always the stored text: a table chunk is embedded by its summary when
-it has one (else its caption and header row) and a contextual prefix is put in front, while the
-stored document stays the exact span of the source (:func:`embedding_text`).
+it has one (else a digest plus windows of its rows) and a contextual prefix is put in front, while
+the stored document stays the exact span of the source
+(:func:`core.embedding_input.embedding_views`). A chunk's first view is the vector of its own
+record; every further view is a record of its own whose metadata names the chunk (``view_of``):
+:meth:`ChunkStore.get_chunks` and the counts skip them and :meth:`ChunkStore.query` folds their
+hits into their chunk (best score).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from core.chunking.base import Chunk
 from core.config import data_dir
-from core.embedding_input import embedding_text
+from core.embedding_input import embedding_views
 from core.embeddings import EMBEDDER_NAME, MAX_WORD_PIECES, embed, get_embedding_function
 from core.embeddings import word_pieces as count_word_pieces
 from core.errors import StoreError
@@ -41,6 +45,9 @@ CHROMA_HOST_ENV = "CHROMA_HOST"
 CHROMA_PORT_ENV = "CHROMA_PORT"
 INFO_KEY = "chunklab_set"
 MAX_NAME_LENGTH = 80
+VIEW_OF = "view_of"  # metadata key of an extra view record: the id of its chunk
+VIEW_NUMBER = "view"  # … and its number (1, 2, …): Chroma filters match it only where it is set
+QUERY_FACTOR = 4  # a query asks for k × this records at first (views can crowd out chunks)
 
 
 class ChunkSetInfo(BaseModel):
@@ -58,7 +65,7 @@ class ChunkSetInfo(BaseModel):
     docs: int = 0
     chunks: int = 0
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
-    over_limit: int = 0  # chunks whose embedded text exceeds MiniLM's 256 word pieces
+    over_limit: int = 0  # chunks whose embedded texts exceed MiniLM's 256 word pieces
     max_word_pieces: int = 0
 
 
@@ -257,27 +264,34 @@ class ChunkStore:
         """
         collection = self._collection(name)
         unique = list({chunk.id: chunk for chunk in chunks}.values())
-        texts = [embedding_text(chunk) for chunk in unique]
-        vectors = embed(texts) if unique else np.zeros((0, 0), dtype=np.float32)
-        pieces = [count_word_pieces(text) for text in texts]
+        views = [embedding_views(chunk) for chunk in unique]
+        texts = [text for chunk_views in views for text in chunk_views]
+        vectors = embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+        pieces = [max(count_word_pieces(text) for text in chunk_views) for chunk_views in views]
+        records = _records(unique, views)
+        tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
+        if tables:  # a replaced table's old extra views go first (it may have fewer now)
+            with self._talking():
+                collection.delete(where={VIEW_OF: {"$in": tables}})
         step = max(1, min(1000, self.client.get_max_batch_size()))
-        for start in range(0, len(unique), step):
-            part = unique[start : start + step]
+        done = 0
+        for start in range(0, len(records), step):
+            part = records[start : start + step]
             with self._talking():
                 collection.upsert(
-                    ids=[chunk.id for chunk in part],
-                    documents=[chunk.text for chunk in part],
-                    embeddings=vectors[start : start + step],
-                    metadatas=[_metadata(chunk) for chunk in part],
+                    ids=[record_id for record_id, _, _, _ in part],
+                    documents=[text for _, text, _, _ in part],
+                    embeddings=vectors[[row for _, _, _, row in part]],
+                    metadatas=[meta for _, _, meta, _ in part],
                 )
+            done += sum(VIEW_OF not in meta for _, _, meta, _ in part)
             if progress:
-                progress(start + len(part), len(unique))
+                progress(done, len(unique))
         info = self._info(collection)
         doc_ids = list(
             dict.fromkeys([*info.doc_ids, *(chunk.doc_id for chunk in unique), *documents])
         )
-        with self._talking():
-            count = collection.count()
+        count = self._count(collection)
         info = info.model_copy(
             update={
                 "doc_ids": doc_ids,
@@ -296,12 +310,18 @@ class ChunkStore:
         collection = self._collection(name)
         with self._talking():
             collection.delete(where={"doc_id": doc_id})
-            count = collection.count()
+        count = self._count(collection)
         info = self._info(collection)
         doc_ids = [d for d in info.doc_ids if d != doc_id]
         info = info.model_copy(update={"doc_ids": doc_ids, "docs": len(doc_ids), "chunks": count})
         with self._talking():
             collection.modify(metadata={INFO_KEY: info.model_dump_json()})
+
+    def _count(self, collection) -> int:
+        """Chunks in the collection: its records less the extra views."""
+        with self._talking():
+            views = collection.get(where={VIEW_NUMBER: {"$gte": 1}}, include=[])
+            return collection.count() - len(views["ids"])
 
     def get_chunks(self, name: str, doc_id: str | None = None) -> list[Chunk]:
         """The set's chunks (one document's with ``doc_id``), in document order."""
@@ -316,6 +336,7 @@ class ChunkStore:
             for chunk_id, text, meta in zip(
                 found["ids"], found["documents"], found["metadatas"], strict=True
             )
+            if VIEW_OF not in meta
         ]
         return sorted(chunks, key=lambda c: (c.doc_id, c.start, c.end))
 
@@ -323,23 +344,62 @@ class ChunkStore:
         self, name: str, text: str, k: int, where: dict | None = None
     ) -> list[tuple[Chunk, float]]:
         """The ``k`` chunks closest to ``text`` with their score (1 − cosine distance, higher is
-        better). ``where`` is a Chroma filter on the metadata, e.g. ``{"chunk_type": "table"}``.
+        better: a chunk scores its best view). ``where`` is a Chroma filter on the metadata, e.g.
+        ``{"chunk_type": "table"}``.
         """
         collection = self._collection(name)
         with self._talking():
             size = collection.count()
             if size == 0 or k < 1:
                 return []
-            found = collection.query(
-                query_embeddings=embed([text]),
-                n_results=min(k, size),
-                where=where or None,
-                include=["documents", "metadatas", "distances"],
-            )
-        return [
-            (_chunk(chunk_id, doc, meta), 1.0 - float(distance))
-            for chunk_id, doc, meta, distance in zip(
-                found["ids"][0], found["documents"][0], found["metadatas"][0],
-                found["distances"][0], strict=True,
-            )
-        ]
+            query = embed([text])
+            asked = min(size, k * QUERY_FACTOR)
+            while True:
+                found = collection.query(
+                    query_embeddings=query,
+                    n_results=asked,
+                    where=where or None,
+                    include=["documents", "metadatas", "distances"],
+                )
+                best: dict[str, float] = {}  # chunk id → best score, best first
+                chunks: dict[str, Chunk] = {}
+                for record_id, doc, meta, distance in zip(
+                    found["ids"][0], found["documents"][0], found["metadatas"][0],
+                    found["distances"][0], strict=True,
+                ):
+                    chunk_id = meta.get(VIEW_OF, record_id)
+                    best.setdefault(chunk_id, 1.0 - float(distance))
+                    if VIEW_OF not in meta:
+                        chunks[chunk_id] = _chunk(chunk_id, doc, meta)
+                if len(best) >= k or asked >= size or len(found["ids"][0]) < asked:
+                    break
+                asked = min(size, asked * QUERY_FACTOR)
+            top = list(best.items())[:k]
+            missing = [chunk_id for chunk_id, _ in top if chunk_id not in chunks]
+            if missing:
+                found = collection.get(ids=missing, include=["documents", "metadatas"])
+                for chunk_id, doc, meta in zip(
+                    found["ids"], found["documents"], found["metadatas"], strict=True
+                ):
+                    chunks[chunk_id] = _chunk(chunk_id, doc, meta)
+        return [(chunks[chunk_id], score) for chunk_id, score in top]
+
+
+def _records(
+    chunks: list[Chunk], views: list[list[str]]
+) -> list[tuple[str, str, dict[str, Any], int]]:
+    """``(record id, document, metadata, row of its vector)`` for every chunk and extra view.
+
+    A chunk's record holds its exact text and its first view's vector; an extra view's record
+    holds the view text, the chunk's metadata plus ``view_of``/``view`` and its own vector.
+    """
+    records: list[tuple[str, str, dict[str, Any], int]] = []
+    row = 0
+    for chunk, chunk_views in zip(chunks, views, strict=True):
+        meta = _metadata(chunk)
+        records.append((chunk.id, chunk.text, meta, row))
+        for number, view in enumerate(chunk_views[1:], 1):
+            records.append((f"{chunk.id}#view{number}", view,
+                            {**meta, VIEW_OF: chunk.id, VIEW_NUMBER: number}, row + number))
+        row += len(chunk_views)
+    return records

@@ -13,8 +13,10 @@ import pytest
 
 from core.chunking.base import Chunk, Chunker, ChunkerConfig
 from core.documents.model import Document, Section, Table
-from core.embedding_input import embedding_text
+from core.embedding_input import embedding_text, embedding_views
+from core.embeddings import embed
 from core.errors import StoreError
+from core.retrieval.ranking import vector_scores
 from core.store import ChunkSetInfo, ChunkStore
 
 TABLE = ("Table 2: Deductibles\n| Cover | Deductible |\n|---|---|\n| Fire | 500 EUR |\n"
@@ -235,6 +237,35 @@ def test_adding_again_replaces_and_remove_document(store):
     store.remove_document("recursive 500/50", POLICY_DOC.doc_id)
     info = store.info("recursive 500/50")
     assert (info.docs, info.chunks, info.doc_ids) == (1, 2, [HANDBOOK_DOC.doc_id])
+
+
+def test_views_of_a_long_table_find_it_but_never_come_back_as_chunks(store):
+    rows = [f"| Household item group {n} | {n * 100} USD |" for n in range(1, 80)]
+    rows[70] = "| Hot air balloons and paragliders | 750 USD |"
+    text = "Limits\n\nTable 3: Special limits\n| Item | Limit |\n|---|---|\n" + "\n".join(rows)
+    document = _document("limits0000000001", text)
+    table = CHUNKER.make_chunk(document, text.index("Table"), len(text), chunk_type="table")
+    extra = len(embedding_views(table)) - 1
+    assert extra > 2
+    store.create_set(ChunkSetInfo(name="views", strategy="paragraphs"))
+    info = store.add_chunks("views", [table, *HANDBOOK_CHUNKS])
+    assert info.chunks == 1 + len(HANDBOOK_CHUNKS)
+    assert store.get_chunks("views") == sorted([*HANDBOOK_CHUNKS, table],
+                                               key=lambda c: (c.doc_id, c.start))
+    question = "What is the limit for hot air balloons and paragliders?"
+    (top, score), *rest = store.query("views", question, 10)
+    assert top == table and top.text == text[table.start:]
+    question_vector, digest = embed([question, embedding_text(table)])
+    assert score > vector_scores(question_vector, digest[None])[0] + 0.1  # a row window won
+    assert [c.id for c, _ in rest] == [c.id for c, _ in store.query("views", question, 10)[1:]]
+    assert sorted(c.id for c, _ in rest) == sorted(c.id for c in HANDBOOK_CHUNKS)  # no twice
+    tables = store.query("views", "hydraulic pump", 5, where={"chunk_type": "table"})
+    assert [c for c, _ in tables] == [table]
+    records = store._collection("views")
+    assert store.add_chunks("views", [table]).chunks == 1 + len(HANDBOOK_CHUNKS)
+    assert records.count() == 1 + extra + len(HANDBOOK_CHUNKS)  # views replaced, not doubled
+    store.remove_document("views", table.doc_id)
+    assert store.info("views").chunks == len(HANDBOOK_CHUNKS) == records.count()
 
 
 def test_long_chunks_are_counted_as_over_the_word_piece_limit(store):

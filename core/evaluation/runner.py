@@ -1,10 +1,10 @@
 """Score chunk configurations on a question set, side by side.
 
 For each configuration: chunk every document of the set (memoised by document text + config
-key), embed all chunk texts in one batch (the embeddings module caches vectors by text hash),
-embed all questions in one batch (once per run, shared by every configuration), rank the chunks
-of the question's own document in memory (vector, BM25 or hybrid), keep the top ``k`` and score
-them with :mod:`core.evaluation.metrics`.
+key), embed the views of all chunks in one batch (the embeddings module caches vectors by text
+hash; a chunk scores the best of its views), embed all questions in one batch (once per run,
+shared by every configuration), rank the chunks of the question's own document in memory
+(vector, BM25 or hybrid), keep the top ``k`` and score them with :mod:`core.evaluation.metrics`.
 
 A configuration's result is cached on disk under ``data_dir()/evaluation`` by a content hash of
 everything that decides it (questions and references, document texts, configuration, rank mode,
@@ -27,12 +27,12 @@ import numpy as np
 from core.chunking.base import Chunk
 from core.config import data_dir
 from core.documents.model import Document
-from core.embedding_input import EMBEDDING_INPUT_VERSION, embedding_text
+from core.embedding_input import EMBEDDING_INPUT_VERSION, embedding_views
 from core.errors import ChunkLabError
 from core.evaluation.metrics import Range, aggregate, score_question, touches
 from core.evaluation.questions import Question, QuestionSet
 from core.retrieval.bm25 import BM25Index
-from core.retrieval.ranking import RANK_MODES
+from core.retrieval.ranking import RANK_MODES, ChunkVectors
 from core.retrieval.ranking import rank as rank_chunks
 
 DEFAULT_K = 5
@@ -228,15 +228,16 @@ def _score_config(
     report: Progress,
 ) -> ConfigResult:
     corpus_ids = sorted(chunks)
-    vectors: dict[str, np.ndarray] = {}
+    vectors: dict[str, ChunkVectors] = {}
     if rank != "bm25":
         report(0.3, "embedding chunks")
-        all_texts = [embedding_text(c) for cid in corpus_ids for c in chunks[cid]]
-        matrix = _embed(all_texts)
+        views = {cid: [embedding_views(c) for c in chunks[cid]] for cid in corpus_ids}
+        matrix = _embed([text for cid in corpus_ids for view in views[cid] for text in view])
         offset = 0
         for cid in corpus_ids:
-            vectors[cid] = matrix[offset : offset + len(chunks[cid])]
-            offset += len(chunks[cid])
+            rows = sum(len(view) for view in views[cid])
+            vectors[cid] = ChunkVectors.from_views(views[cid], matrix[offset : offset + rows])
+            offset += rows
     bm25 = (
         {cid: BM25Index([c.text for c in chunks[cid]]) for cid in corpus_ids}
         if rank != "vector" else {}

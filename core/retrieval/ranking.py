@@ -7,6 +7,7 @@ evaluation reuse them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -30,6 +31,55 @@ def vector_scores(query: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
     return embeddings @ query / np.where(norms == 0, 1.0, norms)
 
 
+@dataclass(frozen=True)
+class ChunkVectors:
+    """The vectors of every view of every chunk (:func:`core.embedding_input.embedding_views`):
+    row ``i`` of ``matrix`` is a view of chunk ``owners[i]``. Owners are non-decreasing and
+    every chunk ``0 .. n-1`` has at least one row; a chunk scores the best of its views."""
+
+    matrix: np.ndarray
+    owners: np.ndarray
+
+    def __post_init__(self) -> None:
+        owners = np.asarray(self.owners, dtype=np.int64)
+        steps = np.diff(np.r_[-1, owners])
+        if len(owners) != len(self.matrix) or np.any((steps != 0) & (steps != 1)):
+            raise ValueError("Chunk vector owners must run 0, 1, … in order, without gaps.")
+        object.__setattr__(self, "owners", owners)
+        object.__setattr__(self, "matrix", np.asarray(self.matrix, dtype=np.float32))
+
+    @classmethod
+    def single(cls, embeddings: np.ndarray) -> ChunkVectors:
+        """One vector per chunk."""
+        return cls(np.asarray(embeddings), np.arange(len(embeddings)))
+
+    @classmethod
+    def from_views(cls, views: Sequence[Sequence[str]], vectors: np.ndarray) -> ChunkVectors:
+        """``vectors`` of the flattened ``views`` (a list of view texts per chunk)."""
+        owners = np.repeat(np.arange(len(views)), [len(v) for v in views])
+        return cls(vectors, owners)
+
+    def __len__(self) -> int:
+        return 0 if not len(self.owners) else int(self.owners[-1]) + 1
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Per chunk, the best cosine of the query vector and one of its views."""
+        by_view = vector_scores(np.asarray(query, dtype=np.float32), self.matrix)
+        if len(by_view) == len(self):
+            return by_view
+        starts = np.flatnonzero(np.r_[True, np.diff(self.owners) != 0])
+        return np.maximum.reduceat(by_view, starts)
+
+
+def chunk_vectors(chunks: Sequence[Chunk | str]) -> ChunkVectors:
+    """Embed every view of ``chunks`` (a plain text is its own single view) in one batch."""
+    from core.embedding_input import embedding_views
+    from core.embeddings import embed
+
+    views = [[c] if isinstance(c, str) else embedding_views(c) for c in chunks]
+    return ChunkVectors.from_views(views, embed([text for v in views for text in v]))
+
+
 def ordered(scores: np.ndarray, positive_only: bool = False) -> list[tuple[int, float]]:
     """``(index, score)`` best first, ties by index; optionally without zero scores."""
     order = np.lexsort((np.arange(len(scores)), -scores))
@@ -48,15 +98,16 @@ def rank(
     question: str,
     chunks: Sequence[Chunk | str],
     mode: RankMode = "vector",
-    embeddings: np.ndarray | None = None,
+    embeddings: np.ndarray | ChunkVectors | None = None,
     limit: int | None = DEFAULT_LIMIT,
     query_embedding: np.ndarray | None = None,
     bm25_index: BM25Index | None = None,
 ) -> list[tuple[int, float]]:
     """The best ``limit`` chunks as ``(index into chunks, score)``, best first.
 
-    vector: cosine of ``query_embedding`` and ``embeddings`` (each computed with
-    :func:`core.embeddings.embed` when not given, chunks from the text the store embeds).
+    vector: cosine of ``query_embedding`` and ``embeddings`` — one row per chunk, or a
+    :class:`ChunkVectors` with several views per chunk, scored by the best view (computed with
+    :func:`chunk_vectors` when not given, from the texts the store embeds).
     bm25: BM25 score; chunks sharing no term with the question are left out.
     hybrid: reciprocal rank fusion of the full vector ranking and the BM25 ranking; the score
     is the fused score. Pass ``bm25_index`` (built on the same texts) to rank many questions
@@ -73,16 +124,14 @@ def rank(
     if mode == "bm25":
         result = ordered(bm25_index.scores(question), positive_only=True)
     else:
-        if embeddings is None or query_embedding is None:
+        if embeddings is None:
+            embeddings = chunk_vectors(chunks)
+        elif not isinstance(embeddings, ChunkVectors):
+            embeddings = ChunkVectors.single(embeddings)
+        if query_embedding is None:
             from core.embeddings import embed
 
-            if embeddings is None:
-                from core.embedding_input import embedding_text
-
-                embeddings = embed([c if isinstance(c, str) else embedding_text(c)
-                                    for c in chunks])
-            query_embedding = embed([question])[0] if query_embedding is None else query_embedding
-        by_vector = ordered(vector_scores(np.asarray(query_embedding, dtype=np.float32),
-                                          np.asarray(embeddings, dtype=np.float32)))
+            query_embedding = embed([question])[0]
+        by_vector = ordered(embeddings.scores(query_embedding))
         result = by_vector if mode == "vector" else hybrid(question, bm25_index, by_vector)
     return result if limit is None else result[:limit]

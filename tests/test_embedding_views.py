@@ -1,0 +1,94 @@
+"""Multi-view embeddings: a long table is embedded by its digest and by windows of its rows, and
+a chunk scores the best of its views (in memory; the store's side is in test_store.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.embedding_input import (
+    WINDOW_WORD_PIECES,
+    embedding_text,
+    embedding_views,
+)
+from core.embeddings import MAX_WORD_PIECES, embed, word_pieces
+from core.retrieval.ranking import ChunkVectors, chunk_vectors, rank
+from tests.retrieval_helpers import make_chunk
+
+LATE_ROW = "| Hot air balloons and paragliders | 750 USD | only while stored on the ground |"
+ROWS = [f"| Household item group {n} | {n * 100} USD | standard terms apply |"
+        for n in range(1, 56)]
+ROWS.insert(52, LATE_ROW)
+TABLE = "\n".join(["Table 7: Special limits of liability", "| Item | Limit | Condition |",
+                   "|---|---|---|", *ROWS])
+PROSE = [
+    "Claims must be reported to the insurer within thirty days of the loss.",
+    "The annual premium is payable in advance on the first day of the policy period.",
+    "Damage caused by war, riots or nuclear radiation is never covered.",
+    "The insurer may cancel the policy with sixty days notice in writing.",
+]
+TEXT = "\n\n".join([*PROSE, TABLE])
+
+
+def _chunks():
+    chunks, start = [], 0
+    for part in TEXT.split("\n\n"):
+        at = TEXT.index(part, start)
+        start = at + len(part)
+        kind = "table" if part.startswith("Table") else "text"
+        chunks.append(make_chunk("policy", TEXT, at, start, chunk_type=kind,
+                                 heading_path=["Section II", "Special limits"]))
+    return chunks
+
+
+CHUNKS = _chunks()
+TABLE_CHUNK = CHUNKS[-1]
+
+
+def test_text_chunks_and_summarised_tables_have_one_view():
+    assert embedding_views(CHUNKS[0]) == [embedding_text(CHUNKS[0])] == [PROSE[0]]
+    summarised = TABLE_CHUNK.model_copy(update={"summary": "Special limits per item."})
+    assert embedding_views(summarised) == ["Special limits per item."]
+
+
+def test_every_row_of_a_long_table_is_in_a_window_within_the_budget():
+    digest, *windows = embedding_views(TABLE_CHUNK)
+    assert digest == embedding_text(TABLE_CHUNK)
+    assert word_pieces(digest) > MAX_WORD_PIECES  # the single vector cannot read every label
+    assert len(windows) > 2
+    head = "Section II > Special limits\nTable 7: Special limits of liability\n" \
+           "| Item | Limit | Condition |\n"
+    for window in windows:
+        assert window.startswith(head)
+        assert word_pieces(window) <= WINDOW_WORD_PIECES
+    body = [line for window in windows for line in window.removeprefix(head).split("\n")]
+    assert body == ROWS  # each row once, in order
+    assert TABLE_CHUNK.text == TEXT[TABLE_CHUNK.start:TABLE_CHUNK.end] == TABLE
+
+
+def test_a_header_only_table_keeps_its_digest_alone():
+    text = "Table 1: Empty\n| Item | Limit |\n|---|---|"
+    chunk = make_chunk("empty", text, 0, len(text), chunk_type="table")
+    assert embedding_views(chunk) == [embedding_text(chunk)]
+
+
+def test_a_chunk_scores_its_best_view():
+    vectors = ChunkVectors(np.eye(3, dtype=np.float32), np.array([0, 0, 1]))
+    assert len(vectors) == 2
+    assert vectors.scores(np.array([0, 1, 0], dtype=np.float32)).tolist() == [1.0, 0.0]
+    assert vectors.scores(np.array([0, 0, 1], dtype=np.float32)).tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="owners"):
+        ChunkVectors(np.eye(3), np.array([0, 2, 2]))
+
+
+def test_a_question_about_a_late_row_finds_the_table_through_its_views():
+    question = "What is the limit for hot air balloons and paragliders?"
+    table = len(CHUNKS) - 1
+    single = ChunkVectors.single(embed([embedding_text(c) for c in CHUNKS]))
+    by_digest = dict(rank(question, CHUNKS, "vector", embeddings=single, limit=None))
+    assert max(by_digest, key=by_digest.get) != table  # prose beats the digest
+    by_views = rank(question, CHUNKS, "vector", embeddings=chunk_vectors(CHUNKS), limit=None)
+    assert by_views[0][0] == table and by_views[0][1] > by_digest[table] + 0.2
+    assert dict(by_views[1:]) == pytest.approx({i: s for i, s in by_digest.items() if i != table})
+    (best, score), = rank(question, CHUNKS, "vector", limit=1)  # the default embeds the views
+    assert best == table and score == pytest.approx(by_views[0][1])
