@@ -124,6 +124,7 @@ def test_unconfigured_settings_say_what_to_set():
 
 def test_settings_sources_and_the_key_never_saved(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))  # saved settings stay here
     for env in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"):
         monkeypatch.delenv(env, raising=False)
     save_settings(LLMSettings(base_url="http://saved/v1", model="saved", api_key=SECRET,

@@ -16,9 +16,11 @@ TOPIC_TEXT = "pw_text::topic_detection::default"
 
 
 @pytest.fixture
-def at(monkeypatch) -> AppTest:
+def at(monkeypatch, tmp_path) -> AppTest:
     for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .streamlit/secrets.toml, no saved LLM settings
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     app = AppTest.from_file(PAGE, default_timeout=120)
     app.run()
     assert not app.exception, app.exception

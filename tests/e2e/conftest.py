@@ -106,9 +106,16 @@ def page(browser: Browser, request) -> Iterator[Page]:
     context.close()
 
 
-def wait_for_app(page: Page) -> None:
-    """Wait until Streamlit has finished the current run (no spinner, app rendered)."""
+def wait_for_app(page: Page, timeout_ms: int = 120_000) -> None:
+    """Wait until Streamlit has finished the current run: script idle, no spinner, no skeleton."""
     page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_timeout(300)  # a rerun triggered just now may not have started yet
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            return app && app.getAttribute('data-test-script-state') === 'notRunning'
+                && !document.querySelector('[data-testid="stStatusWidget"]')
+                && !document.querySelector('[data-testid="stSkeleton"]');
+        }""",
+        timeout=timeout_ms,
     )
