@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from core.chunking.base import Chunk
 from core.config import data_dir
-from core.embedding_input import embedding_views
+from core.embedding_input import EMBEDDING_INPUT_VERSION, embedding_views
 from core.embeddings import EMBEDDER_NAME, MAX_WORD_PIECES, embed, get_embedding_function
 from core.embeddings import word_pieces as count_word_pieces
 from core.errors import StoreError
@@ -67,6 +67,13 @@ class ChunkSetInfo(BaseModel):
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
     over_limit: int = 0  # chunks whose embedded texts exceed MiniLM's 256 word pieces
     max_word_pieces: int = 0
+    # What was embedded (core.embedding_input), set by create_set; older sets read as 0.
+    embedding_input: int = 0
+
+    @property
+    def stale(self) -> bool:
+        """Embedded with an older embedding input: retrieval differs from the evaluation."""
+        return self.embedding_input != EMBEDDING_INPUT_VERSION
 
 
 def _metadata(chunk: Chunk) -> dict[str, str | int | bool]:
@@ -164,7 +171,8 @@ class ChunkStore:
             raise StoreError(f"A chunk set needs a name of 1 to {MAX_NAME_LENGTH} characters.")
         if self.has_set(name):
             raise StoreError(f"A chunk set named “{name}” already exists.")
-        info = info.model_copy(update={"name": name, "docs": 0, "chunks": 0, "doc_ids": []})
+        info = info.model_copy(update={"name": name, "docs": 0, "chunks": 0, "doc_ids": [],
+                                       "embedding_input": EMBEDDING_INPUT_VERSION})
         with self._talking():
             self.client.create_collection(
                 _collection_name(name),

@@ -58,6 +58,13 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     active = store.active_set()
     st.dataframe(sets_table(infos, active), hide_index=True, width="stretch")
     for info in infos:
+        if info.stale:
+            st.warning(
+                f"“{info.name}” was embedded the way an older ChunkLab did (before tables got "
+                "one vector per group of rows), so retrieval from it differs from what the "
+                "Evaluate page measures. Create it again under a new name to re-process it.",
+                icon=":material/history:",
+            )
         if info.over_limit:
             st.warning(
                 f"“{info.name}”: {info.over_limit} of {info.chunks} chunks are longer than "

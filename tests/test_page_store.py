@@ -117,3 +117,17 @@ def test_an_unreachable_server_is_a_sentence(data, monkeypatch):
     monkeypatch.setenv("CHROMA_PORT", "9")
     at = run()
     assert "The Chroma server at 127.0.0.1:9 cannot be reached" in at.error[0].value
+
+
+def test_a_set_embedded_by_an_older_chunklab_is_flagged(data):
+    store = ChunkStore()
+    fresh = store.create_set(ChunkSetInfo(name="fresh", strategy="fixed"))
+    assert not fresh.stale
+    # A set written before embedding_input existed carries no such field: it reads as 0.
+    old = store.client.create_collection(
+        "chunkset-old", metadata={"chunklab_set": '{"name": "old", "strategy": "fixed"}'}
+    )
+    assert ChunkStore._info(old).stale
+    warnings = "\n".join(w.value for w in run().warning)
+    assert "“old” was embedded the way an older ChunkLab did" in warnings
+    assert "“fresh” was embedded" not in warnings
