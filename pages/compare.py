@@ -22,7 +22,7 @@ from core.chunking.stats import chunk_stats
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.render import HighlightSpan, highlight_html, palette
-from ui.state import llm_settings, pick_document, show_error
+from ui.state import llm_settings, md_escape, pick_document, show_error
 
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 HIDDEN_FIELDS = {"encoding", "window", "cache", "snap_tolerance"}
@@ -211,7 +211,7 @@ def main() -> None:
     for slot, column in enumerate(st.columns(count)):
         label, chunks = results[slot]
         with column:
-            st.markdown(f"**{slot + 1}. {label}**")
+            st.markdown(f"**{slot + 1}. {md_escape(label)}**")
             if slot in problems:
                 show_error(problems[slot])
                 continue

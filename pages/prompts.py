@@ -110,7 +110,7 @@ if variant != DEFAULT and top[3].button("Delete variant", use_container_width=Tr
     library.delete_variant(name, variant)
     st.session_state.pop(variant_key, None)
     st.rerun()
-st.markdown(f"**{stored.title}** — {stored.description}")
+st.markdown(f"**{md_escape(stored.title)}** — {md_escape(stored.description)}")
 flash()
 
 # --- editor | placeholders, checks, format ------------------------------------------------
