@@ -265,3 +265,12 @@ def test_cli_chunks_with_llm_and_reports_a_failed_phase(fake_llm, monkeypatch, c
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: phase 1 (structure analysis) failed: line 1:")
     assert "start_anchor must be an integer" in err and "llm_log.jsonl" in err
+
+
+def test_the_api_key_is_nowhere_in_the_data_folder_after_a_run(fake_llm, guide, tmp_path):
+    secret = "sk-never-on-disk-4711"
+    chunks = run(fake_llm, guide, settings=fake_llm.settings(api_key=secret))
+    assert chunks and fake_llm.requests
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "llm_log.jsonl" for p in written)  # the log and the cache exist …
+    assert all(secret.encode() not in p.read_bytes() for p in written)  # … without the key
