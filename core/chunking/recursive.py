@@ -21,6 +21,8 @@ token offsets and only counts within a few tokens of the target are checked exac
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from pydantic import field_validator
 
 from core.chunking.table_aware import Piece, SegmentChunker, SizedConfig, strip_span
@@ -104,7 +106,13 @@ class RecursiveChunker(SegmentChunker):
         out: list[Piece] = []
         i = first
         while i < stop:
-            j = i + 1
+            # ``marks`` never decreases, so the pieces that fit by estimate alone are found by
+            # bisection (speed: a chunk holds many pieces); ``fits`` decides the rest
+            if by_tokens:
+                j = bisect_left(marks, marks[i] + size - EXACT_MARGIN, i + 1, stop + 1) - 1
+            else:
+                j = bisect_right(marks, marks[i] + size, i + 1, stop + 1) - 1
+            j = max(j, i + 1)
             while j < stop and fits(i, j + 1):
                 j += 1
             while True:  # verify the chunk's exact count; drop trailing pieces if over
@@ -120,8 +128,8 @@ class RecursiveChunker(SegmentChunker):
                     out.append((a, b, tokens))
             if j >= stop:
                 break
-            k = i
-            while k < j and (marks[j] - marks[k] > overlap or marks[j + 1] - marks[k] > size):
-                k += 1
+            # the next chunk starts at the first piece within ``overlap`` of the end that
+            # leaves room for the piece after this chunk
+            k = bisect_left(marks, max(marks[j] - overlap, marks[j + 1] - size), i, j)
             i = k if k > i else j
         return out

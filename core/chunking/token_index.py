@@ -29,14 +29,8 @@ from core.tokens import get_encoding
 SAFE_BOUNDARY = re.compile(r"(?<=\S)(?=[ \t])|(?<=[\r\n])(?=[^\s/])")
 # The same positions found in the reversed text, so the last one before an offset is one search.
 SAFE_BOUNDARY_REVERSED = re.compile(r"(?<=[ \t])(?=\S)|(?<=[^\s/])(?=[\r\n])")
-PARALLEL_MIN_CHARS = 8_000  # below this, one encode call is faster than handing off a part
+PARALLEL_MIN_CHARS = 200_000  # below this, one encode call is faster than threads
 PARALLEL_PARTS = 2
-
-
-@cache
-def _encode_pool() -> ThreadPoolExecutor:
-    """Threads shared by every index: starting a pool per text costs more than a small encode."""
-    return ThreadPoolExecutor(PARALLEL_PARTS - 1, thread_name_prefix="token-index")
 
 
 @cache
@@ -85,9 +79,9 @@ class TokenIndex:
             return self._encode_part(text)
         cuts = _safe_cut_points(text, PARALLEL_PARTS)
         parts = [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
-        others = [_encode_pool().submit(self._encode_part, part) for part in parts[1:]]
-        first = self._encode_part(parts[0])  # this thread encodes one part meanwhile
-        return np.concatenate([first, *(future.result() for future in others)])
+        with ThreadPoolExecutor(len(parts)) as pool:
+            encoded = list(pool.map(self._encode_part, parts))
+        return np.concatenate(encoded)
 
     def _encode_part(self, text: str) -> np.ndarray:
         # Straight into a numpy buffer, no list of Python ints (about 10% faster than
@@ -120,14 +114,31 @@ class TokenIndex:
     def _reversed(self) -> str:
         return self.text[::-1]
 
+    def _splits_at(self, position: int) -> bool:
+        """Whether the document's own tokens split at ``position`` (an end or a safe boundary)."""
+        if position in (0, len(self.text)):
+            return True
+        return SAFE_BOUNDARY.match(self.text, position) is not None
+
     def count(self, start: int, end: int) -> int:
-        """Exact ``len(encode(text[start:end]))``, re-encoding only the edges."""
-        first = SAFE_BOUNDARY.search(self.text, start + 1, end)
-        if first is None:
-            return self._len(start, end)
-        u1 = u2 = first.start()
-        n = len(self.text)
-        last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - u1)
-        if last is not None:
-            u2 = n - last.start()
+        """Exact ``len(encode(text[start:end]))``, re-encoding only the edges.
+
+        An edge where the document's tokens split needs no re-encoding (speed: most chunks
+        start at the start of a line).
+        """
+        if end <= start:
+            return 0
+        if self._splits_at(start):
+            u1 = start
+        else:
+            first = SAFE_BOUNDARY.search(self.text, start + 1, end)
+            if first is None:
+                return self._len(start, end)
+            u1 = first.start()
+        if self._splits_at(end):
+            u2 = end
+        else:
+            n = len(self.text)
+            last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - u1)
+            u2 = u1 if last is None else n - last.start()
         return self._len(start, u1) + self.index(u2) - self.index(u1) + self._len(u2, end)
