@@ -21,7 +21,9 @@ token offsets and only counts within a few tokens of the target are checked exac
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
+from functools import cache
 
 from pydantic import field_validator
 
@@ -30,6 +32,11 @@ from core.chunking.token_index import TokenIndex
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", ". ", " ")
 EXACT_MARGIN = 4  # token estimates this close to the target are checked exactly
+
+
+@cache
+def _literal(separator: str) -> re.Pattern[str]:
+    return re.compile(re.escape(separator))
 
 
 class RecursiveConfig(SizedConfig):
@@ -62,12 +69,9 @@ class RecursiveChunker(SegmentChunker):
                 separator, rest = candidate, separators[i + 1 :]
                 break
         bounds = [lo]
-        if separator is not None:
-            found = text.find(separator, lo, hi)
-            while found != -1:
-                if found > bounds[-1]:
-                    bounds.append(found)
-                found = text.find(separator, found + len(separator), hi)
+        if separator is not None:  # a compiled search finds them faster than a str.find loop
+            matches = _literal(separator).finditer(text, lo, hi)
+            bounds += [m.start() for m in matches if m.start() > lo]
         bounds.append(hi)
         marks = bounds if self.config.unit == "chars" else index.indices(bounds)
         out: list[Piece] = []
