@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import threading
 import time
@@ -28,6 +27,7 @@ from core.config import data_dir
 from core.documents import CONVERTER_VERSION, SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
 from core.errors import ChunkLabError, ConversionError
+from core.files import write_atomic, write_json
 
 log = logging.getLogger(__name__)
 INDEX = "index.json"
@@ -48,12 +48,6 @@ class LibraryEntry:
     size_bytes: int
     added: float  # unix time
     converter_version: str
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
 
 
 class DocumentLibrary:
@@ -93,7 +87,7 @@ class DocumentLibrary:
     def _write_index(self, index: dict) -> None:
         payload = {"documents": [asdict(e) for e in index["documents"]],
                    "dismissed": index["dismissed"]}
-        _write_atomic(self.root / INDEX, json.dumps(payload, indent=1).encode())
+        write_json(self.root / INDEX, payload, indent=1)
 
     def entries(self) -> list[LibraryEntry]:
         """What is stored, in the order it was added (name, format, size, converter version)."""
@@ -125,8 +119,8 @@ class DocumentLibrary:
     def _store(self, doc: Document, data: bytes) -> None:
         folder = self.root / doc.doc_id
         folder.mkdir(exist_ok=True)
-        _write_atomic(folder / f"original.{doc.format}", data)
-        _write_atomic(folder / "document.json", doc.model_dump_json().encode())
+        write_atomic(folder / f"original.{doc.format}", data)
+        write_atomic(folder / "document.json", doc.model_dump_json().encode())
 
     def documents(self) -> list[Document]:
         """Every stored document, in the order added."""
@@ -154,7 +148,7 @@ class DocumentLibrary:
         except ConversionError:
             log.warning("re-converting %s failed; keeping the stored version", entry.source_name)
             return Document.model_validate_json(stored.read_bytes())
-        _write_atomic(stored, doc.model_dump_json().encode())
+        write_atomic(stored, doc.model_dump_json().encode())
         index["documents"] = [
             LibraryEntry(**{**asdict(e), "converter_version": CONVERTER_VERSION})
             if e.doc_id == entry.doc_id else e for e in index["documents"]

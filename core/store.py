@@ -40,6 +40,7 @@ from core.embedding_input import EMBEDDING_INPUT_VERSION, embedding_views
 from core.embeddings import EMBEDDER_NAME, MAX_WORD_PIECES, embed, get_embedding_function
 from core.embeddings import word_pieces as count_word_pieces
 from core.errors import StoreError
+from core.files import write_json
 
 CHROMA_HOST_ENV = "CHROMA_HOST"
 CHROMA_PORT_ENV = "CHROMA_PORT"
@@ -221,9 +222,7 @@ class ChunkStore:
             return {}
 
     def _write_flag(self, flag: dict[str, str]) -> None:
-        tmp = self._flag_path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(flag), encoding="utf-8")
-        tmp.replace(self._flag_path)
+        write_json(self._flag_path, flag)
 
     def active_set(self) -> str | None:
         """The set retrieval uses by default (None when none is active or it was deleted)."""

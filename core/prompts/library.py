@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.config import data_dir
 from core.errors import TemplateError
+from core.files import write_json
 from core.prompts.contracts import OutputContract
 from core.prompts.substitution import Substitution, substitute
 
@@ -172,12 +173,9 @@ class PromptLibrary:
         variant = check_variant_name(variant)
         _check_text(name, text)
         path = self._variant_path(name, variant)
-        path.parent.mkdir(parents=True, exist_ok=True)
         record = {"name": name, "variant": variant, "text": text, "version": text_version(text),
                   "saved": datetime.now(UTC).isoformat(timespec="seconds")}
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record, ensure_ascii=False, indent=2), encoding="utf-8")
-        tmp.replace(path)
+        write_json(path, record, ensure_ascii=False, indent=2)
         return self.template(name, variant)
 
     def delete_variant(self, name: str, variant: str) -> None:
@@ -197,8 +195,7 @@ class PromptLibrary:
             active.pop(name, None)
         else:
             active[name] = variant
-        self.root.mkdir(parents=True, exist_ok=True)
-        (self.root / "active.json").write_text(json.dumps(active, indent=2), encoding="utf-8")
+        write_json(self.root / "active.json", active, indent=2)
 
     def versions(self) -> dict[str, str]:
         """``{name: version}`` of the active templates (recorded on chunk sets)."""
