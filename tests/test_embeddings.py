@@ -100,3 +100,34 @@ def test_embedding_function_is_registered_and_reopens_a_persisted_collection(tmp
     hits = collection.query(query_texts=["burst pipe leaking water"], n_results=1)
     assert hits["ids"][0][0] in {"a", "b"}
 
+
+
+def test_edited_graph_has_no_nan_guards_and_gives_the_shipped_graphs_vectors():
+    import onnx
+    import onnxruntime as ort
+
+    from core import minilm_model
+
+    edited = onnx.load(str(minilm_model.model_path()))
+    shipped = onnx.load(str(minilm_model.shipped_model_path()))
+    ops = [node.op_type for node in edited.graph.node]
+    assert "IsNaN" not in ops
+    assert ops.count("Softmax") == 6
+    assert len(shipped.graph.node) - len(edited.graph.node) == 12  # six IsNaN + six Where
+
+    texts = [*SENTENCES, "short", "x " * 400]  # padding in the batch, and a truncated text
+    encodings = embeddings._tokenizer().encode_batch(texts)
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(texts), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, encoding in enumerate(encodings):
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = 1
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    outputs = [
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        for path in (minilm_model.shipped_model_path(), minilm_model.model_path())
+    ]
+    valid = mask.astype(bool)
+    assert np.isfinite(outputs[1][valid]).all()
+    assert np.abs(outputs[0][valid] - outputs[1][valid]).max() < 1e-4
