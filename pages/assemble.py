@@ -18,14 +18,17 @@ from core.assembly import (
     assemble_prompt,
     workbench_system_prompt,
 )
+from core.chunking.registry import PRESETS
 from core.errors import ChunkLabError
 from core.render import HighlightSpan, highlight_html, palette
 from core.retrieval import RANK_MODES, Pack, retrieve
+from ui.ingest_run import ingest_with_progress
 from ui.state import library, llm_settings, md_escape, show_error
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
               "headroom": "#f2b84b", "headroom unused": "#f2b84b", "dropped": "#e5736b"}
+QUICK_START_PRESET = "recursive 500/50"  # the best pooled recall on the Evaluate page
 ANSWERS = "assemble_answers"  # session key: {(set name, prompt bytes): (text, check dict)}
 
 
@@ -244,6 +247,31 @@ def _panel(slot: str, name: str, opts: dict) -> None:
     _show_packs(slot, packs, assembled)
 
 
+def _quick_start(store) -> None:
+    """No chunk set yet: offer to build one from the whole library in one click."""
+    st.info("No chunk sets yet. Build one here from every document in the library, or create "
+            "your own on the **Chunk sets** page (pick documents and a chunking strategy).",
+            icon=":material/database:")
+    documents = library().documents()
+    if not documents:
+        st.caption("The library is empty: add documents on the **Documents** page first.")
+        return
+    strategy, settings = PRESETS[QUICK_START_PRESET]
+    count = f"{len(documents)} library document" + ("s" if len(documents) != 1 else "")
+    label = f"Build “{QUICK_START_PRESET}” from the {count} and make it active"
+    if not st.button(label, key="assemble_quick_start", type="primary"):
+        return
+    summary = ingest_with_progress(documents, QUICK_START_PRESET, strategy, settings,
+                                   store=store, description="built by the Assemble quick start")
+    if summary is None:
+        return
+    for line in summary.warnings():
+        st.warning(line)
+    if summary.documents:
+        store.activate(summary.chunk_set)
+        st.rerun()
+
+
 def main() -> None:
     st.title("Assemble")
     st.caption("Retrieve packs from a chunk set, build the RAG prompt with numbered citations "
@@ -256,8 +284,7 @@ def main() -> None:
         show_error(err)
         return
     if not sets:
-        st.info("No chunk sets yet. Create one on the **Chunk sets** page: pick documents and a "
-                "chunking strategy, then ingest them; come back here to ask questions.")
+        _quick_start(store)
         return
     names = [s.name for s in sets]
     first = names.index(active) if active in names else 0

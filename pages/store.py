@@ -15,8 +15,9 @@ from core.chunking.registry import PRESETS, config_class
 from core.config import data_dir
 from core.embeddings import MAX_WORD_PIECES
 from core.errors import ChunkLabError
-from core.ingest import DEFAULT_BATCH_SIZE, Progress, Source, ingest
+from core.ingest import DEFAULT_BATCH_SIZE
 from core.store import ChunkSetInfo, ChunkStore
+from ui.ingest_run import ingest_with_progress
 from ui.state import library, show_error
 
 CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete confirmation
@@ -152,22 +153,11 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
     if not st.button("Create and ingest", key="store_create", type="primary",
                      disabled=not chosen):
         return
-    bar = st.progress(0.0, text="Starting…")
-
-    def advance(progress: Progress) -> None:
-        bar.progress(progress.done / max(progress.total, 1),
-                     text=f"{progress.done}/{progress.total} documents · {progress.chunks} chunks"
-                          f" · {progress.message}")
-
-    try:
-        summary = ingest([Source.from_document(by_id[i]) for i in chosen], name, strategy,
-                         settings, batch_size=int(batch_size), store=store, progress=advance,
-                         description=description)
-    except ChunkLabError as err:
-        show_error(err)
+    summary = ingest_with_progress([by_id[i] for i in chosen], name, strategy, settings,
+                                   store=store, batch_size=int(batch_size),
+                                   description=description)
+    if summary is None:
         return
-    finally:
-        bar.empty()
     st.session_state[NOTICE] = summary.sentence()
     for line in summary.warnings():
         st.warning(line)

@@ -50,6 +50,7 @@ def test_without_chunk_sets_it_says_how_to_create_one(data_dir):
     at = run_page()
     assert not at.exception
     assert "Chunk sets" in at.info[0].value
+    assert "8 library documents" in at.button(key="assemble_quick_start").label  # the samples
 
 
 def test_asks_for_a_question_first(one_set):
@@ -122,3 +123,20 @@ def test_ask_uses_the_settings_typed_on_the_settings_page(one_set, fake_llm):  #
     assert not at.exception and not at.error
     assert any("Every marker points to a source" in s.value for s in at.success)
     assert fake_llm.calls[-1].phase == "rag_answer"
+
+
+def test_quick_start_builds_an_active_set_from_the_library(data_dir):
+    at = run_page()  # the first run adds the samples to the library
+    library = default_library()
+    for document in library.documents():
+        if document.source_name != HANDBOOK:
+            library.remove(document.doc_id)
+    at.run()
+    button = at.button(key="assemble_quick_start")
+    assert "from the 1 library document and" in button.label
+    at = button.click().run()
+    assert not at.exception
+    store = ChunkStore()
+    assert store.active_set() == "recursive 500/50"
+    assert store.info("recursive 500/50").docs == 1
+    assert at.selectbox(key="assemble_set_a").value == "recursive 500/50"
