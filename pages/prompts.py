@@ -311,6 +311,11 @@ with ab_tab:
     def pick(choice: str) -> PromptTemplate:
         return working if choice == "(editor)" else library.template(name, choice)
 
+    if pick(first).text == pick(second).text:
+        st.info("A and B hold the same text. Edit the template above (“(editor)” is what you "
+                "type) or pick a saved variant to compare two prompts; run as it is, A/B shows "
+                "only how much the model's answers vary between two calls.",
+                icon=":material/compare_arrows:")
     if not settings.configured:
         st.info("A/B runs need an LLM endpoint: " + settings.missing_message(),
                 icon=":material/power_off:")

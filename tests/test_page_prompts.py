@@ -119,3 +119,11 @@ def test_rag_template_shows_json_errors_and_locale_preview(at):
     at.text_area(key="pw_text::rag_system::default").set_value('{"default": ').run()
     assert "not valid JSON" in texts(at.error)
     assert not at.exception
+
+
+def test_ab_says_when_a_and_b_are_the_same_text(at):
+    same = "A and B hold the same text"
+    assert same in texts(at.info)  # editor = default at first
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value(editor.value + "\nBe brief.").run()
+    assert same not in texts(at.info)
