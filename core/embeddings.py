@@ -79,8 +79,9 @@ class _Runner:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        model = str(model_path())
         self.sessions = [
-            ort.InferenceSession(str(model_path()), options, providers=["CPUExecutionProvider"])
+            ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
             for _ in range(workers)
         ]
         self.inputs = {i.name for i in self.sessions[0].get_inputs()}
