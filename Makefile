@@ -1,11 +1,11 @@
-# `make run` starts the app, `make test` runs every test; both set up .venv on first use.
+# `make run` starts the app, `make test` checks and tests everything; both set up .venv first.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test lint bench clean
+.PHONY: run test check lint typecheck bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -15,20 +15,31 @@ $(VENV)/.runtime: requirements.txt | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.test: requirements-test.txt $(VENV)/.runtime
+# The repository as an installed (editable) project: `core` and `ui` import from anywhere.
+$(VENV)/.project: pyproject.toml $(VENV)/.runtime
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
+
+$(VENV)/.test: requirements-test.txt $(VENV)/.project
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $@
 
-run: $(VENV)/.runtime
+run: $(VENV)/.project
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
-		--server.headless true --browser.gatherUsageStats false
-
-test: $(VENV)/.test
-	bash scripts/ensure_chromium.sh
-	$(PY) -m pytest
+		--server.headless true --browser.gatherUsageStats false \
+		--server.fileWatcherType none
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .
 
+typecheck: $(VENV)/.test
+	$(VENV)/bin/mypy
+
+check: lint typecheck
+
+test: check
+	bash scripts/ensure_chromium.sh
+	$(PY) -m pytest
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) chunklab.egg-info

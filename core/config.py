@@ -7,6 +7,9 @@ from pathlib import Path
 
 DATA_DIR_ENV = "CHUNKLAB_DATA_DIR"
 DEFAULT_DATA_DIR = "data"
+# The sample documents and their question sets, shipped with the repository.
+SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_docs"
+SAMPLE_QUESTIONS_DIR = SAMPLES_DIR / "questions"
 
 # Set before docling / huggingface_hub / chromadb are imported: a download attempt fails at
 # once instead of hanging on the closed network, and Chroma sends no telemetry.

@@ -4,39 +4,28 @@ with its citations and token budget, and optionally ask the configured LLM."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.assembly import (
-    CITATION_STYLES,
-    ESTIMATORS,
-    STYLES,
-    AssembledPrompt,
-    CitationCheck,
-    ask_llm,
-    assemble_prompt,
-    workbench_system_prompt,
-)
-from core.chunking.registry import PRESETS
+from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, CitationCheck
 from core.errors import ChunkLabError
-from core.render import HighlightSpan, highlight_html, palette
-from core.retrieval import RANK_MODES, Pack, retrieve
+from core.operations.answers import Assembly, AssemblyOptions, ask, assemble
+from core.operations.presets import BUILTIN_PRESETS
+from core.retrieval.packs import Pack
+from core.retrieval.ranking import RANK_MODES
+from core.store import ChunkStore
 from ui.ingest_run import ingest_with_progress
-from ui.state import library, llm_settings, md_escape, show_error
+from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import answer_settings, chunk_store, library, llm_settings, prompt_library
+from ui.state import show_error
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
               "headroom": "#f2b84b", "headroom unused": "#f2b84b", "dropped": "#e5736b"}
 QUICK_START_PRESET = "recursive 500/50"  # the best pooled recall on the Evaluate page
-ANSWERS = "assemble_answers"  # session key: {(set name, prompt bytes): (text, check dict)}
-
-
-@st.cache_resource(show_spinner="Opening the chunk store…")
-def chunk_store():
-    from core.store import ChunkStore
-
-    return ChunkStore()
+ANSWERS = "assemble_answers"  # session key: {(set name, prompt JSON): AnswerRun}
 
 
 def _doc_text(doc_id: str) -> tuple[str, str] | None:
@@ -89,7 +78,7 @@ def _anchor(slot: str, n: int) -> str:
     return f"cite-{slot}-{n}"
 
 
-def _controls() -> dict:
+def _controls() -> tuple[str, AssemblyOptions]:
     st.text_area("Question", key="assemble_question", height=80,
                  placeholder="e.g. What does the policy pay for water damage?")
     c1, c2, c3, c4 = st.columns(4)
@@ -104,42 +93,30 @@ def _controls() -> dict:
     d2.selectbox("Citation style", CITATION_STYLES, key="assemble_citation_style",
                  help="numeric: [¹] [²] … · footnote: [^1] [^2] … with a footnote list")
     d3.selectbox("Token estimate", ESTIMATORS, key="assemble_estimator",
-                 help="tiktoken counts, or the seed's characters-as-tokens estimate")
-    d4.selectbox("System prompt", ["built-in", "Prompt workbench (RAG template)"],
-                 key="assemble_system")
+                 help="tiktoken counts, or characters counted as tokens")
+    d4.selectbox("System prompt", ["builtin", "library"], key="assemble_system",
+                 format_func={"builtin": "built-in",
+                              "library": "the prompt library's RAG template"}.get)
     e1, e2, e3 = st.columns([1, 1, 2])
     use_context = e1.toggle("Budget by context size", value=True, key="assemble_use_context",
-                            help="Off: the seed's rule — the context may use the headroom.")
+                            help="Off: the context may use the headroom, whatever the model's "
+                                 "context size.")
     e2.number_input("Context size (tokens)", 256, 2_000_000, _default_context(), step=1024,
                     key="assemble_context", disabled=not use_context)
-    e3.text_input("Locale (workbench prompt)", key="assemble_locale", placeholder="e.g. ja")
+    e3.text_input("Locale (library prompt)", key="assemble_locale", placeholder="e.g. ja")
     s = st.session_state
-    return {
-        "question": s["assemble_question"].strip(),
-        "rank": s["assemble_rank"], "limit": int(s["assemble_limit"]),
-        "neighbors": int(s["assemble_neighbors"]), "headroom": int(s["assemble_headroom"]),
-        "style": s["assemble_style"], "citation_style": s["assemble_citation_style"],
-        "estimator": s["assemble_estimator"],
-        "context_tokens": int(s["assemble_context"]) if use_context else None,
-        "workbench": s["assemble_system"] != "built-in",
-        "locale": s["assemble_locale"].strip() or None,
-    }
+    return s["assemble_question"].strip(), AssemblyOptions(
+        ranking=s["assemble_rank"], limit=int(s["assemble_limit"]),
+        neighbors=int(s["assemble_neighbors"]), headroom=int(s["assemble_headroom"]),
+        style=s["assemble_style"], citation_style=s["assemble_citation_style"],
+        estimator=s["assemble_estimator"],
+        context_tokens=int(s["assemble_context"]) if use_context else None,
+        system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
+    )
 
 
 def _default_context() -> int:
     return llm_settings().context_tokens
-
-
-def _assemble(name: str, opts: dict) -> tuple[list[Pack], AssembledPrompt]:
-    packs = retrieve(opts["question"], limit=opts["limit"], per_hit_neighbors=opts["neighbors"],
-                     rank=opts["rank"], chunk_set=name, store=chunk_store())
-    system = workbench_system_prompt(opts["locale"]) if opts["workbench"] else None
-    assembled = assemble_prompt(
-        opts["question"], packs, headroom_tokens=opts["headroom"], style=opts["style"],
-        citation_style=opts["citation_style"], context_tokens=opts["context_tokens"],
-        estimator=opts["estimator"], system_prompt=system,
-    )
-    return packs, assembled
 
 
 def _show_packs(slot: str, packs: list[Pack], assembled: AssembledPrompt) -> None:
@@ -193,34 +170,34 @@ def _show_answer(slot: str, text: str, check: CitationCheck) -> None:
 
 
 def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
-    from core.llm.client import LLMClient
-
     settings = llm_settings()
     if not settings.configured:
         st.info(settings.missing_message())
         return
     answers = st.session_state.setdefault(ANSWERS, {})
     key = (name, assembled.model_dump_json())
+    answer = answer_settings()
     if st.button("Ask the LLM", key=f"ask_{slot}", type="primary"):
         try:
-            with st.spinner(f"Asking {settings.model}…"):
-                with LLMClient(settings) as client:
-                    response, check = ask_llm(client, assembled)
-            answers[key] = (response.text, check, response.latency_s)
+            with st.spinner(f"Asking {answer.model or settings.model}…"):
+                answers[key] = ask(assembled, settings, answer, prompt_library())
         except ChunkLabError as err:
             show_error(err)
     if key in answers:
-        text, check, latency = answers[key]
-        st.caption(f"Answer from {settings.model} in {latency:.1f} s")
-        _show_answer(slot, text, check)
+        run = answers[key]
+        st.caption(md_escape(f"Answer from {run.model} (temperature {run.temperature:g}) in "
+                             f"{run.latency_s:.1f} s"))
+        _show_answer(slot, run.text, run.check)
 
 
-def _panel(slot: str, name: str, opts: dict) -> None:
+def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> None:
     try:
-        packs, assembled = _assemble(name, opts)
+        result: Assembly = assemble(question, name, options, store=chunk_store(),
+                                    library=prompt_library())
     except ChunkLabError as err:
         show_error(err)
         return
+    packs, assembled = result.packs, result.assembled
     budget = assembled.budget
     m1, m2, m3 = st.columns(3)
     m1.metric("Packs kept", f"{budget.packs_kept} / {len(packs)}")
@@ -233,7 +210,7 @@ def _panel(slot: str, name: str, opts: dict) -> None:
         st.warning("The base prompt and the headroom alone exceed the context size: no pack fits.")
     if not packs:
         st.info("Nothing retrieved for this question; the prompt is the question alone.")
-    export = {"chunk_set": name, "settings": opts,
+    export = {"chunk_set": name, "question": question, "settings": asdict(options),
               "packs": [p.model_dump(mode="json") for p in packs],
               "assembled": assembled.model_dump(mode="json")}
     st.download_button("Export as JSON", json.dumps(export, ensure_ascii=False, indent=2),
@@ -247,7 +224,7 @@ def _panel(slot: str, name: str, opts: dict) -> None:
     _show_packs(slot, packs, assembled)
 
 
-def _quick_start(store) -> None:
+def _quick_start(store: ChunkStore) -> None:
     """No chunk set yet: offer to build one from the whole library in one click."""
     st.info("No chunk sets yet. Build one here from every document in the library, or create "
             "your own on the **Chunk sets** page (pick documents and a chunking strategy).",
@@ -256,13 +233,14 @@ def _quick_start(store) -> None:
     if not documents:
         st.caption("The library is empty: add documents on the **Documents** page first.")
         return
-    strategy, settings = PRESETS[QUICK_START_PRESET]
+    preset = BUILTIN_PRESETS[QUICK_START_PRESET]
     count = f"{len(documents)} library document" + ("s" if len(documents) != 1 else "")
     label = f"Build “{QUICK_START_PRESET}” from the {count} and make it active"
     if not st.button(label, key="assemble_quick_start", type="primary"):
         return
-    summary = ingest_with_progress(documents, QUICK_START_PRESET, strategy, settings,
-                                   store=store, description="built by the Assemble quick start")
+    summary = ingest_with_progress(documents, QUICK_START_PRESET, preset.strategy,
+                                   dict(preset.settings),
+                                   description="built by the Assemble quick start")
     if summary is None:
         return
     for line in summary.warnings():
@@ -295,8 +273,8 @@ def main() -> None:
     if compare and len(names) > 1:
         chosen.append(left.selectbox("Second chunk set", names, index=(first + 1) % len(names),
                                      key="assemble_set_b"))
-    opts = _controls()
-    if not opts["question"]:
+    question, options = _controls()
+    if not question:
         st.info("Type a question to retrieve and assemble a prompt.")
         return
     columns = st.columns(len(chosen))
@@ -304,7 +282,7 @@ def main() -> None:
         with column:
             if len(chosen) > 1:
                 st.subheader(f"{slot.upper()}: {md_escape(name)}")
-            _panel(slot, name, opts)
+            _panel(slot, name, question, options)
 
 
 main()

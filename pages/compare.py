@@ -3,97 +3,67 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.chunking.base import Chunk
-from core.chunking.registry import (
-    PRESETS,
-    available,
-    build_chunker,
-    config_class,
-    save_user_preset,
-    user_presets,
-)
-from core.chunking.stats import chunk_stats
+from core.chunking.chunk import Chunk
+from core.chunking.stats import ChunkStats, chunk_stats
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.render import HighlightSpan, highlight_html, palette
-from ui.state import llm_settings, md_escape, pick_document, show_error
+from core.operations.presets import all_presets, save_user_preset
+from core.operations.strategies import chunk, strategy
+from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import llm_settings, prompt_library
+from ui.settings_form import Configuration, configuration_editor
+from ui.state import pick_document, show_error
 
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
-HIDDEN_FIELDS = {"encoding", "window", "cache", "snap_tolerance"}
 TABLE_COLOR = "#ffb65c"
 MAX_CHARS = 60_000
+STATS_LABELS = {
+    "chunks": "chunks", "table_chunks": "table chunks", "mean_tokens": "mean tokens",
+    "median_tokens": "median tokens", "max_tokens": "max tokens",
+    "within_target": "within the size", "boundaries_on_section": "starts on a section",
+    "boundaries_on_break": "starts on a section or paragraph",
+    "overlap_tokens": "overlap tokens", "mean_overlap_tokens": "mean overlap tokens",
+}
+SHARES = {"within_target", "boundaries_on_section", "boundaries_on_break"}
 
 
 @st.cache_data(show_spinner="Chunking…", max_entries=64)
-def _chunk(
-    _document: Document, doc_id: str, strategy: str, settings_key: str, llm_key: str
-) -> list[Chunk]:
-    """Cached per document and settings; ``llm_key`` is the endpoint and model, never the key."""
-    chunker = build_chunker(strategy, **json.loads(settings_key))
-    if strategy == "llm":
-        chunker.llm_settings = llm_settings()  # the session's settings, API key included
-    return chunker.chunk(_document)
+def _chunk(_document: Document, doc_id: str, strategy_name: str, settings_key: str,
+           endpoint: str) -> list[Chunk]:
+    """Cached per document and settings; ``endpoint`` (URL and model, never the key) keys the
+    LLM strategy's results."""
+    return chunk(_document, strategy_name, json.loads(settings_key), llm=llm_settings(),
+                 library=prompt_library())
 
 
-def _llm_key(strategy: str) -> str:
-    if strategy != "llm":
+def _endpoint(strategy_name: str) -> str:
+    if not strategy(strategy_name).needs_llm:
         return ""
     return llm_settings().model_dump_json(exclude={"api_key"})
 
 
-def _field_widget(name: str, field: Any, value: Any, key: str) -> Any:
-    label = name.replace("_", " ")
-    if name == "separators":
-        raw = st.text_input(label + " (JSON list)", json.dumps(value), key=key)
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw  # the chunker's validation names the problem
-    if isinstance(value, bool):
-        return st.checkbox(label, value=value, key=key)
-    if isinstance(value, int):
-        return int(st.number_input(label, value=value, step=10 if value >= 50 else 1, key=key))
-    if isinstance(value, float):
-        return float(st.number_input(label, value=value, step=0.05, key=key))
-    choices = getattr(field.annotation, "__args__", None)
-    if choices and all(isinstance(c, str) for c in choices):
-        return st.selectbox(label, choices, index=list(choices).index(value), key=key)
-    return st.text_input(label, str(value), key=key)
+def _llm_note(strategy_name: str) -> str:
+    return llm_settings().missing_message() if strategy(strategy_name).needs_llm else ""
 
 
-def _editor(slot: int, presets: dict[str, tuple[str, dict[str, Any]]]) -> tuple[str, str, dict]:
-    names = list(presets)
-    default = DEFAULT_SLOTS[slot] if DEFAULT_SLOTS[slot] in names else names[0]
-    preset = st.selectbox(f"Configuration {slot + 1}", names, index=names.index(default),
-                          key=f"cmp_preset_{slot}")
-    strategy, preset_settings = presets[preset]
-    with st.expander("Settings", expanded=False):
-        strategies = [s for s in ("fixed", "recursive", "semantic", "llm") if available(s)]
-        strategy = st.selectbox("strategy", strategies, index=strategies.index(strategy),
-                                key=f"cmp_strategy_{slot}_{preset}")
-        if strategy != presets[preset][0]:
-            preset_settings = {}
-        fields = config_class(strategy).model_fields
-        defaults = {**{n: f.default for n, f in fields.items()}, **preset_settings}
-        prefix = f"cmp_{slot}_{preset}_{strategy}"
-        settings = {
-            name: _field_widget(name, field, defaults[name], f"{prefix}_{name}")
-            for name, field in fields.items()
-            if name not in HIDDEN_FIELDS
-        }
-    label = preset if strategy == presets[preset][0] and all(
-        settings.get(k) == v for k, v in preset_settings.items()) else f"{preset} (edited)"
-    return label, strategy, settings
-
-
-def _llm_note(strategy: str) -> str:
-    return llm_settings().missing_message() if strategy == "llm" else ""
+def _stats_column(stats: ChunkStats) -> dict[str, str]:
+    """The stats as the table shows them: counts with separators, shares as percentages."""
+    shown = {}
+    for field, label in STATS_LABELS.items():
+        value = getattr(stats, field)
+        if value is None:
+            shown[label] = "–"
+        elif field in SHARES:
+            shown[label] = f"{value:.0%}"
+        else:
+            shown[label] = f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+    shown["tables kept whole"] = f"{stats.tables_intact} of {stats.tables}"
+    return shown
 
 
 def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> go.Figure:
@@ -167,29 +137,29 @@ def main() -> None:
     document = pick_document()
     if document is None:
         return
-    presets = {**PRESETS, **user_presets()}
+    presets = all_presets()
     count = st.radio("Configurations", [2, 3, 4], horizontal=True, key="cmp_count")
-    configs = []
+    configs: list[Configuration] = []
     for slot, column in enumerate(st.columns(count)):
         with column:
-            configs.append(_editor(slot, presets))
+            configs.append(configuration_editor(f"cmp{slot}", presets, DEFAULT_SLOTS[slot],
+                                                label=f"Configuration {slot + 1}"))
 
     results: list[tuple[str, list[Chunk]]] = []
     problems: dict[int, str] = {}
-    for slot, (label, strategy, settings) in enumerate(configs):
-        note = _llm_note(strategy)
+    for slot, config in enumerate(configs):
+        note = _llm_note(config.strategy)
         if note:
             problems[slot] = note
-            results.append((label, []))
+            results.append((config.label, []))
             continue
         try:
-            key = json.dumps(settings, sort_keys=True)
-            results.append(
-                (label, _chunk(document, document.doc_id, strategy, key, _llm_key(strategy)))
-            )
+            key = json.dumps(config.settings, sort_keys=True)
+            results.append((config.label, _chunk(document, document.doc_id, config.strategy,
+                                                 key, _endpoint(config.strategy))))
         except ChunkLabError as err:
             problems[slot] = str(err)
-            results.append((label, []))
+            results.append((config.label, []))
 
     event = st.plotly_chart(_strip(results, document), on_select="rerun", key="cmp_strip",
                             selection_mode="points")
@@ -199,14 +169,13 @@ def main() -> None:
             st.session_state[f"cmp_inspect_{int(data[0])}"] = int(data[1]) + 1
 
     table = {}
-    for slot, ((label, chunks), (_, _, settings)) in enumerate(
-        zip(results, configs, strict=True)
-    ):
+    for slot, ((label, chunks), config) in enumerate(zip(results, configs, strict=True)):
         if chunks:
+            settings = config.settings
             target = settings.get("size") if settings.get("unit", "tokens") == "tokens" else None
-            table[f"{slot + 1}. {label}"] = chunk_stats(document, chunks, target)
+            table[f"{slot + 1}. {label}"] = _stats_column(chunk_stats(document, chunks, target))
     if table:
-        st.dataframe(pd.DataFrame(table).astype(str))
+        st.dataframe(pd.DataFrame(table))
 
     for slot, column in enumerate(st.columns(count)):
         label, chunks = results[slot]
@@ -219,19 +188,18 @@ def main() -> None:
                 st.info("No chunks: the document has no text.")
                 continue
             st.html(_highlight(document, chunks))
-            st.plotly_chart(_histogram(chunks, slot),
-                            key=f"cmp_hist_{slot}")
+            st.plotly_chart(_histogram(chunks, slot), key=f"cmp_hist_{slot}")
             _inspect(chunks, slot)
 
     with st.expander("Save a configuration as a named preset"):
         if saved := st.session_state.pop("cmp_saved", None):
-            st.success(f"Saved {saved!r}: it is now in every configuration's list.")
-        slot = st.selectbox("Configuration", range(count), format_func=lambda i: str(i + 1))
+            st.success(f"Saved “{md_escape(saved)}”: it is now in every configuration's list.")
+        slot = st.selectbox("Configuration", range(count), format_func=lambda i: str(i + 1),
+                            key="cmp_save_slot")
         name = st.text_input("Preset name", key="cmp_preset_name")
-        if st.button("Save preset"):
-            _, strategy, settings = configs[slot]
+        if st.button("Save preset", key="cmp_save"):
             try:
-                save_user_preset(name, strategy, settings)
+                save_user_preset(name, configs[slot].strategy, configs[slot].settings)
             except ChunkLabError as err:
                 show_error(err)
             else:

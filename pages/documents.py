@@ -9,17 +9,14 @@ import streamlit as st
 from core.documents import SUPPORTED_EXTENSIONS
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.render import HighlightSpan, highlight_html, palette
-from core.tokens import count_tokens
-from ui.state import library, md_escape, pick_document, select_document, show_error
+from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import library, token_count
+from ui.state import pick_document, select_document, show_error
 
 UPLOAD_RESULTS = "documents_upload_results"  # [(ok, message)] of the last upload
 UPLOADER_ROUND = "documents_uploader_round"  # a new key clears the uploader after an upload
 CONFIRM_REMOVE = "documents_confirm_remove"
 TABLE_COLOR = "#ffd59e"
-@st.cache_data(show_spinner=False, max_entries=64)
-def token_count(doc_id: str, text: str) -> int:
-    return count_tokens(text)
 
 
 def upload_files() -> None:
@@ -58,7 +55,7 @@ def metrics(doc: Document) -> None:
     values = {
         "Format": doc.format.upper(), "Pages": doc.pages or "–",
         "Sections": len(doc.sections), "Tables": len(doc.tables),
-        "Tokens": f"{token_count(doc.doc_id, doc.text):,}", "Characters": f"{len(doc.text):,}",
+        "Tokens": f"{token_count(doc):,}", "Characters": f"{len(doc.text):,}",
     }
     for column, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
         column.metric(label, value)

@@ -2,165 +2,98 @@
 
 from __future__ import annotations
 
-import io
-from pathlib import Path
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.documents.model import Document, content_id
+from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.evaluation.metrics import METRIC_LABELS, METRICS, relative_improvement
-from core.evaluation.questions import (
-    QuestionSet,
-    corpus_files,
-    match_corpus_ids,
-    parse_questions,
-    validate,
+from core.operations.evaluation import Candidate, CandidateResult, QuestionResult, evaluate
+from core.operations.evaluation_report import (
+    TABLE_GAIN_TARGET,
+    metrics_table,
+    results_csv,
+    table_verdict,
 )
-from core.evaluation.runner import ChunkConfig, ConfigResult, evaluate, preset_config
-from core.render import HighlightSpan, highlight_html, palette
+from core.operations.presets import all_presets
+from core.operations.question_sets import LoadedSet, load_shipped, load_uploaded, shipped_sets
 from core.retrieval.ranking import RANK_MODES
-from ui.state import SAMPLES_DIR, library, show_error
+from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import chunk_store, library
+from ui.settings_form import configuration_editor
+from ui.state import show_error
 
-QUESTIONS_DIR = SAMPLES_DIR / "questions"
 ALL_SAMPLES = "All sample sets"
 UPLOAD = "Upload a CSV…"
 RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
-AC_TARGET = 0.15  # seed 002, AC-5.9.9: table-query accuracy ≥ 15 % better than the baseline
 REFERENCE_COLOR = "#ffe066"
+SET_PREFIX = "chunk set: "
 
 
-@st.cache_data(show_spinner="Converting a sample document…")
-def _convert(data: bytes, filename: str) -> Document:
-    from core.documents import convert
-
-    return convert(data, filename)
-
-
-def _sample_document(path: Path) -> Document:
-    """The library's conversion of a sample (made at first start), else a fresh one (the user
-    removed it from the library)."""
-    data = path.read_bytes()
-    try:
-        return library().get(content_id(data))
-    except (KeyError, ChunkLabError):
-        return _convert(data, path.name)
-
-
-def _shipped_sets() -> list[Path]:
-    return sorted(QUESTIONS_DIR.glob("*.csv")) if QUESTIONS_DIR.is_dir() else []
-
-
-def _load_shipped(paths: list[Path], name: str) -> tuple[QuestionSet, dict[str, Document]]:
-    """Shipped sets are concatenated (rows keep their own file's numbers)."""
-    questions, problems = [], []
-    for path in paths:
-        qs = parse_questions(path.read_bytes(), path.name)
-        questions += qs.questions
-        problems += qs.problems
-    question_set = QuestionSet(name, tuple(questions), tuple(problems))
-    files = corpus_files({q.corpus_id for q in questions}, SAMPLES_DIR)
-    documents = {cid: _sample_document(path) for cid, path in files.items()}
-    return validate(question_set, documents), documents
-
-
-def _load_uploaded(upload) -> tuple[QuestionSet, dict[str, Document]]:
-    """An uploaded set is matched against the library's documents by file name."""
-    question_set = parse_questions(upload.getvalue(), upload.name)
-    by_name = {doc.source_name: doc for doc in library().documents()}
-    matched = match_corpus_ids({q.corpus_id for q in question_set.questions}, by_name)
-    documents = {cid: by_name[name] for cid, name in matched.items()}
-    return validate(question_set, documents), documents
-
-
-def _pick_question_set() -> tuple[QuestionSet, dict[str, Document]] | None:
-    shipped = _shipped_sets()
+def _pick_question_set() -> LoadedSet | None:
+    shipped = shipped_sets()
     options = ([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped] + [UPLOAD]
     choice = st.selectbox("Question set", options, key="evaluate_set")
     if choice == UPLOAD:
         upload = st.file_uploader(
             "Question set CSV (question, references, corpus_id[, kind]); corpus_id names a "
             "document of the library", type=["csv"], key="evaluate_upload")
-        return _load_uploaded(upload) if upload else None
-    paths = shipped if choice == ALL_SAMPLES else [QUESTIONS_DIR / f"{choice}.csv"]
-    return _load_shipped(paths, choice)
+        return load_uploaded(upload.getvalue(), upload.name, library()) if upload else None
+    paths = shipped if choice == ALL_SAMPLES else [p for p in shipped if p.stem == choice]
+    return load_shipped(paths, choice, library())
 
 
 def _custom_config_form() -> None:
-    from core.chunking.registry import STRATEGIES
-
     with st.expander("Add a custom configuration"):
-        with st.form("evaluate_custom", border=False):
-            cols = st.columns(5)
-            strategy = cols[0].selectbox("Strategy", sorted(STRATEGIES))
-            size = cols[1].number_input("Size", min_value=16, value=400, step=50)
-            overlap = cols[2].number_input("Overlap", min_value=0, value=40, step=10)
-            unit = cols[3].selectbox("Unit", ["tokens", "chars"])
-            tables = cols[4].checkbox("Tables whole", value=True)
-            if st.form_submit_button("Add"):
-                settings = {"size": int(size), "overlap": int(overlap), "unit": unit,
-                            "tables": tables}
-                label = f"{strategy} {size}/{overlap} {unit}" + ("" if tables else " no tables")
-                st.session_state.setdefault(CUSTOM, {})[label] = ChunkConfig(
-                    label=label, strategy=strategy, settings=settings)
-
-
-def _pick_configs() -> list[ChunkConfig]:
-    from core.chunking.registry import PRESETS
-
-    custom: dict[str, ChunkConfig] = st.session_state.get(CUSTOM, {})
-    stored = _stored_sets()
-    options = list(PRESETS) + list(custom) + [f"chunk set: {name}" for name in stored]
-    defaults = [name for name in ("fixed 1000 chars", "recursive 500/50") if name in options]
-    chosen = st.multiselect("Configurations (2–4)", options, default=defaults,
-                            max_selections=4, key="evaluate_configs")
-    _custom_config_form()
-    configs = []
-    for name in chosen:
-        if name in PRESETS:
-            configs.append(preset_config(name))
-        elif name in custom:
-            configs.append(custom[name])
-        else:
-            set_name = name.removeprefix("chunk set: ")
-            configs.append(ChunkConfig(label=name, chunk_set=set_name))
-    return configs
+        config = configuration_editor("eval_custom", all_presets(), "recursive 500/50",
+                                      label="Start from")
+        name = st.text_input("Label", value=config.label, key="eval_custom_label")
+        if st.button("Add", key="eval_custom_add"):
+            label = name.strip() or config.label
+            st.session_state.setdefault(CUSTOM, {})[label] = Candidate(
+                label=label, strategy=config.strategy, settings=config.settings)
 
 
 def _stored_sets() -> list[str]:
     try:
-        from core.store import ChunkStore
-
-        return [info.name for info in ChunkStore().list_sets()]
-    except (ImportError, ChunkLabError):
+        return [info.name for info in chunk_store().list_sets()]
+    except ChunkLabError:
         return []
 
 
-def _run(question_set: QuestionSet, documents: dict[str, Document],
-         configs: list[ChunkConfig], rank: str, k: int) -> None:
+def _pick_candidates() -> list[Candidate]:
+    presets = all_presets()
+    custom: dict[str, Candidate] = st.session_state.get(CUSTOM, {})
+    options = list(presets) + list(custom) + [SET_PREFIX + name for name in _stored_sets()]
+    defaults = [name for name in ("fixed 1000 chars", "recursive 500/50") if name in options]
+    chosen = st.multiselect("Configurations (2–4)", options, default=defaults,
+                            max_selections=4, key="evaluate_configs")
+    _custom_config_form()
+    candidates = []
+    for name in chosen:
+        if name in presets:
+            p = presets[name]
+            candidates.append(Candidate(p.name, p.strategy, dict(p.settings)))
+        elif name in custom:
+            candidates.append(custom[name])
+        else:
+            candidates.append(Candidate(label=name, chunk_set=name.removeprefix(SET_PREFIX)))
+    return candidates
+
+
+def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int) -> None:
     bar = st.progress(0.0, text="Starting…")
-    results = evaluate(question_set, documents, configs, rank=rank, k=k,
-                       progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
+    results = evaluate(loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
+                       store=chunk_store(),
+                       progress=lambda p: bar.progress(p.fraction, text=p.caption()))
     bar.empty()
-    st.session_state[RESULTS] = {"results": results, "documents": documents,
-                                 "set": question_set.name}
+    st.session_state[RESULTS] = {"results": results, "documents": loaded.documents,
+                                 "set": loaded.questions.name}
 
 
-def _metrics_frame(results: list[ConfigResult]) -> pd.DataFrame:
-    rows = {}
-    for result in results:
-        overall = result.metrics["overall"]
-        column = {METRIC_LABELS[m]: overall[m] for m in METRICS}
-        column["Table-query accuracy"] = result.metrics["table_query_accuracy"]
-        rows[result.config.label] = column
-    return pd.DataFrame(rows)
-
-
-def _show_metrics(results: list[ConfigResult]) -> None:
-    frame = _metrics_frame(results)
+def _show_metrics(results: list[CandidateResult]) -> None:
+    frame = pd.DataFrame(metrics_table(results))
     winners = frame.astype(float).idxmax(axis=1)
     shown = frame.map(lambda v: "—" if pd.isna(v) else f"{v:.1%}")
     for metric, winner in winners.items():
@@ -172,14 +105,15 @@ def _show_metrics(results: list[ConfigResult]) -> None:
     shown.index.name = "Metric"
     st.dataframe(shown, key="evaluate_metrics_table",
                  column_config={"Metric": st.column_config.TextColumn(width="medium")})
-    counts = {r.config.label: sum(r.chunk_counts.values()) for r in results}
-    st.caption(
-        f"{results[0].metrics['overall']['questions']} questions · rank {results[0].rank} · "
+    counts = {r.candidate.label: sum(r.chunk_counts.values()) for r in results}
+    st.caption(md_escape(
+        f"{results[0].metrics.overall.questions} questions · ranking {results[0].ranking} · "
         f"k = {results[0].k} · chunks: "
-        + ", ".join(f"{label} {n}" for label, n in counts.items())
+        + ", ".join(f"{label} {n:,}" for label, n in counts.items())
         + " · times: " + ", ".join(
-            f"{r.config.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}" for r in results)
-    )
+            f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
+            for r in results)
+    ))
     figure = go.Figure([
         go.Bar(name=label, x=frame.index, y=frame[label].astype(float) * 100)
         for label in frame.columns
@@ -189,37 +123,26 @@ def _show_metrics(results: list[ConfigResult]) -> None:
     st.plotly_chart(figure, key="evaluate_bars")
 
 
-def _is_baseline(config: ChunkConfig) -> bool:
-    s = config.settings
-    return (config.strategy == "fixed" and s.get("size") == 1000 and s.get("unit") == "chars"
-            and not s.get("tables", False))
-
-
-def _show_table_ac(results: list[ConfigResult]) -> None:
-    st.subheader("Table queries — seed 002, AC-5.9.9")
-    baseline = next((r for r in results if _is_baseline(r.config)), None)
-    candidates = [r for r in results if r.config.settings.get("tables") and r is not baseline]
-    if baseline is None or not candidates:
-        st.info("Include **fixed 1000 chars** (the baseline) and a table-aware configuration "
-                "to see the AC-5.9.9 comparison.")
+def _show_table_rule(results: list[CandidateResult]) -> None:
+    st.subheader("Table questions")
+    verdict = table_verdict(results)
+    if verdict.missing:
+        st.info(verdict.missing)
         return
-    base_acc = baseline.metrics["table_query_accuracy"]
-    if base_acc is None:
-        st.info("This question set has no table questions (kind = table).")
-        return
-    cols = st.columns(len(candidates) + 1)
-    cols[0].metric(f"Baseline: {baseline.config.label}", f"{base_acc:.1%}")
-    for col, result in zip(cols[1:], candidates, strict=True):
-        acc = result.metrics["table_query_accuracy"]
-        gain = relative_improvement(acc, base_acc)
-        verdict = ("meets" if gain is not None and gain >= AC_TARGET else "misses")
-        col.metric(result.config.label, f"{acc:.1%}",
-                   delta="n/a" if gain is None else f"{gain:+.1%} relative",
+    base = verdict.baseline_accuracy or 0.0
+    cols = st.columns(len(verdict.candidates) + 1)
+    cols[0].metric(f"Baseline: {verdict.baseline}", f"{base:.1%}")
+    for col, gain in zip(cols[1:], verdict.candidates, strict=True):
+        accuracy = gain.accuracy or 0.0
+        col.metric(gain.label, f"{accuracy:.1%}",
+                   delta="n/a" if gain.gain is None else f"{gain.gain:+.1%} relative",
                    delta_color="normal")
-        col.caption(f"{(acc - base_acc) * 100:+.1f} points · {verdict} the ≥ 15 % target")
+        col.caption(f"{(accuracy - base) * 100:+.1f} points · "
+                    f"{'meets' if gain.meets_target else 'misses'} the "
+                    f"≥ {TABLE_GAIN_TARGET:.0%} target")
 
 
-def _drill_down(results: list[ConfigResult], documents: dict[str, Document]) -> None:
+def _drill_down(results: list[CandidateResult], documents: dict[str, Document]) -> None:
     st.subheader("Per question")
     questions = results[0].questions
     labels = [f"row {q.row} · {q.corpus_id} · {q.kind} · {q.question}" for q in questions]
@@ -233,17 +156,18 @@ def _drill_down(results: list[ConfigResult], documents: dict[str, Document]) -> 
         for result in results:
             hits = [r.rank for r in result.questions[index].retrieved
                     if r.start < end and start < r.end]
-            row[result.config.label] = ("ranks " + ", ".join(map(str, hits))) if hits else "missed"
+            row[result.candidate.label] = (
+                "ranks " + ", ".join(map(str, hits)) if hits else "missed")
         rows.append(row)
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-    tabs = st.tabs([r.config.label for r in results])
+    tabs = st.tabs([r.candidate.label for r in results])
     for tab, result in zip(tabs, results, strict=True):
         with tab:
             q = result.questions[index]
             s = q.scores
-            st.caption(f"recall {s['recall']:.0%} · precision {s['precision']:.0%} · "
-                       f"IoU {s['iou']:.0%} · precision Ω {s['precision_omega']:.0%} · "
-                       f"first hit at rank {s['first_hit_rank'] or '—'}")
+            st.caption(f"recall {s.recall:.0%} · precision {s.precision:.0%} · "
+                       f"IoU {s.iou:.0%} · precision Ω {s.precision_omega:.0%} · "
+                       f"first hit at rank {s.first_hit_rank or '—'}")
             st.html(_drawing(text, q))
             st.dataframe(pd.DataFrame([
                 {"Rank": r.rank, "Span": f"{r.start}–{r.end}", "Score": round(r.score, 4),
@@ -253,7 +177,7 @@ def _drill_down(results: list[ConfigResult], documents: dict[str, Document]) -> 
             ]), hide_index=True)
 
 
-def _drawing(text: str, q) -> str:
+def _drawing(text: str, q: QuestionResult) -> str:
     """References (yellow) and the retrieved chunks (numbered by rank) around the references."""
     lo = max(0, min(s for s, _ in q.references) - 600)
     hi = min(len(text), max(e for _, e in q.references) + 600)
@@ -272,22 +196,6 @@ def _drawing(text: str, q) -> str:
     return highlight_html(text[lo:hi], spans, height_px=420) + note
 
 
-def _export(results: list[ConfigResult]) -> bytes:
-    rows = []
-    for result in results:
-        for q in result.questions:
-            rows.append({
-                "configuration": result.config.label, "rank_mode": result.rank, "k": result.k,
-                "row": q.row, "corpus_id": q.corpus_id, "kind": q.kind, "question": q.question,
-                **{m: q.scores[m] for m in ("recall", "precision", "iou", "precision_omega")},
-                "hit": q.scores["hit"], "reciprocal_rank": q.scores["reciprocal_rank"],
-                "retrieved": " ".join(f"{r.start}-{r.end}" for r in q.retrieved),
-            })
-    buffer = io.StringIO()
-    pd.DataFrame(rows).to_csv(buffer, index=False)
-    return buffer.getvalue().encode()
-
-
 st.title("Evaluate")
 st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma's chunking "
            "evaluation), hit rate and MRR; each question retrieves from its own document.")
@@ -298,7 +206,7 @@ except ChunkLabError as err:
     show_error(err)
     loaded = None
 if loaded:
-    question_set, documents = loaded
+    question_set = loaded.questions
     n_docs = len(question_set.corpus_ids)
     st.caption(f"{len(question_set.questions)} valid questions over {n_docs} "
                f"document{'s' if n_docs != 1 else ''}")
@@ -306,17 +214,17 @@ if loaded:
         with st.expander(f"{len(question_set.problems)} rows skipped", icon=":material/warning:"):
             st.text("\n".join(str(p) for p in question_set.problems))
     try:
-        configs = _pick_configs()
+        candidates = _pick_candidates()
     except ChunkLabError as err:
         show_error(err)
-        configs = []
+        candidates = []
     left, right = st.columns(2)
-    rank = left.radio("Ranking", RANK_MODES, horizontal=True, key="evaluate_rank")
+    ranking = left.radio("Ranking", RANK_MODES, horizontal=True, key="evaluate_rank")
     k = right.number_input("k (chunks retrieved per question)", 1, 50, 5, key="evaluate_k")
     if st.button("Run evaluation", type="primary", key="evaluate_run",
-                 disabled=not 2 <= len(configs) <= 4):
+                 disabled=not 2 <= len(candidates) <= 4):
         try:
-            _run(question_set, documents, configs, rank, int(k))
+            _run(loaded, candidates, ranking, int(k))
         except ChunkLabError as err:
             show_error(err)
 
@@ -324,7 +232,7 @@ state = st.session_state.get(RESULTS)
 if state:
     results = state["results"]
     _show_metrics(results)
-    _show_table_ac(results)
-    st.download_button("Export results (CSV)", _export(results),
+    _show_table_rule(results)
+    st.download_button("Export results (CSV)", results_csv(results),
                        file_name=f"evaluation-{state['set']}.csv", mime="text/csv")
     _drill_down(results, state["documents"])

@@ -4,8 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from core.documents.model import Document
-from core.tokens import count_tokens
-from ui.state import library
+from ui.resources import library, token_count
 
 st.title("ChunkLab")
 st.markdown(
@@ -14,11 +13,6 @@ st.markdown(
     "tune the LLM prompts live, and inspect the RAG prompt a question would send — "
     "citations and token budget included."
 )
-
-
-@st.cache_data(show_spinner=False)
-def _tokens(doc_id: str, text: str) -> int:
-    return count_tokens(text)
 
 
 def _row(doc: Document) -> dict:
@@ -30,7 +24,7 @@ def _row(doc: Document) -> dict:
         "Pages": str(doc.pages) if doc.pages else "–",
         "Sections": len(doc.sections),
         "Tables": len(doc.tables),
-        "Tokens (cl100k)": _tokens(doc.doc_id, doc.text),
+        "Tokens (cl100k)": token_count(doc),
     }
 
 

@@ -1,6 +1,7 @@
-"""Prompt workbench: edit every prompt template live, check it, preview it, test it, A/B it.
+"""Prompts: edit every prompt template live, check it, preview it, test it, A/B it.
 
-Thin page: templates, checks, inputs and runs come from ``core.prompts``; this file only draws.
+The phase that sends the chosen template says what input it is tried on; this page draws the
+editor and those inputs and shows what ``core.operations.prompt_tests`` returns.
 """
 
 from __future__ import annotations
@@ -9,13 +10,17 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.prompts import workbench
-from core.prompts.inputs import Conversation, PromptInput, values_for
-from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
-from core.prompts.rag import load_rag_settings, save_rag_settings
-from core.render import HighlightSpan, highlight_html, palette
+from core.llm import anchors
+from core.llm.phase import Conversation, PhaseInput
+from core.llm.phases import phase_of
+from core.operations import prompt_tests
+from core.prompts.checks import check_template
+from core.prompts.library import DEFAULT, PromptTemplate
+from core.prompts.locales import locale_names
 from core.tokens import count_tokens
-from ui.state import llm_settings, md_escape, pick_document, show_error
+from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import answer_settings, llm_settings, prompt_library
+from ui.state import pick_document, show_error
 
 MARKER = "@@"
 EDITOR_HEIGHT = 520
@@ -26,13 +31,7 @@ SAMPLE_CONVERSATION = Conversation(
     message="And does the policy cover damage from a burst pipe in winter?",
 )
 
-st.title("Prompts")
-st.caption(
-    "Every prompt the app sends is a template. Edit one, watch the checks and the preview change, "
-    "run it on a real input, save it as a named variant and compare variants side by side."
-)
-
-library = PromptLibrary()
+library = prompt_library()
 
 
 def editor_key(name: str, variant: str) -> str:
@@ -59,78 +58,80 @@ def save_variant(name: str, key: str) -> None:
     except ChunkLabError as err:
         st.session_state["pw_flash"] = ("error", str(err))
         return
-    st.session_state[editor_key(name, saved.variant)] = saved.text
+    st.session_state[editor_key(name, saved.variant or DEFAULT)] = saved.text
     st.session_state[f"pw_variant::{name}"] = saved.variant
     st.session_state["pw_flash"] = ("success", f"Saved variant “{saved.variant}” "
                                                f"(version {saved.version}).")
-
-
-def draw(run: workbench.TestRun, source: PromptInput, height: int) -> None:
-    """The run's sections / chunks on the document (only the section for boundary prompts)."""
-    if not run.spans or source.document is None:
-        return
-    start, end = 0, len(source.document.text)
-    if run.label.startswith("boundary_detection") and source.section is not None:
-        start, end = source.section.start, source.section.end
-    spans = [HighlightSpan(s - start, e - start, palette(i), label=label, tooltip=label)
-             for i, (s, e, label) in enumerate(run.spans)]
-    st.html(highlight_html(source.document.text[start:end], spans, height_px=height))
 
 
 def flash() -> None:
     message = st.session_state.pop("pw_flash", None)
     if message:
         kind, text = message
-        (st.success if kind == "success" else st.error)(text)
+        (st.success if kind == "success" else st.error)(md_escape(text))
 
 
-# --- template and variant -----------------------------------------------------------------
-names = library.names()
-top = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
-name = top[0].selectbox("Template", names, key="pw_template",
-                        format_func=lambda n: library.default(n).title)
-active = library.active(name) or DEFAULT
-variant_key = f"pw_variant::{name}"
-variants = [DEFAULT, *library.variants(name)]
-if st.session_state.get(variant_key) not in variants:
-    st.session_state[variant_key] = active
-variant = top[1].selectbox(
-    "Variant", variants, key=variant_key,
-    format_func=lambda v: f"{v}  ✓ used by the app" if v == active else v,
-)
-stored = library.template(name, variant)
-key = editor_key(name, variant)
-if key not in st.session_state:
-    st.session_state[key] = stored.text
-if variant != active and top[2].button("Use in the app", use_container_width=True,
-                                       help="Make this variant the one the LLM phases send."):
-    library.set_active(name, variant)
-    st.rerun()
-if variant != DEFAULT and top[3].button("Delete variant", use_container_width=True):
-    library.delete_variant(name, variant)
-    st.session_state.pop(variant_key, None)
-    st.rerun()
-st.markdown(f"**{md_escape(stored.title)}** — {md_escape(stored.description)}")
-flash()
+def draw(run: prompt_tests.TestRun, template: PromptTemplate, source: PhaseInput,
+         height: int) -> None:
+    """The run's sections / chunks on the document (only the section for boundary prompts)."""
+    spans_found = run.view.spans
+    if not spans_found or source.document is None:
+        return
+    start, end = 0, len(source.document.text)
+    if "section" in phase_of(template).inputs and source.section is not None:
+        start, end = source.section.start, source.section.end
+    spans = [HighlightSpan(s - start, e - start, palette(i), label=label, tooltip=label)
+             for i, (s, e, label) in enumerate(spans_found)]
+    st.html(highlight_html(source.document.text[start:end], spans, height_px=height))
 
-# --- editor | placeholders, checks, format ------------------------------------------------
-left, right = st.columns([4, 3], gap="large")
-with left:
+
+def choose_template() -> tuple[str, str, PromptTemplate]:
+    top = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+    name = top[0].selectbox("Template", library.names(), key="pw_template",
+                            format_func=lambda n: library.default(n).title)
+    active = library.active(name) or DEFAULT
+    variant_key = f"pw_variant::{name}"
+    variants = [DEFAULT, *library.variants(name)]
+    if st.session_state.get(variant_key) not in variants:
+        st.session_state[variant_key] = active
+    variant = top[1].selectbox(
+        "Variant", variants, key=variant_key,
+        format_func=lambda v: f"{v}  ✓ used by the app" if v == active else v,
+    )
+    if variant != active and top[2].button("Use in the app", use_container_width=True,
+                                           help="Make this variant the one the app sends."):
+        library.set_active(name, variant)
+        st.rerun()
+    if variant != DEFAULT and top[3].button("Delete variant", use_container_width=True):
+        library.delete_variant(name, variant)
+        st.session_state.pop(variant_key, None)
+        st.rerun()
+    return name, variant, library.template(name, variant)
+
+
+def edit(name: str, variant: str, stored: PromptTemplate) -> PromptTemplate:
+    """The editor; returns the template as typed (saved or not)."""
+    key = editor_key(name, variant)
+    if key not in st.session_state:
+        st.session_state[key] = stored.text
     text = st.text_area("Template text", key=key, height=EDITOR_HEIGHT,
                         help="Placeholders look like {{ name }}.")
-    working: PromptTemplate = (stored if text == stored.text
-                               else stored.with_text(text, f"{variant}*"))
+    working = stored if text == stored.text else stored.with_text(text, f"{variant}*")
     state = "saved" if text == stored.text else "**edited, not saved**"
-    st.caption(f"{variant} · {state} · version `{working.version}` · {len(text):,} characters")
+    st.caption(f"{md_escape(variant)} · {state} · version `{working.version}` · "
+               f"{len(text):,} characters")
     cols = st.columns([3, 1, 2], vertical_alignment="bottom")
     cols[0].text_input("Variant name", key="pw_new_variant", placeholder="e.g. terse-v2")
     cols[1].button("Save", on_click=save_variant, args=(name, key), type="primary",
                    use_container_width=True)
     cols[2].button("Reset to default", on_click=reset_to_default, args=(key, name),
                    use_container_width=True, disabled=text == library.default(name).text)
+    return working
 
-with right:
-    checks = workbench.check_template(working)
+
+def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
+    """Checks, placeholders and the answer format; True when the template has errors."""
+    checks = check_template(working)
     for problem in checks.errors:
         st.error(problem, icon=":material/error:")
     for problem in checks.warnings:
@@ -158,123 +159,135 @@ with right:
     with st.container(border=True):
         st.markdown("**Answer format the parser expects**")
         st.markdown(working.contract.reference_markdown())
+    return bool(checks.errors)
 
-# --- input --------------------------------------------------------------------------------
-st.divider()
-st.subheader("Input")
-source = PromptInput()
-rag_locale, rag_question, rag_refs = "default", "", 3
-input_cols = st.columns([3, 3, 2])
-if name == "topic_detection":
-    talk = SAMPLE_CONVERSATION
-    source = PromptInput(conversation=Conversation(
-        current_topic=input_cols[0].text_input("Current topic", talk.current_topic,
-                                               key="pw_topic"),
-        context=input_cols[1].text_area("Recent conversation", talk.context, key="pw_context",
-                                        height=100),
-        message=input_cols[2].text_area("Latest message", talk.message, key="pw_message",
-                                        height=100),
-    ))
-else:
-    with input_cols[0]:
+
+def choose_input(working: PromptTemplate) -> PhaseInput:
+    """The widgets for what the template's phase is tried on."""
+    needs = phase_of(working).inputs
+    cols = st.columns([3, 3, 2])
+    if "conversation" in needs:
+        talk = SAMPLE_CONVERSATION
+        return PhaseInput(conversation=Conversation(
+            current_topic=cols[0].text_input("Current topic", talk.current_topic,
+                                             key="pw_topic"),
+            context=cols[1].text_area("Recent conversation", talk.context, key="pw_context",
+                                      height=100),
+            message=cols[2].text_area("Latest message", talk.message, key="pw_message",
+                                      height=100),
+        ))
+    with cols[0]:
         document = pick_document(key="pw_doc")
-    if document is not None:
-        source = PromptInput(document=document)
+    if document is None:
+        return PhaseInput()
+    source = PhaseInput(document=document)
+    if "section" in needs:
         sections = list(document.sections)
-        if name.startswith("boundary_detection") or name in ("chunk_metadata",
-                                                              "contextual_prefix"):
-            if sections:
-                index = input_cols[1].selectbox(
-                    "Section", range(len(sections)), key="pw_section",
-                    index=workbench.default_section(document),
-                    format_func=lambda i: "  " * (sections[i].level - 1) + sections[i].title)
-                source = PromptInput(document=document, section=sections[index])
-            else:
-                st.info("This document has no sections; use another document.")
-        if name.startswith("boundary_detection"):
-            max_tokens = input_cols[2].number_input("Max chunk tokens", 64, 8192, 512, 64,
-                                                    key="pw_max_tokens")
-            source = PromptInput(document=document, section=source.section,
-                                 max_tokens=int(max_tokens))
-        if name in ("chunk_metadata", "contextual_prefix") and source.section is not None:
-            passages = workbench.passages(document, source.section)
-            index = input_cols[2].selectbox(
-                "Chunk", range(len(passages)), key="pw_chunk",
-                format_func=lambda i: f"#{i + 1} · {document.slice(passages[i])[:40]}…")
-            source = PromptInput(document=document, section=source.section,
-                                 chunk=passages[index])
-        if name == "table_summary":
-            tables = list(document.tables)
-            if tables:
-                index = input_cols[1].selectbox(
-                    "Table", range(len(tables)), key="pw_table",
-                    format_func=lambda i: tables[i].caption or f"Table {i + 1}")
-                source = PromptInput(document=document, table=tables[index])
-            else:
-                st.info("This document has no tables; pick one that has (e.g. the policy).")
-        if name == "rag_system":
-            rag = load_rag_settings()
-            locales = workbench.locale_names(working)
-            rag_locale = input_cols[1].selectbox(
-                "Locale", [*locales, "ja-JP"], key="pw_locale",
-                index=[*locales, "ja-JP"].index(rag.locale) if rag.locale in locales else 0)
-            rag_refs = input_cols[2].slider("References", 0, 6, 3, key="pw_refs")
-            rag_question = st.text_input("Question (sent after the system prompt when testing)",
-                                         "What does the policy say about water damage?",
-                                         key="pw_question")
-            with st.expander(f"Answer model: {rag.model}, temperature {rag.temperature:g}"):
-                model_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
-                model = model_cols[0].text_input("Model", rag.model, key="pw_rag_model")
-                temperature = model_cols[1].slider("Temperature", 0.0, 2.0, rag.temperature,
-                                                   0.1, key="pw_rag_temperature")
-                if model_cols[2].button("Save model", key="pw_rag_save"):
-                    try:
-                        save_rag_settings(model, temperature, rag_locale)
-                    except ChunkLabError as err:
-                        show_error(err)
-                    else:
-                        st.success("Saved as your answer model.")
+        if not sections:
+            st.info("This document has no sections; use another document.")
+            return source
+        index = cols[1].selectbox(
+            "Section", range(len(sections)), key="pw_section",
+            index=anchors.default_section(document),
+            format_func=lambda i: "  " * (sections[i].level - 1) + sections[i].title)
+        source = PhaseInput(document=document, section=sections[index])
+    if "max_tokens" in needs:
+        max_tokens = cols[2].number_input("Max chunk tokens", 64, 8192, 512, 64,
+                                          key="pw_max_tokens")
+        source = PhaseInput(document=document, section=source.section,
+                            max_tokens=int(max_tokens))
+    if "chunk" in needs and source.section is not None:
+        passages = anchors.passages(document, source.section)
+        index = cols[2].selectbox(
+            "Chunk", range(len(passages)), key="pw_chunk",
+            format_func=lambda i: f"#{i + 1} · {document.slice(passages[i])[:40]}…")
+        source = PhaseInput(document=document, section=source.section, chunk=passages[index])
+    if "table" in needs:
+        tables = list(document.tables)
+        if not tables:
+            st.info("This document has no tables; pick one that has (e.g. the policy).")
+            return source
+        index = cols[1].selectbox("Table", range(len(tables)), key="pw_table",
+                                  format_func=lambda i: tables[i].caption or f"Table {i + 1}")
+        source = PhaseInput(document=document, table=tables[index])
+    if "question" in needs:
+        source = question_input(working, source, cols)
+    return source
 
-values = values_for(name, source)
 
-# --- preview / test / A/B / diff / import-export --------------------------------------------
-settings = llm_settings()
-preview_tab, test_tab, ab_tab, diff_tab, io_tab = st.tabs(
-    ["Preview", "Test", "A/B", "Diff vs default", "Import / export"], key="pw_tabs")
+def question_input(working: PromptTemplate, source: PhaseInput, cols: list) -> PhaseInput:
+    """Locale, references and question for the RAG template (the answer model and temperature
+    are set on the Settings page)."""
+    answer = answer_settings()
+    locales = [*locale_names(working.text), "ja-JP"]
+    locale = cols[1].selectbox("Locale", locales, key="pw_locale",
+                               index=locales.index(answer.locale) if answer.locale in locales
+                               else 0)
+    references = cols[2].slider("References", 0, 6, 3, key="pw_refs")
+    question = st.text_input("Question (sent after the system prompt when testing)",
+                             "What does the policy say about water damage?", key="pw_question")
+    st.caption(md_escape(f"Answers use {answer.model or 'the connection model'} at "
+                         f"temperature {answer.temperature:g} (Settings page)."))
+    return PhaseInput(document=source.document, question=question, locale=locale,
+                      references=int(references))
 
-with preview_tab:
+
+def show_preview(working: PromptTemplate, source: PhaseInput) -> None:
+    settings = llm_settings()
     try:
-        preview = workbench.preview(working, source, values, locale=rag_locale,
-                                    references=rag_refs)
+        preview = prompt_tests.preview(working, source, settings)
     except ChunkLabError as err:
         show_error(err)
-    else:
-        if preview.missing:
-            st.warning("No value for " + ", ".join(f"{{{{{m}}}}}" for m in preview.missing)
-                       + " with this input: it stays in the prompt as written.",
-                       icon=":material/warning:")
-        tokens = count_tokens(preview.text)
-        context = settings.context_tokens
-        room = context - settings.max_tokens
-        st.progress(min(tokens / context, 1.0),
-                    text=f"{tokens:,} prompt tokens of the {context:,}-token context of "
-                         f"{settings.model or 'the model'} ({settings.max_tokens:,} kept for "
-                         "the answer)")
-        if tokens > room:
-            st.error(f"The prompt is {tokens - room:,} tokens too long for the context window "
-                     "once the answer's tokens are reserved.", icon=":material/error:")
-        st.code(preview.text, language=None, wrap_lines=True, height=460)
+        return
+    if preview.note:
+        st.info(preview.note, icon=":material/info:")
+    elif preview.missing:
+        st.warning("No value for " + ", ".join(f"{{{{{m}}}}}" for m in preview.missing)
+                   + " with this input: it stays in the prompt as written.",
+                   icon=":material/warning:")
+    tokens = count_tokens(preview.text)
+    context, room = settings.context_tokens, settings.context_tokens - settings.max_tokens
+    st.progress(min(tokens / context, 1.0),
+                text=f"{tokens:,} prompt tokens of the {context:,}-token context of "
+                     f"{settings.model or 'the model'} ({settings.max_tokens:,} kept for "
+                     "the answer)")
+    if tokens > room:
+        st.error(f"The prompt is {tokens - room:,} tokens too long for the context window "
+                 "once the answer's tokens are reserved.", icon=":material/error:")
+    st.code(preview.text, language=None, wrap_lines=True, height=460)
 
-with test_tab:
+
+def show_run(run: prompt_tests.TestRun, working: PromptTemplate, source: PhaseInput,
+             height: int, metrics: int = 4) -> None:
+    cols = st.columns(metrics)
+    cols[0].metric("Requests", run.requests)
+    if metrics == 4:
+        cols[1].metric("Prompt tokens", f"{run.prompt_tokens:,}")
+        cols[2].metric("Answer tokens", f"{run.completion_tokens:,}")
+    else:
+        cols[1].metric("Tokens", f"{run.prompt_tokens + run.completion_tokens:,}")
+    cols[-1].metric("Latency", f"{run.latency_s:.2f} s")
+    if run.error:
+        st.error(f"The parser rejected the answer: {run.error}", icon=":material/error:")
+        if run.error_line is not None:
+            st.code(run.error_line, language=None)
+    if run.view.warning:
+        st.warning(run.view.warning, icon=":material/warning:")
+    if run.view.rows:
+        st.dataframe(pd.DataFrame(run.view.rows), hide_index=True, use_container_width=True)
+    draw(run, working, source, height)
+
+
+def test_tab(name: str, working: PromptTemplate, source: PhaseInput, has_errors: bool) -> None:
+    settings = llm_settings()
     if not settings.configured:
         st.info(f"{settings.missing_message()} Open **Settings** in the sidebar; editing, "
                 "checks and the preview work without it.", icon=":material/power_off:")
-    elif st.button("Run test", type="primary", key="pw_run",
-                   disabled=bool(checks.errors)):
+    elif st.button("Run test", type="primary", key="pw_run", disabled=has_errors):
         with st.status(f"Running {working.label} on {settings.model}…") as status:
             try:
-                run = workbench.run_template(settings, working, source, question=rag_question,
-                                             locale=rag_locale, references=rag_refs)
+                run = prompt_tests.run_template(settings, working, source,
+                                                answer=answer_settings())
             except ChunkLabError as err:
                 status.update(label="Test failed", state="error")
                 show_error(err)
@@ -284,24 +297,13 @@ with test_tab:
     last = st.session_state.get("pw_last_run")
     if last and last[0] == name:
         run = last[1]
-        metrics = st.columns(4)
-        metrics[0].metric("Requests", run.requests)
-        metrics[1].metric("Prompt tokens", f"{run.prompt_tokens:,}")
-        metrics[2].metric("Answer tokens", f"{run.completion_tokens:,}")
-        metrics[3].metric("Latency", f"{run.latency_s:.2f} s")
-        if run.error:
-            st.error(f"The parser rejected the answer: {run.error}", icon=":material/error:")
-            if run.error_line is not None:
-                st.code(run.error_line, language=None)
-        if run.warning:
-            st.warning(run.warning, icon=":material/warning:")
-        if run.rows:
-            st.dataframe(pd.DataFrame(run.rows), hide_index=True, use_container_width=True)
+        show_run(run, working, source, 560)
         with st.expander("Raw answer", expanded=bool(run.error)):
             st.code(run.raw or "(empty)", language=None, wrap_lines=True)
-        draw(run, source, 560)
 
-with ab_tab:
+
+def ab_tab(name: str, working: PromptTemplate, source: PhaseInput) -> None:
+    settings = llm_settings()
     options = [DEFAULT, *library.variants(name)]
     ab_cols = st.columns(2)
     first = ab_cols[0].selectbox("A", ["(editor)", *options], key="pw_ab_a")
@@ -322,9 +324,8 @@ with ab_tab:
     elif st.button("Run A and B", type="primary", key="pw_ab_run"):
         with st.status("Running both variants on the same input…") as status:
             try:
-                result = workbench.run_ab(settings, pick(first), pick(second), source,
-                                          question=rag_question, locale=rag_locale,
-                                          references=rag_refs)
+                result = prompt_tests.run_ab(settings, pick(first), pick(second), source,
+                                             answer=answer_settings())
             except ChunkLabError as err:
                 status.update(label="A/B failed", state="error")
                 show_error(err)
@@ -332,42 +333,24 @@ with ab_tab:
                 st.session_state["pw_ab"] = (name, result)
                 status.update(label="A/B done", state="complete")
     stored_ab = st.session_state.get("pw_ab")
-    if stored_ab and stored_ab[0] == name:
-        result = stored_ab[1]
-        sides = st.columns(2)
-        for side, run in zip(sides, (result.a, result.b), strict=True):
-            with side:
-                st.markdown(f"**{md_escape(run.label)}** · version `{run.version}`")
-                m = st.columns(3)
-                m[0].metric("Requests", run.requests)
-                m[1].metric("Tokens", f"{run.prompt_tokens + run.completion_tokens:,}")
-                m[2].metric("Latency", f"{run.latency_s:.2f} s")
-                if run.error:
-                    st.error(run.error, icon=":material/error:")
-                if run.warning:
-                    st.warning(run.warning, icon=":material/warning:")
-                if run.rows:
-                    st.dataframe(pd.DataFrame(run.rows), hide_index=True,
-                                 use_container_width=True)
-                draw(run, source, 420)
-        st.markdown("**Differences**")
-        if result.only_a or result.only_b:
-            diff_cols = st.columns(2)
-            diff_cols[0].markdown("Only in A:\n" + "\n".join(f"- {x}" for x in result.only_a)
-                                  if result.only_a else "Nothing only in A.")
-            diff_cols[1].markdown("Only in B:\n" + "\n".join(f"- {x}" for x in result.only_b)
-                                  if result.only_b else "Nothing only in B.")
-        st.code(result.raw_diff or "The two answers are identical.", language="diff")
+    if not (stored_ab and stored_ab[0] == name):
+        return
+    result = stored_ab[1]
+    for side, run in zip(st.columns(2), (result.a, result.b), strict=True):
+        with side:
+            st.markdown(f"**{md_escape(run.label)}** · version `{run.version}`")
+            show_run(run, working, source, 420, metrics=3)
+    st.markdown("**Differences**")
+    if result.only_a or result.only_b:
+        diff_cols = st.columns(2)
+        diff_cols[0].markdown("Only in A:\n" + "\n".join(f"- {md_escape(x)}" for x in result.only_a)
+                              if result.only_a else "Nothing only in A.")
+        diff_cols[1].markdown("Only in B:\n" + "\n".join(f"- {md_escape(x)}" for x in result.only_b)
+                              if result.only_b else "Nothing only in B.")
+    st.code(result.raw_diff or "The two answers are identical.", language="diff")
 
-with diff_tab:
-    diff = workbench.text_diff(library.default(name).text, text, "default",
-                               f"{variant} (editor)")
-    if diff:
-        st.code(diff, language="diff")
-    else:
-        st.success("The editor holds exactly the default text.")
 
-with io_tab:
+def io_tab() -> None:
     io_cols = st.columns(2)
     with io_cols[0]:
         st.markdown("**Export** every saved variant and which one the app uses.")
@@ -381,4 +364,39 @@ with io_tab:
             except ChunkLabError as err:
                 show_error(err)
             else:
-                st.success(f"Imported {len(labels)} variant(s): " + ", ".join(labels))
+                st.success(md_escape(f"Imported {len(labels)} variant(s): " + ", ".join(labels)))
+
+
+st.title("Prompts")
+st.caption(
+    "Every prompt the app sends is a template. Edit one, watch the checks and the preview change, "
+    "run it on a real input, save it as a named variant and compare variants side by side."
+)
+name, variant, stored = choose_template()
+st.markdown(f"**{md_escape(stored.title)}** — {md_escape(stored.description)}")
+flash()
+left, right = st.columns([4, 3], gap="large")
+with left:
+    working = edit(name, variant, stored)
+with right:
+    has_errors = show_checks(name, editor_key(name, variant), working)
+st.divider()
+st.subheader("Input")
+source = choose_input(working)
+preview_tab, run_tab, compare_tab, diff_tab, transfer_tab = st.tabs(
+    ["Preview", "Test", "A/B", "Diff vs default", "Import / export"], key="pw_tabs")
+with preview_tab:
+    show_preview(working, source)
+with run_tab:
+    test_tab(name, working, source, has_errors)
+with compare_tab:
+    ab_tab(name, working, source)
+with diff_tab:
+    diff = prompt_tests.text_diff(library.default(name).text, working.text, "default",
+                                  f"{variant} (editor)")
+    if diff:
+        st.code(diff, language="diff")
+    else:
+        st.success("The editor holds exactly the default text.")
+with transfer_tab:
+    io_tab()

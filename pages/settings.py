@@ -11,15 +11,18 @@ import streamlit as st
 from pydantic import SecretStr, ValidationError
 
 from core.errors import ChunkLabError
-from core.llm.client import LLMClient
 from core.llm.settings import (
+    ENDPOINT_PRESETS,
     ENV_KEYS,
-    PRESETS,
-    SESSION_KEY,
+    AnswerSettings,
     LLMSettings,
     load_settings,
+    save_answer_settings,
     save_settings,
 )
+from core.operations.connection import check_connection
+from ui.render import md_escape
+from ui.resources import LLM_SETTINGS, answer_settings
 from ui.state import show_error
 
 st.title("Settings")
@@ -28,18 +31,18 @@ st.caption(
     "that speaks the OpenAI chat-completions API."
 )
 
-if SESSION_KEY not in st.session_state:
-    st.session_state[SESSION_KEY] = load_settings()
-current: LLMSettings = st.session_state[SESSION_KEY]
+if LLM_SETTINGS not in st.session_state:
+    st.session_state[LLM_SETTINGS] = load_settings()
+current: LLMSettings = st.session_state[LLM_SETTINGS]
 
 
 def _preset_of(url: str) -> str:
-    return next((name for name, p in PRESETS.items() if p.base_url and p.base_url == url),
+    return next((name for name, p in ENDPOINT_PRESETS.items() if p.base_url and p.base_url == url),
                 "Custom")
 
 
 def _apply_preset() -> None:
-    preset = PRESETS[st.session_state["llm_preset"]]
+    preset = ENDPOINT_PRESETS[st.session_state["llm_preset"]]
     if preset.base_url:
         st.session_state["llm_base_url"] = preset.base_url
     if preset.example_model and not st.session_state.get("llm_model"):
@@ -58,7 +61,7 @@ for widget, name in FIELDS.items():
 
 def _save() -> None:
     """Form callback: build and keep the settings, then empty the key field at once."""
-    old: LLMSettings = st.session_state[SESSION_KEY]
+    old: LLMSettings = st.session_state[LLM_SETTINGS]
     typed = st.session_state.get("llm_api_key_input", "")
     key = SecretStr("") if st.session_state.get("llm_forget") else (
         SecretStr(typed) if typed else old.api_key)
@@ -72,14 +75,14 @@ def _save() -> None:
         st.session_state["llm_save_message"] = ("error", f"These settings are not valid: "
                                                 f"{err.errors()[0]['msg']}.")
         return
-    st.session_state[SESSION_KEY] = saved
+    st.session_state[LLM_SETTINGS] = saved
     path = save_settings(saved)
     st.session_state["llm_save_message"] = (
         "success", f"Saved for this session; the settings without the key are in {path}.")
 
 
 st.subheader("Connection")
-st.selectbox("Preset", list(PRESETS), key="llm_preset", on_change=_apply_preset,
+st.selectbox("Preset", list(ENDPOINT_PRESETS), key="llm_preset", on_change=_apply_preset,
              help="Fills in the base URL; every field stays editable.")
 has_key = bool(current.api_key.get_secret_value())
 with st.form("llm_settings_form"):
@@ -91,8 +94,10 @@ with st.form("llm_settings_form"):
     st.checkbox("Forget the API key", key="llm_forget", disabled=not has_key)
     st.text_input("Model", key="llm_model")
     left, right = st.columns(2)
-    left.slider("Temperature", 0.0, 2.0, step=0.05, key="llm_temperature",
-                help="0.3 suits the structured phases.")
+    left.slider("Temperature of the structured phases", 0.0, 2.0, step=0.05,
+                key="llm_temperature",
+                help="Chunking, metadata, prefixes, summaries; 0.3 suits them. Answers have "
+                     "their own temperature below.")
     right.number_input("Max tokens per answer", 16, 65536, key="llm_max_tokens")
     left.number_input("Timeout per request (s)", 1.0, 600.0, key="llm_timeout")
     right.number_input("Concurrent requests", 1, 32, key="llm_concurrency")
@@ -115,22 +120,36 @@ st.caption(
     "`.streamlit/secrets.toml` are read at start and override saved settings."
 )
 
+st.subheader("Answers")
+st.caption("The model and temperature of every RAG answer (Assemble, the Prompts page's test, "
+           "the CLI); empty model: the connection's.")
+answer = answer_settings()
+with st.form("answer_settings_form"):
+    cols = st.columns(2)
+    model = cols[0].text_input("Answer model", answer.model, key="answer_model",
+                               placeholder=current.model or "the connection's model")
+    temperature = cols[1].slider("Answer temperature", 0.0, 2.0, answer.temperature, 0.05,
+                                 key="answer_temperature")
+    if st.form_submit_button("Save answer settings"):
+        save_answer_settings(AnswerSettings(model=model.strip(), temperature=temperature,
+                                            locale=answer.locale))
+        st.success("Saved: every answer request uses them.")
+
 st.subheader("Test connection")
 st.caption("Lists the models at `/models` and sends one tiny request.")
 if st.button("Test connection", disabled=not current.configured):
     try:
-        with LLMClient(current.model_copy(update={"max_retries": 0})) as client:
-            models = client.list_models()
-            answer = client.complete("Reply with the single word OK.", phase="connection_test",
-                                     template_version="-", max_tokens=8)
+        report = check_connection(current)
     except ChunkLabError as err:
         show_error(err)
     else:
-        st.success(f"Connected: {current.model} answered in {answer.latency_s * 1000:.0f} ms "
-                   f"({answer.prompt_tokens} + {answer.completion_tokens} tokens).")
-        st.text(f"Answer: {answer.text.strip()[:200]}")
-        if current.model not in models:
-            st.warning(f"The endpoint does not list {current.model!r} among its models.")
-        st.dataframe({"model": models}, hide_index=True)
+        st.success(md_escape(
+            f"Connected: {current.model} answered in {report.latency_s * 1000:.0f} ms "
+            f"({report.prompt_tokens} + {report.completion_tokens} tokens)."))
+        st.text(f"Answer: {report.answer[:200]}")
+        if not report.lists(current.model):
+            st.warning(md_escape(f"The endpoint does not list {current.model!r} among its "
+                                 "models."))
+        st.dataframe({"model": report.models}, hide_index=True)
 if not current.configured:
     st.info(current.missing_message())

@@ -1,34 +1,29 @@
-"""Chunk sets: several chunkings of the library side by side, one active (seed 002, AC-5.9.7/8).
+"""Chunk sets: several chunkings of the library side by side, one of them active.
 
-Create a set from the library with a preset and settings (progress per batch), cut over to it,
-roll back to the previous one, delete with confirmation.
+Create a set from the library with a configuration (progress per batch), cut over to it, roll
+back to the previous one, delete with confirmation.
 """
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 import streamlit as st
 
-from core.chunking.registry import PRESETS, config_class
-from core.config import data_dir
 from core.embeddings import MAX_WORD_PIECES
 from core.errors import ChunkLabError
-from core.ingest import DEFAULT_BATCH_SIZE
+from core.operations.ingest import DEFAULT_BATCH_SIZE
+from core.operations.presets import all_presets
 from core.store import ChunkSetInfo, ChunkStore
 from ui.ingest_run import ingest_with_progress
-from ui.state import library, show_error
+from ui.render import md_escape
+from ui.resources import chunk_store, library
+from ui.settings_form import configuration_editor
+from ui.state import show_error
 
 CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete confirmation
 NOTICE = "store_notice"  # session key: a success sentence to show after the rerun
 SIZED_FIELDS = ("size", "overlap", "unit", "tables", "respect_sections")
-
-
-@st.cache_resource(show_spinner="Opening the chunk store…")
-def chunk_store(location: tuple[str, str, str]) -> ChunkStore:
-    """One store per data folder / Chroma server (the key changes when they do)."""
-    return ChunkStore()
+DEFAULT_PRESET = "recursive 500/50"
 
 
 def _settings_text(info: ChunkSetInfo) -> str:
@@ -59,16 +54,17 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     active = store.active_set()
     st.dataframe(sets_table(infos, active), hide_index=True, width="stretch")
     for info in infos:
+        name = md_escape(info.name)
         if info.stale:
             st.warning(
-                f"“{info.name}” was embedded the way an older ChunkLab did (before tables got "
+                f"“{name}” was embedded the way an older ChunkLab did (before tables got "
                 "one vector per group of rows), so retrieval from it differs from what the "
                 "Evaluate page measures. Create it again under a new name to re-process it.",
                 icon=":material/history:",
             )
         if info.over_limit:
             st.warning(
-                f"“{info.name}”: {info.over_limit} of {info.chunks} chunks are longer than "
+                f"“{name}”: {info.over_limit} of {info.chunks} chunks are longer than "
                 f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces}); they "
                 "are embedded truncated, so their tails do not count for retrieval.",
                 icon=":material/content_cut:",
@@ -79,7 +75,7 @@ def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     st.subheader("Active set")
     active, previous = store.active_set(), store.previous_set()
     if active:
-        st.success(f"Retrieval uses **{active}**.", icon=":material/toggle_on:")
+        st.success(f"Retrieval uses **{md_escape(active)}**.", icon=":material/toggle_on:")
     else:
         st.info("No set is active yet: retrieval has nothing to use until you activate one.")
     others = [info.name for info in infos if info.name != active]
@@ -93,55 +89,25 @@ def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
                 st.rerun()
     with right:
         if previous and previous != active:
-            st.caption(f"Previous set: {previous}")
+            st.caption(f"Previous set: {md_escape(previous)}")
             if st.button(f"Roll back to “{previous}”", key="store_rollback"):
                 store.rollback()
                 st.session_state[NOTICE] = f"Rolled back to “{previous}”."
                 st.rerun()
 
 
-def _setting_inputs(preset_name: str) -> dict:
-    """Inputs for the preset's settings the strategy knows, prefilled from the preset (the keys
-    name the preset, so picking another preset shows its values, not the last ones typed)."""
-    strategy, preset = PRESETS[preset_name]
-    fields = config_class(strategy).model_fields
-    settings = dict(preset)
-    cols = st.columns(4)
-    key = f"store_{preset_name}"
-    if "size" in fields:
-        settings["size"] = cols[0].number_input(
-            "Size", min_value=1, value=int(preset.get("size", fields["size"].default)), step=50,
-            key=f"{key}_size")
-    if "overlap" in fields:
-        settings["overlap"] = cols[1].number_input(
-            "Overlap", min_value=0, value=int(preset.get("overlap", fields["overlap"].default)),
-            step=10, key=f"{key}_overlap")
-    if "unit" in fields:
-        units = ["tokens", "chars"]
-        settings["unit"] = cols[2].selectbox(
-            "Unit", units, index=units.index(preset.get("unit", fields["unit"].default)),
-            key=f"{key}_unit")
-    if "tables" in fields:
-        settings["tables"] = cols[3].checkbox(
-            "Tables as single chunks", value=bool(preset.get("tables", fields["tables"].default)),
-            key=f"{key}_tables")
-    return settings
-
-
-def create_form(store: ChunkStore, names: set[str]) -> None:
+def create_form(names: set[str]) -> None:
     st.subheader("New chunk set")
     documents = library().documents()
     if not documents:
         st.info("The library is empty: add documents on the **Documents** page first.")
         return
-    preset_name = st.selectbox("Preset", list(PRESETS), key="store_preset")
-    strategy = PRESETS[preset_name][0]
-    settings = _setting_inputs(preset_name)
+    config = configuration_editor("store", all_presets(), DEFAULT_PRESET, label="Preset")
     by_id = {d.doc_id: d for d in documents}
     chosen = st.multiselect("Documents", list(by_id), default=list(by_id),
                             format_func=lambda i: by_id[i].source_name, key="store_docs")
     left, right = st.columns([3, 1])
-    name = left.text_input("Name", value=preset_name if preset_name not in names else "",
+    name = left.text_input("Name", value=config.label if config.label not in names else "",
                            key="store_name", placeholder="e.g. recursive 500/50 v2")
     batch_size = right.number_input("Batch size (documents)", min_value=1, max_value=100,
                                     value=DEFAULT_BATCH_SIZE, key="store_batch")
@@ -153,14 +119,14 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
     if not st.button("Create and ingest", key="store_create", type="primary",
                      disabled=not chosen):
         return
-    summary = ingest_with_progress([by_id[i] for i in chosen], name, strategy, settings,
-                                   store=store, batch_size=int(batch_size),
+    summary = ingest_with_progress([by_id[i] for i in chosen], name, config.strategy,
+                                   config.settings, batch_size=int(batch_size),
                                    description=description)
     if summary is None:
         return
     st.session_state[NOTICE] = summary.sentence()
     for line in summary.warnings():
-        st.warning(line)
+        st.warning(md_escape(line))
     if not summary.failed:
         st.rerun()
 
@@ -178,7 +144,7 @@ def delete_section(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     info = next(i for i in infos if i.name == pending)
     active_note = " It is the active set: retrieval will have no set." if (
         pending == store.active_set()) else ""
-    st.warning(f"Delete “{pending}” and its {info.chunks} chunks? This cannot be undone."
+    st.warning(f"Delete “{md_escape(pending)}” and its {info.chunks} chunks? This cannot be undone."
                f"{active_note}")
     yes, no = st.columns(2)
     if yes.button("Yes, delete", key="store_delete_yes", type="primary"):
@@ -195,19 +161,18 @@ st.title("Chunk sets")
 st.caption("Each chunk set is one chunking of your documents, embedded with MiniLM and stored "
            "in Chroma. Several sets live side by side for A/B comparison; the active one is "
            "what retrieval uses.")
-location = (str(data_dir()), os.environ.get("CHROMA_HOST", ""), os.environ.get("CHROMA_PORT", ""))
 try:
-    store = chunk_store(location)
-    st.caption(f"Store: {store.location}")
+    store = chunk_store()
+    st.caption(f"Store: {md_escape(store.location)}")
     if notice := st.session_state.pop(NOTICE, None):
-        st.success(notice)
+        st.success(md_escape(notice))
     infos = store.list_sets()
     if infos:
         show_sets(store, infos)
         cutover(store, infos)
     else:
         st.info("No chunk sets yet: create the first one below.")
-    create_form(store, {info.name for info in infos})
+    create_form({info.name for info in infos})
     if infos:
         delete_section(store, infos)
 except ChunkLabError as err:

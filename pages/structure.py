@@ -11,12 +11,14 @@ import streamlit as st
 
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.llm.chunker import LLMChunker, LLMConfig
 from core.llm.log import ResponseLog
 from core.llm.pipeline import LLMRun
 from core.llm.settings import LLMSettings
-from core.render import HighlightSpan, highlight_html
-from ui.state import llm_settings, pick_document, show_error
+from core.operations.strategies import run_llm
+from core.progress import Progress
+from ui.render import HighlightSpan, highlight_html
+from ui.resources import llm_settings, prompt_library
+from ui.state import pick_document, show_error
 
 TYPE_COLORS = {
     "DOCUMENT_START": "#cfe3ff",
@@ -42,11 +44,11 @@ left, middle, right = st.columns(3)
 size = left.number_input("Max chunk size (tokens)", 50, 8192, 500, step=50)
 mode = middle.radio("Positions", ["anchors", "offsets"], horizontal=True,
                     format_func={"anchors": "numbered anchors", "offsets": "character offsets"}.get,
-                    help="Anchors: the model names numbered blocks. Offsets: the seed's literal "
+                    help="Anchors: the model names numbered blocks. Offsets: the model names "
                     "character positions, snapped to the nearest block or sentence start.")
 summaries = right.checkbox("Metadata, prefixes and table summaries", value=True,
                            help="Phases 3 and 3b and a summary per table chunk.")
-config = LLMConfig(size=int(size), mode=mode, summaries=summaries)
+config = {"size": int(size), "mode": mode, "summaries": summaries}
 start = st.button("Run LLM chunking", type="primary", disabled=not settings.configured)
 if st.session_state.get("structure_cancel"):
     st.info("Cancelled; the earlier result (if any) is still shown.")
@@ -56,15 +58,16 @@ if start:
     cancel_slot = st.empty()
     cancel_slot.button("Cancel", key="structure_cancel")  # a click reruns, which stops the run
 
-    def progress(done: int, total: int, label: str) -> None:
-        bar.progress(done / max(total, 1), text=f"{done} of {total} requests · {label}")
+    def progress(step: Progress) -> None:
+        bar.progress(step.fraction, text=step.caption())
 
     try:
-        result = LLMChunker(config, llm_settings=settings, progress=progress).run([document])[0]
+        result = run_llm([document], config, llm=settings, library=prompt_library(),
+                         progress=progress)[0]
     except ChunkLabError as err:
         show_error(err)
     else:
-        runs[document.doc_id] = (config.model_dump(), result)
+        runs[document.doc_id] = (config, result)
     bar.empty()
     cancel_slot.empty()
 
@@ -100,13 +103,14 @@ def _boundaries_html(document: Document, run: LLMRun) -> str:
     snaps = _snap_of(document, run)
     spans = []
     for k, chunk in enumerate(run.chunks):
-        kind = chunk.boundary_type or "SEMANTIC_SHIFT"
+        kind = chunk.llm.boundary_type if chunk.llm else "SEMANTIC_SHIFT"
+        why = chunk.llm.justification if chunk.llm else ""
         said = snaps.get(chunk.start)
         snap = f" · model said {said[0]}, snapped {said[1]} chars" if said else ""
         spans.append(HighlightSpan(
             chunk.start, chunk.end, TYPE_COLORS.get(kind, "#dde3ea"),
             label=f"{k + 1} {kind.replace('_', ' ').lower()}",
-            tooltip=f"{kind}: {chunk.justification or ''}{snap} · {chunk.tokens} tokens",
+            tooltip=f"{kind}: {why}{snap} · {chunk.tokens} tokens",
             css_class="cl-table" if chunk.chunk_type == "table" else "",
         ))
     return highlight_html(document.text, spans, max_chars=300_000, height_px=640)
@@ -121,17 +125,17 @@ if stored is None:
     st.stop()
 
 used, run = stored
-stats = run.stats
+usage = run.usage
 snaps = run.snap_distances()
 st.caption(f"Last run: max {used['size']} tokens, {used['mode']}, "
            f"{'with' if used['summaries'] else 'without'} metadata and summaries.")
 cols = st.columns(7)
 cols[0].metric("Chunks", len(run.chunks))
 cols[1].metric("LLM sections", len(run.structure.sections) if run.structure else 0)
-cols[2].metric("Requests", stats.get("requests", 0))
-cols[3].metric("Cache hits", stats.get("hits", 0))
-cols[4].metric("Cache misses", stats.get("misses", 0))
-cols[5].metric("Tokens", f"{stats.get('tokens', 0):,}")
+cols[2].metric("Requests", usage.requests)
+cols[3].metric("Cache hits", usage.cache_hits)
+cols[4].metric("Cache misses", usage.cache_misses)
+cols[5].metric("Tokens", f"{usage.tokens:,}")
 cols[6].metric("Max snap (chars)", max(snaps) if snaps else 0,
                help=f"Mean {sum(snaps) / len(snaps):.1f} over {len(snaps)} boundaries"
                if snaps else None)
@@ -161,7 +165,8 @@ st.dataframe(pd.DataFrame(
 
 with st.expander(f"Chunks ({len(run.chunks)}) with metadata"):
     st.dataframe(pd.DataFrame(
-        [{"#": k + 1, "type": c.chunk_type, "tokens": c.tokens, "boundary": c.boundary_type,
+        [{"#": k + 1, "type": c.chunk_type, "tokens": c.tokens,
+          "boundary": c.llm.boundary_type if c.llm else "",
           "summary": c.summary, "context prefix": c.context_prefix,
           "text": c.text[:200]} for k, c in enumerate(run.chunks)]
     ), hide_index=True)

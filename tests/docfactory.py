@@ -181,3 +181,26 @@ def assert_spans_exact(doc: Document) -> None:
         assert table.rows and all(table.rows)
         if table.caption is not None:
             assert text[table.caption_start : table.caption_end] == table.caption
+
+
+def inspection_markdown(topic: str) -> str:
+    """A short inspection guide about ``topic``: a title, a routine section of four paragraphs
+    and a costs section (chunk sets of several such documents stay small)."""
+    paragraphs = "\n\n".join(
+        f"Paragraph {i} on {topic}: the inspector checks the {topic} for wear, records the "
+        f"serial number and notes any damage caused by frost, storms or a lack of maintenance. "
+        f"The owner receives a written report about the {topic} within {i + 2} days."
+        for i in range(4)
+    )
+    costs = f"Each visit costs {len(topic)} EUR."
+    return f"# Inspecting {topic}\n\n## Routine\n\n{paragraphs}\n\n## Costs\n\n{costs}\n"
+
+
+GUIDE_MARKDOWN = (
+    "# Field Guide\n\nThe guide explains the setup. It has two parts.\n\n"
+    "## Install\n\nDownload the package. Unpack it in the home folder.\n\n"
+    "Run the installer as an administrator. Restart afterwards.\n\n"
+    "Table 1: Ports\n\n| Service | Port |\n|---|---|\n| web | 8080 |\n| db | 5432 |\n\n"
+    "## Operate\n\nCheck the logs every morning. Rotate them weekly.\n\n"
+    "Escalate outages to the on-call engineer.\n"
+)

@@ -257,6 +257,12 @@ class FakeLLM:
         values: dict[str, Any] = {"base_url": self.base_url, "model": MODEL_ID, "timeout": 5.0}
         return LLMSettings(**{**values, **overrides})
 
+    def client(self, **overrides: Any):
+        """An LLMClient on :meth:`settings`, logging into the data folder."""
+        from core.llm.client import LLMClient
+
+        return LLMClient(self.settings(**overrides))
+
     def start(self) -> FakeLLM:
         self._thread.start()
         return self

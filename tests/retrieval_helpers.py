@@ -5,13 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk, LLMAnnotations
+from core.chunking.registry import chunk_document
+from core.documents import convert
 from core.retrieval.bm25 import tokenize
+from core.store import ChunkSetInfo
 
 
 def make_chunk(doc_id: str, text: str, start: int, end: int, **fields) -> Chunk:
     return Chunk(id=f"{doc_id}-{start}-{end}", doc_id=doc_id, strategy="test", config={},
                  start=start, end=end, text=text[start:end], tokens=end - start, **fields)
+
+
+def annotated(chunk: Chunk, **llm: str) -> Chunk:
+    """``chunk`` as the LLM strategy would leave it, with ``summary`` / ``context_prefix``."""
+    return chunk.model_copy(update={"llm": LLMAnnotations(
+        boundary_type="SEMANTIC_SHIFT", justification="a test chunk", **llm)})
 
 
 def chunks_of(doc_id: str, text: str, spans: list[tuple[int, int]], **fields) -> list[Chunk]:
@@ -56,10 +65,6 @@ HANDBOOK = "technical_handbook.md"
 def handbook_set(store, name: str, size: int = 200):
     """A chunk set of the sample handbook (recursive, ``size`` tokens, table-aware) in ``store``;
     returns the converted document."""
-    from core.chunking.registry import chunk_document
-    from core.documents import convert
-    from core.store import ChunkSetInfo
-
     document = convert((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
     settings = {"size": size, "overlap": 0, "unit": "tokens", "tables": True}
     if not store.has_set(name):

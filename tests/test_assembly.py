@@ -1,4 +1,4 @@
-"""Prompt assembly (seed 001): formats, ordering, budget, edge cases, determinism, citations."""
+"""Prompt assembly: formats, ordering, budget, edge cases, determinism, citations."""
 
 from __future__ import annotations
 
@@ -6,16 +6,11 @@ import random
 
 import pytest
 
-from core.assembly import (
-    AssemblyError,
-    assemble_prompt,
-    builtin_system_prompt,
-    check_citations,
-    context_block,
-    marker,
-    workbench_system_prompt,
-)
-from core.retrieval import Pack
+from core.assembly import AssemblyError, assemble_prompt, check_citations, marker
+from core.assembly.prompt import builtin_system_prompt, context_block
+from core.operations.answers import library_system_prompt
+from core.prompts.library import PromptLibrary
+from core.retrieval.packs import Pack
 
 
 def pack(n: int, score: float, text: str = "", path=("Chapter 3", "Section 3.2"), order=None,
@@ -29,7 +24,7 @@ def pack(n: int, score: float, text: str = "", path=("Chapter 3", "Section 3.2")
 PACKS = [pack(0, 0.9), pack(1, 0.8, path=()), pack(2, 0.7)]
 
 
-def test_context_block_format_of_the_seed():
+def test_context_block_format():
     assert context_block("[¹]", PACKS[0]) == (
         "[¹]\nDoc: corpus:abc123\nPath: Chapter 3 > Section 3.2\n---\n"
         "Paragraph 0 about machine learning."
@@ -128,7 +123,7 @@ def test_adding_stops_at_the_first_pack_that_does_not_fit():
     assert result.dropped_pack_ids == ["p1", "p2"]  # p2 would fit alone, but it ranks lower
 
 
-def test_seed_rule_arithmetic():
+def test_headroom_rule_arithmetic():
     result = assemble_prompt("Q?", PACKS, headroom_tokens=45)
     b = result.budget
     assert b.rule == "headroom" and b.left_for_answer is None
@@ -195,9 +190,8 @@ def test_supplied_system_prompts():
                            "[²] Doc: corpus:abc123"]
 
 
-def test_workbench_rag_prompt_is_used_when_available():
-    build = workbench_system_prompt(locale="ja")
-    assert build is not None
+def test_the_library_rag_prompt_is_used_when_chosen(tmp_path):
+    build = library_system_prompt("ja", PromptLibrary(tmp_path))
     result = assemble_prompt("Q?", PACKS, system_prompt=build, headroom_tokens=100000)
     assert "[¹] Doc: corpus:abc123" in result.prompt.system
     assert result.prompt.system == build([f"{c.marker} Doc: corpus:abc123" + (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,19 +10,10 @@ from core.chunking import semantic
 from core.chunking.registry import build_chunker
 from core.documents.model import Document, Section, Table
 from core.tokens import count_tokens
+from tests.fakes import fake_embed
 
 PIECES = ["word", "Tide", "42", "x", " ", " ", "  ", "\n", "\n\n", ". ", ".", "é", "中文", "\t",
           "https://example.com/a/very/long/path?q=1", "ab" * 40, "'s", "/"]
-
-
-def fake_embed(texts: list[str]) -> np.ndarray:
-    """Bag of hashed words: deterministic, offline, L2-normalised like the real embedder."""
-    out = np.zeros((len(texts), 32), dtype=np.float32)
-    for i, t in enumerate(texts):
-        for w in t.split():
-            out[i, hash(w) % 32] += 1.0
-        out[i, 0] += 0.01
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
 @st.composite
@@ -63,7 +53,7 @@ CONFIGS = st.one_of(
 
 @pytest.fixture(autouse=True)
 def _offline_embedder(monkeypatch):
-    monkeypatch.setattr(semantic, "_embed", fake_embed)
+    monkeypatch.setattr(semantic, "embed", fake_embed)
 
 
 @settings(max_examples=300, deadline=None,

@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from core.chunking import semantic
-from core.chunking.registry import PRESETS, build_chunker, chunk_document, config_class
+from core.chunking.registry import LOCAL_STRATEGIES, build_chunker, chunk_document
 from core.chunking.semantic import best_split, sentence_spans
 from core.chunking.stats import chunk_stats
 from core.documents.model import Block, Document, Section, Table
 from core.errors import ChunkingError
+from core.operations.presets import BUILTIN_PRESETS
+from core.operations.strategies import validated_config
 from core.tokens import count_tokens
-from tests.test_chunking_properties import fake_embed
+from tests.fakes import fake_embed
 
 
 def doc(text: str, **parts) -> Document:
@@ -94,7 +96,7 @@ def _table_doc(rows: int) -> Document:
 @pytest.mark.parametrize("rows", [2, 400])
 @pytest.mark.parametrize("strategy", ["recursive", "fixed", "semantic"])
 def test_table_is_one_chunk_whatever_its_size_with_its_caption(rows, strategy, monkeypatch):
-    monkeypatch.setattr(semantic, "_embed", fake_embed)
+    monkeypatch.setattr(semantic, "embed", fake_embed)
     d = _table_doc(rows)
     settings = {"size": 60, "tables": True}
     if strategy == "fixed":
@@ -109,14 +111,16 @@ def test_table_is_one_chunk_whatever_its_size_with_its_caption(rows, strategy, m
         if c.chunk_type == "text":
             assert c.end <= tables[0].start or c.start >= tables[0].end
             assert c.tokens <= 60
-    assert chunk_stats(d, chunks, 60)["tables intact"] == "1/1"
+    stats = chunk_stats(d, chunks, 60)
+    assert (stats.tables_intact, stats.tables) == (1, 1)
 
 
 def test_without_tables_a_big_table_is_cut() -> None:
     d = _table_doc(400)
     chunks = chunk_document(d, "recursive", size=60, tables=False)
     assert all(c.chunk_type == "text" for c in chunks)
-    assert chunk_stats(d, chunks, 60)["tables intact"] == "0/1"
+    stats = chunk_stats(d, chunks, 60)
+    assert (stats.tables_intact, stats.tables) == (0, 1)
 
 
 def test_respect_sections_never_crosses_a_section() -> None:
@@ -135,9 +139,9 @@ def test_respect_sections_never_crosses_a_section() -> None:
 
 
 def test_fixed_chars_baseline_preset() -> None:
-    strategy, settings = PRESETS["fixed 1000 chars"]
+    preset = BUILTIN_PRESETS["fixed 1000 chars"]
     text = "x" * 2500
-    chunks = chunk_document(doc(text), strategy, **settings)
+    chunks = chunk_document(doc(text), preset.strategy, **preset.settings)
     assert [(c.start, c.end) for c in chunks] == [(0, 1000), (1000, 2000), (2000, 2500)]
 
 
@@ -160,7 +164,7 @@ def test_sentence_spans_and_dp_split() -> None:
 
 
 def test_semantic_groups_by_topic(monkeypatch) -> None:
-    monkeypatch.setattr(semantic, "_embed", fake_embed)
+    monkeypatch.setattr(semantic, "embed", fake_embed)
     cats = " ".join(["Cats purr cats nap."] * 4)
     cars = " ".join(["Cars honk cars race."] * 4)
     chunks = texts(doc(f"{cats} {cars}"), "semantic", size=200)
@@ -172,15 +176,15 @@ def test_stats_counts_boundaries_and_overlap() -> None:
     d = doc(text, blocks=[Block(start=0, end=17, kind="paragraph")])
     chunks = chunk_document(d, "recursive", size=6, overlap=0)
     stats = chunk_stats(d, chunks, 6)
-    assert stats["chunks"] == 3 and stats["within target"] == 1.0
-    assert stats["boundaries on section/paragraph"] == 1.0 and stats["overlap tokens"] == 0
-    assert stats["tables intact"] == "0/0"
+    assert stats.chunks == 3 and stats.within_target == 1.0
+    assert stats.boundaries_on_break == 1.0 and stats.overlap_tokens == 0
+    assert (stats.tables_intact, stats.tables) == (0, 0)
 
 
 @pytest.mark.parametrize(
     ("strategy", "settings", "needle"),
     [
-        ("recursive", {"size": 0}, "size must be at least 1"),
+        ("recursive", {"size": 0}, "size must be at least 1, not 0"),
         ("recursive", {"overlap": 500}, "overlap must be between"),
         ("fixed", {"colour": "red"}, "no setting 'colour'"),
         ("recursive", {"unit": "words"}, "'unit'"),
@@ -196,6 +200,6 @@ def test_bad_settings_are_one_clear_sentence(strategy, settings, needle) -> None
 
 
 def test_presets_build_and_config_classes() -> None:
-    for strategy, settings in PRESETS.values():
-        assert config_class(strategy)(**settings)
-    assert config_class("recursive")().separators == ["\n\n", "\n", ". ", " "]
+    for preset in BUILTIN_PRESETS.values():
+        assert validated_config(preset.strategy, preset.settings)
+    assert LOCAL_STRATEGIES["recursive"].config().separators == ["\n\n", "\n", ". ", " "]

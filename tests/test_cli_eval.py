@@ -18,7 +18,7 @@ def test_eval_prints_metrics_json(capsys):
                  "--size", "1000", "--unit", "chars", "--no-tables", "--rank", "bm25"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert out["values"] == "fractions (0..1)" and out["rank"] == "bm25" and out["k"] == 5
+    assert out["values"] == "fractions (0..1)" and out["ranking"] == "bm25" and out["k"] == 5
     assert out["config"]["settings"] == {"size": 1000, "unit": "chars", "tables": False}
     assert set(out["per_corpus"]) == {"product_manual.html"}
     assert {"text", "table"} == set(out["per_kind"])

@@ -6,14 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.embedding_input import (
-    WINDOW_WORD_PIECES,
-    embedding_text,
-    embedding_views,
-)
 from core.embeddings import MAX_WORD_PIECES, embed, word_pieces
-from core.retrieval.ranking import ChunkVectors, chunk_vectors, rank
-from tests.retrieval_helpers import make_chunk
+from core.retrieval.ranking import ChunkVectors, chunk_vectors, rank_chunks
+from core.store.views import WINDOW_WORD_PIECES, embedding_text, embedding_views
+from tests.retrieval_helpers import annotated, make_chunk
 
 LATE_ROW = "| Hot air balloons and paragliders | 750 USD | only while stored on the ground |"
 ROWS = [f"| Household item group {n} | {n * 100} USD | standard terms apply |"
@@ -47,7 +43,7 @@ TABLE_CHUNK = CHUNKS[-1]
 
 def test_text_chunks_and_summarised_tables_have_one_view():
     assert embedding_views(CHUNKS[0]) == [embedding_text(CHUNKS[0])] == [PROSE[0]]
-    summarised = TABLE_CHUNK.model_copy(update={"summary": "Special limits per item."})
+    summarised = annotated(TABLE_CHUNK, summary="Special limits per item.")
     assert embedding_views(summarised) == ["Special limits per item."]
 
 
@@ -85,10 +81,11 @@ def test_a_question_about_a_late_row_finds_the_table_through_its_views():
     question = "What is the limit for hot air balloons and paragliders?"
     table = len(CHUNKS) - 1
     single = ChunkVectors.single(embed([embedding_text(c) for c in CHUNKS]))
-    by_digest = dict(rank(question, CHUNKS, "vector", embeddings=single, limit=None))
+    by_digest = dict(rank_chunks(question, CHUNKS, "vector", embeddings=single, limit=None))
     assert max(by_digest, key=by_digest.get) != table  # prose beats the digest
-    by_views = rank(question, CHUNKS, "vector", embeddings=chunk_vectors(CHUNKS), limit=None)
+    by_views = rank_chunks(question, CHUNKS, "vector", embeddings=chunk_vectors(CHUNKS), limit=None)
     assert by_views[0][0] == table and by_views[0][1] > by_digest[table] + 0.2
     assert dict(by_views[1:]) == pytest.approx({i: s for i, s in by_digest.items() if i != table})
-    (best, score), = rank(question, CHUNKS, "vector", limit=1)  # the default embeds the views
+    # the default embeds the views
+    (best, score), = rank_chunks(question, CHUNKS, "vector", limit=1)
     assert best == table and score == pytest.approx(by_views[0][1])

@@ -5,15 +5,8 @@ import numpy as np
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import known_embedding_functions
 
-from core import embeddings
-from core.embeddings import (
-    DIMENSION,
-    EMBEDDER_NAME,
-    MAX_WORD_PIECES,
-    embed,
-    get_embedding_function,
-    word_pieces,
-)
+from core.embeddings import DIMENSION, MAX_WORD_PIECES, embed, encoder, model_files, word_pieces
+from core.embeddings.chroma import CHROMA_FUNCTION_NAME, get_embedding_function
 
 SENTENCES = [
     "The insurer pays for water damage caused by a burst pipe.",
@@ -73,17 +66,17 @@ def test_identical_texts_are_embedded_once_memory_then_disk(monkeypatch):
     def fail() -> None:
         raise AssertionError("the model must not run for a cached text")
 
-    monkeypatch.setattr(embeddings, "_runner", fail)
+    monkeypatch.setattr(encoder, "_runner", fail)
     assert np.array_equal(embed([text])[0], first[0])  # memory
-    embeddings._CACHE.clear_memory()
+    encoder._CACHE.clear_memory()
     assert np.array_equal(embed([text])[0], first[0])  # SQLite file under data_dir()
 
 
 def test_embedding_function_is_registered_and_reopens_a_persisted_collection(tmp_path):
     function = get_embedding_function()
-    assert known_embedding_functions[EMBEDDER_NAME] is type(function)
+    assert known_embedding_functions[CHROMA_FUNCTION_NAME] is type(function)
     rebuilt = type(function).build_from_config(function.get_config())
-    assert rebuilt.name() == EMBEDDER_NAME
+    assert rebuilt.name() == CHROMA_FUNCTION_NAME
     assert np.allclose(function(["hello"])[0], embed(["hello"])[0])
 
     settings = Settings(anonymized_telemetry=False)
@@ -96,7 +89,7 @@ def test_embedding_function_is_registered_and_reopens_a_persisted_collection(tmp
 
     reopened = chromadb.PersistentClient(path=str(tmp_path), settings=settings)
     collection = reopened.get_collection("reopen-test")  # no function passed: rebuilt from config
-    assert collection.configuration["embedding_function"].name() == EMBEDDER_NAME
+    assert collection.configuration["embedding_function"].name() == CHROMA_FUNCTION_NAME
     hits = collection.query(query_texts=["burst pipe leaking water"], n_results=1)
     assert hits["ids"][0][0] in {"a", "b"}
 
@@ -106,17 +99,16 @@ def test_edited_graph_has_no_nan_guards_and_gives_the_shipped_graphs_vectors():
     import onnx
     import onnxruntime as ort
 
-    from core import minilm_model
 
-    edited = onnx.load(str(minilm_model.model_path()))
-    shipped = onnx.load(str(minilm_model.shipped_model_path()))
+    edited = onnx.load(str(model_files.model_path()))
+    shipped = onnx.load(str(model_files.shipped_model_path()))
     ops = [node.op_type for node in edited.graph.node]
     assert "IsNaN" not in ops
     assert ops.count("Softmax") == 6
     assert len(shipped.graph.node) - len(edited.graph.node) == 12  # six IsNaN + six Where
 
     texts = [*SENTENCES, "short", "x " * 400]  # padding in the batch, and a truncated text
-    encodings = embeddings._tokenizer().encode_batch(texts)
+    encodings = encoder._tokenizer().encode_batch(texts)
     width = max(len(e.ids) for e in encodings)
     ids = np.zeros((len(texts), width), dtype=np.int64)
     mask = np.zeros_like(ids)
@@ -126,7 +118,7 @@ def test_edited_graph_has_no_nan_guards_and_gives_the_shipped_graphs_vectors():
     feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
     outputs = [
         ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-        for path in (minilm_model.shipped_model_path(), minilm_model.model_path())
+        for path in (model_files.shipped_model_path(), model_files.model_path())
     ]
     valid = mask.astype(bool)
     assert np.isfinite(outputs[1][valid]).all()

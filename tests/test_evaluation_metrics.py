@@ -108,14 +108,15 @@ def test_aggregate_per_corpus_and_kind_and_table_accuracy():
     hit = score_question([(0, 10)], [(0, 10)], [(0, 10)])
     miss = score_question([(10, 20)], [(0, 10)], [(0, 10), (10, 20)])
     result = aggregate([("a", "table", hit), ("a", "table", miss), ("b", "text", hit)])
-    assert result["overall"]["questions"] == 3
-    assert result["overall"]["hit_rate"] == pytest.approx(2 / 3)
-    assert result["per_corpus"]["a"]["recall"] == pytest.approx(0.5)
-    assert result["per_corpus"]["b"]["iou"] == 1.0
-    assert result["per_kind"]["table"]["mrr"] == pytest.approx(0.5)
-    assert result["table_query_accuracy"] == pytest.approx(0.5)
-    assert aggregate([("b", "text", hit)])["table_query_accuracy"] is None
-    assert summarize([])["questions"] == 0
+    assert result.overall.questions == 3
+    assert result.overall.hit_rate == pytest.approx(2 / 3)
+    assert result.per_corpus["a"].recall == pytest.approx(0.5)
+    assert result.per_corpus["b"].iou == 1.0
+    assert result.per_kind["table"].mrr == pytest.approx(0.5)
+    assert result.table_query_accuracy == pytest.approx(0.5)
+    assert aggregate([("b", "text", hit)]).table_query_accuracy is None
+    assert summarize([]).questions == 0
+    assert type(result).from_json(result.to_json()) == result
 
 
 def test_relative_improvement():

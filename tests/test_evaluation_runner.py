@@ -1,13 +1,16 @@
 """The runner's bookkeeping with a stand-in chunker and BM25 ranking (no model needed):
 retrieval stays inside the question's document, top-k, metrics, result cache."""
 
+import threading
+
 import pytest
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
 from core.documents.model import Document
-from core.evaluation import runner
 from core.evaluation.questions import Question, QuestionSet, Reference
-from core.evaluation.runner import ChunkConfig, EvaluationError, evaluate
+from core.operations import evaluation as runner
+from core.operations.evaluation import Candidate, EvaluationError, evaluate
+from core.progress import Cancelled
 
 POLICY = ("Dwelling coverage limit is 300000 dollars.\n\nThe deductible is 1000 dollars.\n\n"
           "Floods and earthquakes are excluded.\n\nPersonal property is covered at 50 percent.")
@@ -19,7 +22,7 @@ def _doc(doc_id: str, text: str) -> Document:
                     text=text)
 
 
-def _paragraphs(document: Document, config: ChunkConfig) -> list[Chunk]:
+def _paragraphs(document: Document, config: Candidate) -> list[Chunk]:
     """Stand-in chunker: one chunk per paragraph, or the whole text when size is large."""
     text = document.text
     if config.settings.get("size", 0) > 1000:
@@ -60,7 +63,7 @@ def documents():
 def stand_in_chunker(monkeypatch, tmp_path):
     calls = []
 
-    def fake(document, config):
+    def fake(document, config, store=None):
         calls.append(config.label)
         return _paragraphs(document, config)
 
@@ -70,12 +73,12 @@ def stand_in_chunker(monkeypatch, tmp_path):
 
 
 def test_paragraph_chunks_score_perfectly_with_k1(question_set, documents):
-    [result] = evaluate(question_set, documents, [ChunkConfig("para", "stub")], rank="bm25", k=1)
-    overall = result.metrics["overall"]
-    assert overall["questions"] == 3
-    assert overall["recall"] == overall["precision"] == overall["iou"] == 1.0
-    assert overall["hit_rate"] == overall["mrr"] == 1.0
-    assert result.metrics["table_query_accuracy"] == 1.0
+    [result] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25", k=1)
+    overall = result.metrics.overall
+    assert overall.questions == 3
+    assert overall.recall == overall.precision == overall.iou == 1.0
+    assert overall.hit_rate == overall.mrr == 1.0
+    assert result.metrics.table_query_accuracy == 1.0
     assert result.chunk_counts == {"manual": 2, "policy": 4}
     battery = result.questions[2]
     # retrieval stays in the question's own document
@@ -84,40 +87,48 @@ def test_paragraph_chunks_score_perfectly_with_k1(question_set, documents):
 
 
 def test_whole_document_chunk_has_full_recall_and_low_precision(question_set, documents):
-    [result] = evaluate(question_set, documents, [ChunkConfig("whole", "stub", {"size": 5000})],
-                        rank="bm25", k=5)
+    [result] = evaluate(question_set, documents, [Candidate("whole", "stub", {"size": 5000})],
+                        ranking="bm25", k=5)
     first = result.questions[0]
     assert len(first.retrieved) == 1
-    assert first.scores["recall"] == 1.0
-    assert first.scores["precision"] == pytest.approx(31 / len(POLICY))
-    assert result.metrics["per_corpus"]["manual"]["precision"] == pytest.approx(28 / len(MANUAL))
+    assert first.scores.recall == 1.0
+    assert first.scores.precision == pytest.approx(31 / len(POLICY))
+    assert result.metrics.per_corpus["manual"].precision == pytest.approx(28 / len(MANUAL))
 
 
 def test_unchanged_configuration_comes_from_the_cache(question_set, documents):
-    configs = [ChunkConfig("para", "stub"), ChunkConfig("whole", "stub", {"size": 5000})]
-    first = evaluate(question_set, documents, configs, rank="bm25")
-    again = evaluate(question_set, documents, configs, rank="bm25")
+    configs = [Candidate("para", "stub"), Candidate("whole", "stub", {"size": 5000})]
+    first = evaluate(question_set, documents, configs, ranking="bm25")
+    again = evaluate(question_set, documents, configs, ranking="bm25")
     assert [r.cached for r in first] == [False, False]
     assert [r.cached for r in again] == [True, True]
     assert again[0].metrics == first[0].metrics
     assert again[1].questions == first[1].questions
-    other_k = evaluate(question_set, documents, configs[:1], rank="bm25", k=2)
+    other_k = evaluate(question_set, documents, configs[:1], ranking="bm25", k=2)
     assert not other_k[0].cached
 
 
 def test_progress_is_reported_and_ends_at_one(question_set, documents):
     seen = []
-    evaluate(question_set, documents, [ChunkConfig("para", "stub")], rank="bm25",
-             progress=lambda f, m: seen.append((f, m)))
-    fractions = [f for f, _ in seen]
+    evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
+             progress=seen.append)
+    fractions = [p.fraction for p in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert any("para: chunking" in m for _, m in seen)
+    assert any("para: chunking" in p.message for p in seen)
+
+
+def test_cancel_stops_the_evaluation(question_set, documents):
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
+                 cancel=cancel)
 
 
 def test_bad_inputs_raise_typed_errors(question_set, documents):
-    with pytest.raises(EvaluationError, match="rank mode"):
-        evaluate(question_set, documents, [ChunkConfig("para", "stub")], rank="magic")
+    with pytest.raises(EvaluationError, match="Unknown ranking"):
+        evaluate(question_set, documents, [Candidate("para", "stub")], ranking="magic")
     with pytest.raises(EvaluationError, match="k must be"):
-        evaluate(question_set, documents, [ChunkConfig("para", "stub")], k=0)
+        evaluate(question_set, documents, [Candidate("para", "stub")], k=0)
     with pytest.raises(EvaluationError, match="no valid question"):
-        evaluate(QuestionSet("e", ()), documents, [ChunkConfig("para", "stub")])
+        evaluate(QuestionSet("e", ()), documents, [Candidate("para", "stub")])

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.evaluation.questions import load_question_set
-from core.evaluation.runner import evaluate, preset_config
+from core.operations.evaluation import Candidate, evaluate
+from core.operations.presets import preset
+from core.operations.question_sets import load_from_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_docs"
@@ -23,14 +24,14 @@ def test_every_sample_document_has_a_question_set():
 
 @pytest.mark.parametrize("csv_path", sorted(QUESTIONS.glob("*.csv")), ids=lambda p: p.stem)
 def test_shipped_set_validates_against_its_sample(csv_path):
-    question_set, documents = load_question_set(csv_path, SAMPLES)
-    assert [str(p) for p in question_set.problems] == []
-    assert len(question_set.questions) >= 15
-    assert len(documents) == 1
+    loaded = load_from_folder(csv_path, SAMPLES)
+    assert [str(p) for p in loaded.questions.problems] == []
+    assert len(loaded.questions.questions) >= 15
+    assert len(loaded.documents) == 1
 
 
-def test_insurance_set_has_the_table_questions_seed_002_asks_for():
-    question_set, _ = load_question_set(QUESTIONS / "insurance_policy.csv", SAMPLES)
+def test_insurance_set_has_table_questions():
+    question_set = load_from_folder(QUESTIONS / "insurance_policy.csv", SAMPLES).questions
     tables = [q.question.lower() for q in question_set.questions if q.kind == "table"]
     assert len(tables) >= 10
     for topic in ("dwelling info", "deductible", "excluded", "limit"):
@@ -38,16 +39,19 @@ def test_insurance_set_has_the_table_questions_seed_002_asks_for():
 
 
 def test_end_to_end_on_one_sample_set():
-    question_set, documents = load_question_set(QUESTIONS / "product_manual.csv", SAMPLES)
-    configs = [preset_config("fixed 1000 chars"), preset_config("recursive 500/50")]
-    results = evaluate(question_set, documents, configs, rank="hybrid", k=5, use_cache=False)
+    loaded = load_from_folder(QUESTIONS / "product_manual.csv", SAMPLES)
+    question_set, documents = loaded.questions, loaded.documents
+    candidates = [Candidate(p.name, p.strategy, dict(p.settings))
+                  for p in (preset("fixed 1000 chars"), preset("recursive 500/50"))]
+    results = evaluate(question_set, documents, candidates, ranking="hybrid", k=5,
+                       use_cache=False)
     for result in results:
-        overall = result.metrics["overall"]
-        assert overall["questions"] == len(question_set.questions)
-        assert 0.5 <= overall["recall"] <= 1.0  # retrieval finds most answers
-        assert 0.0 < overall["precision"] < overall["recall"]
-        assert 0.0 < overall["iou"] <= overall["precision"]  # IoU never exceeds precision
-        assert result.metrics["table_query_accuracy"] is not None
+        overall = result.metrics.overall
+        assert overall.questions == len(question_set.questions)
+        assert 0.5 <= overall.recall <= 1.0  # retrieval finds most answers
+        assert 0.0 < overall.precision < overall.recall
+        assert 0.0 < overall.iou <= overall.precision  # IoU never exceeds precision
+        assert result.metrics.table_query_accuracy is not None
         for q in result.questions:
             assert 1 <= len(q.retrieved) <= 5
             doc = documents[q.corpus_id]

@@ -13,8 +13,9 @@ import pytest
 from core.chunking.registry import chunk_document
 from core.documents import convert
 from core.errors import StoreError
-from core.ingest import Source, ingest, sources_from_paths
+from core.operations.ingest import Source, ingest, sources_from_paths
 from core.store import ChunkStore
+from tests.docfactory import inspection_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 TOPICS = ["boilers", "roof tiles", "garden sheds", "water pipes", "chimneys", "solar panels",
@@ -22,23 +23,13 @@ TOPICS = ["boilers", "roof tiles", "garden sheds", "water pipes", "chimneys", "s
 SETTINGS = {"size": 80, "overlap": 10, "unit": "tokens"}
 
 
-def _markdown(topic: str) -> str:
-    paragraphs = "\n\n".join(
-        f"Paragraph {i} on {topic}: the inspector checks the {topic} for wear, records the "
-        f"serial number and notes any damage caused by frost, storms or a lack of maintenance. "
-        f"The owner receives a written report about the {topic} within {i + 2} days."
-        for i in range(4)
-    )
-    costs = f"Each visit costs {len(topic)} EUR."
-    return f"# Inspecting {topic}\n\n## Routine\n\n{paragraphs}\n\n## Costs\n\n{costs}\n"
-
-
 @pytest.fixture()
 def folder(tmp_path) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir()
     for topic in TOPICS:
-        (docs / f"{topic.replace(' ', '_')}.md").write_text(_markdown(topic), encoding="utf-8")
+        path = docs / f"{topic.replace(' ', '_')}.md"
+        path.write_text(inspection_markdown(topic), encoding="utf-8")
     return docs
 
 
@@ -67,7 +58,7 @@ def test_ingest_stores_every_chunk_in_batches_with_progress(folder, store):
     assert summary.tokens == sum(c.tokens for cs in expected.values() for c in cs)
     assert summary.seconds > 0 and "stored 8 document(s)" in summary.sentence()
     assert [p.done for p in seen] == [0, 3, 6, 8] and {p.total for p in seen} == {8}
-    assert seen[-1].chunks == summary.chunks
+    assert f"{summary.chunks} chunks" in seen[-1].message
     for doc_id, chunks in expected.items():
         assert store.get_chunks("rec 80", doc_id=doc_id) == chunks
     info = store.info("rec 80")
@@ -96,8 +87,8 @@ def test_a_bad_document_is_reported_and_the_others_are_stored(folder, store):
 
 
 def test_long_chunks_are_warned_about(store):
-    long = convert((_markdown("attics") * 3).encode(), "attics.md")
-    short = convert(_markdown("doors").encode(), "doors.md")
+    long = convert((inspection_markdown("attics") * 3).encode(), "attics.md")
+    short = convert(inspection_markdown("doors").encode(), "doors.md")
     summary = ingest([Source.from_document(long), Source.from_document(short)], "big",
                      "recursive", {"size": 1000, "overlap": 0}, store=store)
     assert (summary.chunks, summary.over_limit) == (2, 1)
@@ -119,7 +110,7 @@ def test_a_document_half_written_before_a_kill_is_rewritten_on_resume(folder, st
 
 
 def test_documents_from_the_library_are_sources(store):
-    document = convert(_markdown("fences").encode(), "fences.md")
+    document = convert(inspection_markdown("fences").encode(), "fences.md")
     summary = ingest([Source.from_document(document)], "lib", "recursive", SETTINGS, store=store)
     assert summary.documents == 1 and store.info("lib").doc_ids == [document.doc_id]
 

@@ -17,7 +17,7 @@ def guide():
 
 def test_units_number_blocks_from_one_and_keep_line_markup():
     doc = guide()
-    found = anchors.units(doc)
+    found = anchors.anchor_blocks(doc)
     assert [u.number for u in found] == [1, 2, 3, 4, 5, 6]
     assert doc.text[found[0].start : found[0].end] == "# Guide"  # the "# " marker comes along
     assert doc.text[found[2].start : found[2].end] == "## Setup"
@@ -26,7 +26,7 @@ def test_units_number_blocks_from_one_and_keep_line_markup():
 
 def test_render_puts_each_anchor_at_a_line_start():
     doc = guide()
-    found = anchors.units(doc)
+    found = anchors.anchor_blocks(doc)
     text = anchors.render(doc, found, len(doc.text))
     lines = [line for line in text.splitlines() if line.startswith("[")]
     assert lines[:3] == [
@@ -38,14 +38,14 @@ def test_render_puts_each_anchor_at_a_line_start():
 
 def test_units_fall_back_to_paragraphs_without_blocks():
     doc = guide().model_copy(update={"blocks": []})
-    found = anchors.units(doc)
+    found = anchors.anchor_blocks(doc)
     assert len(found) == 6 and doc.text[found[1].start :].startswith("First paragraph.")
 
 
 def test_windows_fit_the_budget():
     text = b"\n\n".join(b"Paragraph %d has some words in it." % i for i in range(60))
     doc = convert(text, "p.md")
-    found = anchors.units(doc)
+    found = anchors.anchor_blocks(doc)
     parts = anchors.windows(doc, found, budget_tokens=60)
     assert len(parts) > 5
     assert [u for part in parts for u in part] == found  # nothing lost, order kept
@@ -54,7 +54,7 @@ def test_windows_fit_the_budget():
 
 def test_snap_to_block_or_sentence_start_within_tolerance():
     doc = guide()
-    found = anchors.units(doc)
+    found = anchors.anchor_blocks(doc)
     candidates = anchors.boundary_candidates(doc, found, 0, len(doc.text))
     sentence = doc.text.index("It has two")
     assert sentence in candidates
@@ -67,7 +67,7 @@ def test_snap_to_block_or_sentence_start_within_tolerance():
 
 def test_snap_beyond_tolerance_lands_on_a_word_start():
     doc = guide()
-    found = anchors.units(doc)
+    found = anchors.anchor_blocks(doc)
     candidates = anchors.boundary_candidates(doc, found, 0, len(doc.text))
     inside_word = doc.text.index("paragraph") + 4
     position, moved = anchors.snap(doc, inside_word, candidates, tolerance=0)

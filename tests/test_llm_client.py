@@ -7,12 +7,19 @@ import json
 
 import pytest
 
-from core.llm.client import LLMClient, LLMError
+from core.llm.client import LLMClient, LLMError, LLMRequest
 from core.llm.log import ResponseLog
-from core.llm.settings import PRESETS, LLMSettings, load_settings, save_settings, settings_path
+from core.llm.settings import (
+    ENDPOINT_PRESETS,
+    LLMSettings,
+    load_settings,
+    save_settings,
+    settings_path,
+)
 from tests.fakellm import Reply, fake_llm  # noqa: F401  (fixture)
 
 SECRET = "sk-test-secret-123"
+REQUEST = LLMRequest("q", "p", "a test request", "v")
 
 
 def make_client(fake, tmp_path, sleeps=None, **overrides):
@@ -24,7 +31,7 @@ def make_client(fake, tmp_path, sleeps=None, **overrides):
 def test_complete_returns_text_tokens_and_logs_without_key(fake_llm, tmp_path):
     fake_llm.script(["Intro\t1\t1\t3\tROOT"])
     with make_client(fake_llm, tmp_path) as client:
-        answer = client.complete("hello", phase="structure_analysis", template_version="abc")
+        answer = client.complete(LLMRequest("hello", "structure_analysis", "structure", "abc"))
     assert answer.text == "Intro\t1\t1\t3\tROOT"
     assert answer.prompt_tokens > 0 and answer.completion_tokens > 0
     assert answer.model == "fake"
@@ -43,7 +50,7 @@ def test_429_then_success_waits_what_retry_after_asks(fake_llm, tmp_path):
     fake_llm.script([Reply(status=429, headers={"Retry-After": "2"}), "fine"])
     sleeps: list[float] = []
     with make_client(fake_llm, tmp_path, sleeps) as client:
-        answer = client.complete("q", phase="chunk_metadata", template_version="v")
+        answer = client.complete(LLMRequest("q", "chunk_metadata", "metadata", "v"))
     assert answer.text == "fine"
     assert sleeps == [2.0]
     assert len(fake_llm.requests) == 2
@@ -56,7 +63,7 @@ def test_real_retry_after_delay_is_waited(fake_llm, tmp_path):
     settings = fake_llm.settings()
     with LLMClient(settings, log=ResponseLog(tmp_path / "l.jsonl")) as client:
         started = time.monotonic()
-        assert client.complete("q", phase="p", template_version="v").text == "ok"
+        assert client.complete(REQUEST).text == "ok"
     assert time.monotonic() - started >= 1.0
 
 
@@ -65,11 +72,12 @@ def test_500_forever_gives_up_after_bounded_attempts(fake_llm, tmp_path):
     sleeps: list[float] = []
     with make_client(fake_llm, tmp_path, sleeps, max_retries=2) as client:
         with pytest.raises(LLMError) as info:
-            client.complete("q", phase="boundary_detection", template_version="v")
+            client.complete(LLMRequest("q", "boundary_detection",
+                                       "phase 2 (boundary detection)", "v"))
     assert len(fake_llm.requests) == 3
     assert sleeps == [0.5, 1.0]  # exponential backoff between attempts
     err = info.value
-    assert err.phase == "boundary_detection" and err.log_path == tmp_path / "log.jsonl"
+    assert err.label == "phase 2 (boundary detection)" and err.log_path == tmp_path / "log.jsonl"
     assert "phase 2 (boundary detection) failed: HTTP 500" in str(err)
     assert "3 attempts" in str(err) and str(tmp_path / "log.jsonl") in str(err)
     assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 3
@@ -78,12 +86,12 @@ def test_500_forever_gives_up_after_bounded_attempts(fake_llm, tmp_path):
 def test_timeout_is_retried_then_reported(fake_llm, tmp_path):
     fake_llm.script([Reply(text="late", delay=1.5), "in time"])
     with make_client(fake_llm, tmp_path, timeout=0.5, max_retries=1) as client:
-        assert client.complete("q", phase="p", template_version="v").text == "in time"
+        assert client.complete(REQUEST).text == "in time"
     fake_llm.reset()
     fake_llm.respond(lambda request: Reply(text="late", delay=1.5))
     with make_client(fake_llm, tmp_path, timeout=0.5, max_retries=1) as client:
         with pytest.raises(LLMError, match="timed out after 0.5 s"):
-            client.complete("q", phase="p", template_version="v")
+            client.complete(REQUEST)
     assert len(fake_llm.requests) == 2
 
 
@@ -91,7 +99,7 @@ def test_client_error_is_not_retried(fake_llm, tmp_path):
     fake_llm.respond(lambda request: Reply(status=401, text="bad key"))
     with make_client(fake_llm, tmp_path) as client:
         with pytest.raises(LLMError, match="HTTP 401"):
-            client.complete("q", phase="p", template_version="v")
+            client.complete(REQUEST)
     assert len(fake_llm.requests) == 1
 
 
@@ -99,13 +107,13 @@ def test_non_json_answer_is_an_llm_error(fake_llm, tmp_path):
     fake_llm.script([Reply(raw="<html>proxy error</html>")])
     with make_client(fake_llm, tmp_path) as client:
         with pytest.raises(LLMError, match="did not return a chat completion"):
-            client.complete("q", phase="p", template_version="v")
+            client.complete(REQUEST)
 
 
 def test_think_block_is_dropped(fake_llm, tmp_path):
     fake_llm.script(["<think>counting…</think>\nanswer"])
     with make_client(fake_llm, tmp_path) as client:
-        assert client.complete("q", phase="p", template_version="v").text == "answer"
+        assert client.complete(REQUEST).text == "answer"
 
 
 def test_list_models_and_unreachable_endpoint(fake_llm, tmp_path):
@@ -114,7 +122,7 @@ def test_list_models_and_unreachable_endpoint(fake_llm, tmp_path):
     dead = LLMSettings(base_url="http://127.0.0.1:9/v1", model="m", timeout=1, max_retries=0)
     with LLMClient(dead, log=ResponseLog(tmp_path / "l.jsonl")) as client:
         with pytest.raises(LLMError, match="cannot reach http://127.0.0.1:9/v1"):
-            client.complete("q", phase="p", template_version="v")
+            client.complete(REQUEST)
 
 
 def test_unconfigured_settings_say_what_to_set():
@@ -150,5 +158,5 @@ def test_settings_validate_ranges_and_presets():
     with pytest.raises(ValueError):
         LLMSettings(temperature=2.5)
     assert LLMSettings().temperature == 0.3 and LLMSettings().concurrency == 4
-    assert PRESETS["Ollama"].base_url == "http://127.0.0.1:11434/v1"
-    assert PRESETS["llama.cpp server"].base_url == "http://127.0.0.1:8080/v1"
+    assert ENDPOINT_PRESETS["Ollama"].base_url == "http://127.0.0.1:11434/v1"
+    assert ENDPOINT_PRESETS["llama.cpp server"].base_url == "http://127.0.0.1:8080/v1"

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from core.chunking.registry import build_chunker, config_class
 from core.documents import convert
 from core.errors import TemplateError
-from core.llm.chunker import LLMChunker, LLMConfig
 from core.llm.client import LLMError
-from core.llm.pipeline import Cancelled
+from core.llm.pipeline import LLMConfig
 from core.llm.tsv import TSVError
+from core.operations.strategies import chunk, run_llm, strategy
+from core.progress import Cancelled
 from core.prompts.library import PromptLibrary
 from tests.fakellm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 
@@ -43,15 +43,14 @@ def guide():
 
 
 def run(fake, document, *, settings=None, **config):
-    chunker = LLMChunker(LLMConfig(**config), llm_settings=settings or fake.settings())
-    return chunker.run([document])[0]
+    return run_llm([document], config, llm=settings or fake.settings())[0]
 
 
 def assert_valid_chunks(document, chunks):
     assert chunks, "no chunks"
-    for chunk in chunks:
-        assert chunk.text == document.text[chunk.start : chunk.end]
-        assert chunk.strategy == "llm" and chunk.text.strip() == chunk.text
+    for found in chunks:
+        assert found.text == document.text[found.start : found.end]
+        assert found.strategy == "llm" and found.text.strip() == found.text
     assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:], strict=False))
     covered = "".join(c.text for c in chunks)
     assert "".join(covered.split()) == "".join(document.text.split())
@@ -61,34 +60,34 @@ def test_happy_path_on_a_sample(fake_llm, handbook):
     result = run(fake_llm, handbook)
     assert_valid_chunks(handbook, result.chunks)
     assert set(fake_llm.phases) == PHASES
-    assert result.stats["requests"] == len(fake_llm.requests) and result.stats["tokens"] > 0
+    assert result.usage.requests == len(fake_llm.requests) and result.usage.tokens > 0
     assert [s.title for s in result.structure.sections][:2] == [
         "Tidewater Operations Handbook", "1. Architecture Overview"]
-    assert result.chunks[0].boundary_type == "DOCUMENT_START"
-    types = {c.boundary_type for c in result.chunks}
+    assert result.chunks[0].llm.boundary_type == "DOCUMENT_START"
+    types = {c.llm.boundary_type for c in result.chunks}
     assert {"SECTION_BREAK", "SEMANTIC_SHIFT"} <= types
     tables = [c for c in result.chunks if c.chunk_type == "table"]
     assert len(tables) == len(handbook.tables)
-    for chunk in tables:  # the raw table stays the text; the summary is the model's
-        assert any(t.markdown in chunk.text for t in handbook.tables)
-        assert chunk.summary == auto_answer("table_summary", "")
-    for chunk in result.chunks:
-        assert chunk.justification and chunk.summary
-        assert chunk.context_prefix.startswith("This chunk is from")
-        assert chunk.chunk_type == "table" or chunk.tokens <= 500
+    for table in tables:  # the raw table stays the text; the summary is the model's
+        assert any(t.markdown in table.text for t in handbook.tables)
+        assert table.summary == auto_answer("table_summary", "")
+    for found in result.chunks:
+        assert found.llm.justification and found.summary
+        assert found.context_prefix.startswith("This chunk is from")
+        assert found.chunk_type == "table" or found.tokens <= 500
     assert result.snap_distances() and set(result.snap_distances()) == {0}
 
 
 def test_rerun_of_an_unchanged_document_makes_zero_requests(fake_llm, guide):
     first = run(fake_llm, guide)
     sent = len(fake_llm.requests)
-    assert first.stats["misses"] == sent and first.stats["hits"] == 0
+    assert first.usage.cache_misses == sent and first.usage.cache_hits == 0
     second = run(fake_llm, guide)
     assert len(fake_llm.requests) == sent
-    assert second.stats["requests"] == 0 and second.stats["hits"] == first.stats["misses"]
+    assert second.usage.requests == 0 and second.usage.cache_hits == first.usage.cache_misses
     assert [c.model_dump() for c in second.chunks] == [c.model_dump() for c in first.chunks]
     third = run(fake_llm, guide, size=300)  # another max_tokens: phase 2 asks again
-    assert third.stats["requests"] > 0
+    assert third.usage.requests > 0
 
 
 def failing(phase, answer, times=None):
@@ -182,8 +181,8 @@ def test_long_documents_are_windowed_and_merged(fake_llm, handbook):
 def test_oversized_chunks_are_split_and_tables_stay_whole(fake_llm, handbook):
     result = run(fake_llm, handbook, size=60, summaries=False)
     assert_valid_chunks(handbook, result.chunks)
-    split = [c for c in result.chunks if c.boundary_type == "SIZE_CONSTRAINT"]
-    assert split and all("recursive splitter" in c.justification for c in split)
+    split = [c for c in result.chunks if c.llm.boundary_type == "SIZE_CONSTRAINT"]
+    assert split and all("recursive splitter" in c.llm.justification for c in split)
     assert all(c.tokens <= 60 for c in result.chunks if c.chunk_type == "text")
     tables = [c for c in result.chunks if c.chunk_type == "table"]
     assert len(tables) == len(handbook.tables) and max(c.tokens for c in tables) > 60
@@ -219,10 +218,9 @@ def test_offset_mode_snaps_positions_and_records_the_distance(fake_llm, guide):
 def test_cancel_stops_the_run(fake_llm, handbook):
     cancel = threading.Event()
     fake_llm.latency = 0.05
-    chunker = LLMChunker(LLMConfig(), llm_settings=fake_llm.settings(),
-                         progress=lambda done, total, label: cancel.set(), cancel=cancel)
     with pytest.raises(Cancelled, match="cancelled"):
-        chunker.chunk(handbook)
+        chunk(handbook, "llm", {}, llm=fake_llm.settings(), progress=lambda p: cancel.set(),
+              cancel=cancel)
     assert len(fake_llm.requests) < 40
 
 
@@ -230,22 +228,19 @@ def test_template_without_the_text_placeholder_is_refused(fake_llm, guide, tmp_p
     library = PromptLibrary(tmp_path / "prompts")
     library.save_variant("structure_analysis", "broken", "List the sections of {{document_name}}.")
     library.set_active("structure_analysis", "broken")
-    chunker = LLMChunker(LLMConfig(), llm_settings=fake_llm.settings(), library=library)
     with pytest.raises(TemplateError, match="document_text"):
-        chunker.chunk(guide)
+        chunk(guide, "llm", {}, llm=fake_llm.settings(), library=library)
     assert fake_llm.requests == []
 
 
 def test_registered_as_llm_and_uses_the_environment(fake_llm, guide, monkeypatch):
     monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("LLM_MODEL", "fake")
-    assert config_class("llm") is LLMConfig
-    chunker = build_chunker("llm", size=300, summaries=False)
-    assert isinstance(chunker, LLMChunker)
-    assert_valid_chunks(guide, chunker.chunk(guide))
+    assert strategy("llm").config is LLMConfig and strategy("llm").needs_llm
+    assert_valid_chunks(guide, chunk(guide, "llm", {"size": 300, "summaries": False}))
     monkeypatch.delenv("LLM_BASE_URL")
     with pytest.raises(LLMError, match="LLM_BASE_URL"):
-        build_chunker("llm").chunk(guide)
+        chunk(guide, "llm", {})
 
 
 def test_cli_chunks_with_llm_and_reports_a_failed_phase(fake_llm, monkeypatch, capsys, tmp_path):
@@ -269,8 +264,8 @@ def test_cli_chunks_with_llm_and_reports_a_failed_phase(fake_llm, monkeypatch, c
 
 def test_the_api_key_is_nowhere_in_the_data_folder_after_a_run(fake_llm, guide, tmp_path):
     secret = "sk-never-on-disk-4711"
-    chunks = run(fake_llm, guide, settings=fake_llm.settings(api_key=secret))
-    assert chunks and fake_llm.requests
+    result = run(fake_llm, guide, settings=fake_llm.settings(api_key=secret))
+    assert result.chunks and fake_llm.requests
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name == "llm_log.jsonl" for p in written)  # the log and the cache exist …
     assert all(secret.encode() not in p.read_bytes() for p in written)  # … without the key

@@ -5,14 +5,12 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ChunkLabError
-from core.llm.tsv import (
-    TSVError,
-    parse_boundaries,
-    parse_metadata,
-    parse_prefix,
-    parse_structure,
-    parse_table_summary,
-)
+from core.llm.phases.boundaries import parse_boundaries
+from core.llm.phases.metadata import parse_metadata
+from core.llm.phases.prefix import parse_prefix
+from core.llm.phases.structure import parse_structure
+from core.llm.phases.table_summary import parse_table_summary
+from core.llm.tsv import TSVError
 
 STRUCTURE = "Intro\t1\t1\t4\tROOT\nWhy\t2\t2\t4\tIntro\nMethods\t1\t5\t9\tROOT"
 BOUNDARIES = "1\tDOCUMENT_START\tStart\n4\tSEMANTIC_SHIFT\tNew topic\n9\tDOCUMENT_END\tEnd"
@@ -49,7 +47,7 @@ def test_malformed_structure(answer, line_number, reason):
         parse_structure(answer)
     err = info.value
     assert isinstance(err, ChunkLabError)
-    assert err.phase == "structure_analysis" and err.line_number == line_number
+    assert err.label == "phase 1 (structure analysis)" and err.line_number == line_number
     assert reason in str(err) and str(err).startswith("phase 1 (structure analysis) failed")
     if line_number:
         assert err.line == answer.splitlines()[line_number - 1]
@@ -88,7 +86,7 @@ def test_boundaries_parse_and_rules():
 def test_malformed_boundaries(answer, line_number, reason):
     with pytest.raises(TSVError) as info:
         parse_boundaries(answer)
-    assert info.value.phase == "boundary_detection"
+    assert info.value.label == "phase 2 (boundary detection)"
     assert info.value.line_number == line_number and reason in str(info.value)
 
 

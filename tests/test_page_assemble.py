@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+import ui.resources
 from core.library import default_library
 from core.store import ChunkStore
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.pages import page_path
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "assemble.py")
+PAGE = page_path("assemble")
 QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
 
 
@@ -22,9 +21,9 @@ def data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
     for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    st.cache_resource.clear()
+    ui.resources.clear()
     yield tmp_path / "data"
-    st.cache_resource.clear()
+    ui.resources.clear()
 
 
 @pytest.fixture
@@ -82,7 +81,7 @@ def test_smaller_headroom_drops_packs(one_set):
     kept = [at.metric[0].value for at in (roomy, tight)]
     assert kept[0] == "5 / 5" and kept[1] != "5 / 5"
     assert any(h.value.startswith(":material/content_cut: Dropped · ") for h in tight.subheader)
-    assert any("Seed rule" in c.value for c in tight.caption)
+    assert any("Headroom rule" in c.value for c in tight.caption)
 
 
 def test_ab_shows_two_sets_side_by_side(one_set):

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ui.state
-from core.chunking.registry import user_presets
-from core.llm.settings import SESSION_KEY
+from core.operations.presets import user_presets
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.pages import page_path, use_samples
+from ui.resources import LLM_SETTINGS
 
-ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "compare.py")
+PAGE = page_path("compare")
 TABLE = "| Plan | Deductible | Limit |\n|---|---|---|\n" + "".join(
     f"| Plan {i} | ${i}00 | ${i},000 |\n" for i in range(40))
 MARKDOWN = (
@@ -26,16 +24,7 @@ MARKDOWN = (
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
-    samples = tmp_path / "samples"
-    samples.mkdir()
-    (samples / "policy.md").write_text(MARKDOWN)
-    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("LLM_BASE_URL", raising=False)
-    monkeypatch.delenv("LLM_MODEL", raising=False)
-    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
-    ui.state.library.clear()
-    yield tmp_path / "data"
-    ui.state.library.clear()
+    yield from use_samples(tmp_path, monkeypatch, {"policy.md": MARKDOWN})
 
 
 def run(at: AppTest | None = None) -> AppTest:
@@ -53,8 +42,8 @@ def test_two_configurations_side_by_side(data_dir) -> None:
     at = run()
     table = stats(at)
     assert list(table) == ["1. fixed 1000 chars", "2. recursive 500/50"]
-    assert table["1. fixed 1000 chars"]["tables intact"] == "0/1"
-    assert table["2. recursive 500/50"]["tables intact"] == "1/1"
+    assert table["1. fixed 1000 chars"]["tables kept whole"] == "0 of 1"
+    assert table["2. recursive 500/50"]["tables kept whole"] == "1 of 1"
     html = [h.proto.body for h in at.get("html")]
     assert len(html) == 2 and all("<mark" in h for h in html)
     assert 'class="cl-table"' in html[1] and 'class="cl-table"' not in html[0]
@@ -65,7 +54,7 @@ def test_two_configurations_side_by_side(data_dir) -> None:
 
 def test_a_bad_setting_fails_only_its_column(data_dir) -> None:
     at = run()
-    at.number_input(key="cmp_1_recursive 500/50_recursive_overlap").set_value(900)
+    at.number_input(key="cmp1:recursive 500/50:recursive:overlap").set_value(900)
     run(at)
     assert len(at.error) == 1 and "overlap must be between" in at.error[0].value
     assert "1. fixed 1000 chars" in stats(at)
@@ -76,18 +65,18 @@ def test_four_configurations_and_llm_without_endpoint(data_dir) -> None:
     at = run()
     at.radio(key="cmp_count").set_value(4)
     run(at)
-    at.selectbox(key="cmp_strategy_3_recursive 500/50 by section").set_value("llm")
+    at.selectbox(key="cmp3:recursive 500/50 by section:strategy").set_value("llm")
     run(at)
     assert len(stats(at)) == 3
     assert any("LLM_BASE_URL" in e.value for e in at.error)
-    assert stats(at)["3. semantic"]["tables intact"] == "1/1"
+    assert stats(at)["3. semantic"]["tables kept whole"] == "1 of 1"
 
 
 def test_llm_uses_the_settings_typed_on_the_settings_page(data_dir, fake_llm) -> None:  # noqa: F811
     at = AppTest.from_file(PAGE, default_timeout=90)
-    at.session_state[SESSION_KEY] = fake_llm.settings()
+    at.session_state[LLM_SETTINGS] = fake_llm.settings()
     at.run()
-    at.selectbox(key="cmp_strategy_1_recursive 500/50").set_value("llm")
+    at.selectbox(key="cmp1:recursive 500/50:strategy").set_value("llm")
     at.run()
     assert not at.exception, at.exception
     assert not at.error
@@ -97,14 +86,14 @@ def test_llm_uses_the_settings_typed_on_the_settings_page(data_dir, fake_llm) ->
 
 def test_edit_and_save_a_named_preset(data_dir) -> None:
     at = run()
-    at.number_input(key="cmp_1_recursive 500/50_recursive_size").set_value(200)
+    at.number_input(key="cmp1:recursive 500/50:recursive:size").set_value(200)
     run(at)
     assert "2. recursive 500/50 (edited)" in stats(at)
-    assert int(stats(at)["2. recursive 500/50 (edited)"]["max tokens"]) > 200  # the table
+    assert int(stats(at)["2. recursive 500/50 (edited)"]["max tokens"].replace(",", "")) > 200
     at.text_input(key="cmp_preset_name").set_value("small recursive")
-    at.selectbox[-1].set_value(1)
-    at.button[0].click()
+    at.selectbox(key="cmp_save_slot").set_value(1)
+    at.button(key="cmp_save").click()
     run(at)
-    assert user_presets()["small recursive"][1]["size"] == 200
+    assert user_presets()["small recursive"].settings["size"] == 200
     assert json.loads((data_dir / "chunk_presets.json").read_text())
-    assert "small recursive" in at.selectbox(key="cmp_preset_0").options
+    assert "small recursive" in at.selectbox(key="cmp0:preset").options

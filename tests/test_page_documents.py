@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from unittest import mock
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import ui.state
 from core.documents.pdf import OFFLINE_NOTE
 from core.library import DocumentLibrary
 from tests.docfactory import HTML, docx_bytes, pdf_bytes
+from tests.pages import page_path, shown, use_samples
+from ui.resources import library
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "documents.py")
+PAGE = page_path("documents")
 
 
 @dataclass
@@ -29,18 +30,11 @@ class FakeUpload:
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
     """A fresh data folder whose library holds one sample (a DOCX) before the page starts."""
-    samples = tmp_path / "samples"
-    samples.mkdir()
-    (samples / "policy.docx").write_bytes(docx_bytes())
-    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
-    ui.state.library.clear()
-    yield tmp_path / "data"
-    ui.state.library.clear()
+    yield from use_samples(tmp_path, monkeypatch, {"policy.docx": docx_bytes()})
 
 
 def run_page(uploads: list[FakeUpload] | None = None, **state) -> AppTest:
-    real = ui.state.st.file_uploader
+    real = st.file_uploader
 
     def uploader(label, *args, key=None, **kwargs):
         if uploads and key == "documents_uploader_0":  # the first round only: then it clears
@@ -57,7 +51,7 @@ def run_page(uploads: list[FakeUpload] | None = None, **state) -> AppTest:
 
 
 def markdown_text(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return "\n".join(shown(m.value) for m in at.markdown)
 
 
 def test_lists_documents_and_shows_sections_tables_and_text(data_dir):
@@ -88,11 +82,11 @@ def test_upload_shows_one_result_per_file_and_keeps_earlier_documents(data_dir):
     names = sorted(d.source_name for d in DocumentLibrary(data_dir / "documents").documents())
     assert names == ["manual.html", "policy.docx"]
     assert at.selectbox[0].value == next(
-        d.doc_id for d in ui.state.library().documents() if d.source_name == "manual.html")
+        d.doc_id for d in library().documents() if d.source_name == "manual.html")
 
 
 def test_pdf_shows_its_route_note(data_dir):
-    doc = ui.state.library().add(pdf_bytes(), "report.pdf")
+    doc = library().add(pdf_bytes(), "report.pdf")
     at = run_page(selected_doc_id=doc.doc_id)
     assert {m.label: m.value for m in at.metric}["Pages"] == "2"
     assert any("Converted by **pdf-offline**" in c.value for c in at.caption)
@@ -103,8 +97,8 @@ def test_remove_asks_for_confirmation_first(data_dir):
     at = run_page()
     at.button[0].click().run()
     assert "Remove **policy.docx** from the library?" in at.warning[0].value
-    assert len(ui.state.library().documents()) == 1
+    assert len(library().documents()) == 1
     next(b for b in at.button if b.label == "Yes, remove it").click().run()
-    assert ui.state.library().documents() == []
+    assert library().documents() == []
     assert [s.value for s in at.success] == ["Removed policy.docx."]
     assert "No documents yet" in at.info[0].value

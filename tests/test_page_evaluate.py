@@ -1,5 +1,5 @@
 """The Evaluate page under AppTest: pick a shipped set, run two presets, see metrics and the
-AC-5.9.9 comparison, drill down, and keep earlier results when a later run fails."""
+table-question comparison, drill down, and keep earlier results when a later run fails."""
 
 from pathlib import Path
 
@@ -35,7 +35,7 @@ def test_metrics_table_has_one_column_per_configuration_and_a_winner(ran):
 def test_table_query_comparison_is_shown(ran):
     labels = [m.label for m in ran.metric]
     assert "Baseline: fixed 1000 chars" in labels and "recursive 500/50" in labels
-    assert any("15 % target" in c.value for c in ran.caption)
+    assert any("15% target" in c.value for c in ran.caption)
 
 
 def test_drill_down_lists_each_reference_per_configuration(ran):

@@ -5,25 +5,23 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ui.state
-from tests.test_page_structure import MARKDOWN
+from tests.docfactory import GUIDE_MARKDOWN
+from tests.pages import use_samples
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")  # page_link needs the router
 
 
 @pytest.fixture
-def samples(tmp_path, monkeypatch):
-    folder = tmp_path / "samples"
-    folder.mkdir()
-    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setattr(ui.state, "SAMPLES_DIR", folder)
-    ui.state.library.clear()
-    yield folder
-    ui.state.library.clear()
+def guide(tmp_path, monkeypatch):
+    yield from use_samples(tmp_path, monkeypatch, {"guide.md": GUIDE_MARKDOWN})
 
 
-def test_first_start_lists_the_samples_with_their_numbers(samples):
-    (samples / "guide.md").write_text(MARKDOWN)
+@pytest.fixture
+def empty(tmp_path, monkeypatch):
+    yield from use_samples(tmp_path, monkeypatch, {})
+
+
+def test_first_start_lists_the_samples_with_their_numbers(guide):
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     assert at.subheader[0].value == "Loaded documents (1)"
@@ -35,7 +33,7 @@ def test_first_start_lists_the_samples_with_their_numbers(samples):
     assert row["Tokens (cl100k)"] > 0
 
 
-def test_empty_library_says_where_to_add_documents(samples):
+def test_empty_library_says_where_to_add_documents(empty):
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     assert at.subheader[0].value == "Loaded documents (0)"

@@ -95,9 +95,10 @@ def test_no_endpoint_test_tab_explains_setup(at):
 
 
 def test_settings_typed_on_the_settings_page_enable_the_test(at):
-    from core.llm.settings import SESSION_KEY, LLMSettings
+    from core.llm.settings import LLMSettings
+    from ui.resources import LLM_SETTINGS
 
-    at.session_state[SESSION_KEY] = LLMSettings(base_url="http://127.0.0.1:9/v1", model="m")
+    at.session_state[LLM_SETTINGS] = LLMSettings(base_url="http://127.0.0.1:9/v1", model="m")
     at.run()
     assert not at.exception
     assert "No LLM endpoint configured" not in texts(at.info)

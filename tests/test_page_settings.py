@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.llm.settings import SESSION_KEY, LLMSettings, settings_path
+from core.llm.settings import LLMSettings, settings_path
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from ui.resources import LLM_SETTINGS
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "settings.py")
 SECRET = "sk-page-secret-987"
@@ -51,7 +52,7 @@ def test_save_keeps_the_key_in_the_session_only(fake_llm):  # noqa: F811
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     fill(at, fake_llm.base_url, SECRET, "fake")
     assert not at.exception
-    saved: LLMSettings = at.session_state[SESSION_KEY]
+    saved: LLMSettings = at.session_state[LLM_SETTINGS]
     assert saved.base_url == fake_llm.base_url and saved.model == "fake"
     assert saved.api_key.get_secret_value() == SECRET
     on_disk = settings_path().read_text()
@@ -90,5 +91,5 @@ def test_forget_the_key(fake_llm):  # noqa: F811
     at.checkbox(key="llm_forget").check()
     next(b for b in at.button if b.label == "Save").click()
     at.run()
-    assert at.session_state[SESSION_KEY].api_key.get_secret_value() == ""
+    assert at.session_state[LLM_SETTINGS].api_key.get_secret_value() == ""
     assert any("API key: not set" in c.value for c in at.caption)

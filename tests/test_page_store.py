@@ -7,25 +7,18 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ui.state
+from core.embeddings import MAX_WORD_PIECES
 from core.store import ChunkSetInfo, ChunkStore
-from tests.test_ingest import _markdown
+from tests.docfactory import inspection_markdown
+from tests.pages import click, page_path, texts, use_samples
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "store.py")
+PAGE = page_path("store")
 
 
 @pytest.fixture
 def data(tmp_path, monkeypatch) -> Path:
-    samples = tmp_path / "samples"
-    samples.mkdir()
-    for topic in ("boilers", "chimneys"):
-        (samples / f"{topic}.md").write_text(_markdown(topic), encoding="utf-8")
-    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("CHROMA_HOST", raising=False)
-    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
-    ui.state.library.clear()
-    yield tmp_path / "data"
-    ui.state.library.clear()
+    yield from use_samples(tmp_path, monkeypatch, {
+        f"{topic}.md": inspection_markdown(topic) for topic in ("boilers", "chimneys")})
 
 
 def run() -> AppTest:
@@ -34,22 +27,10 @@ def run() -> AppTest:
     return at
 
 
-def texts(at: AppTest) -> str:
-    parts = [e.value for kind in ("success", "info", "warning", "error", "markdown", "caption")
-             for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts)
-
-
-def click(at: AppTest, key: str) -> AppTest:
-    at = next(b for b in at.button if b.key == key).click().run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_create_a_set_from_the_library_then_cut_over_and_roll_back(data):
     at = run()
     assert "No chunk sets yet" in texts(at)
-    at.selectbox(key="store_preset").set_value("recursive 500/50")
+    at.selectbox(key="store:preset").set_value("recursive 500/50")
     at.text_input(key="store_name").set_value("rec A")
     at.text_input(key="store_description").set_value("the baseline")
     at = click(at, "store_create")
@@ -59,7 +40,7 @@ def test_create_a_set_from_the_library_then_cut_over_and_roll_back(data):
     assert list(table["description"]) == ["the baseline"]
     assert "No set is active yet" in texts(at)
 
-    at.selectbox(key="store_preset").set_value("recursive 500/50 by section")
+    at.selectbox(key="store:preset").set_value("recursive 500/50 by section")
     at.text_input(key="store_name").set_value("fixed B")
     at = click(at, "store_create")
     assert [i.name for i in ChunkStore().list_sets()] == ["rec A", "fixed B"]
@@ -94,16 +75,16 @@ def test_delete_asks_for_confirmation(data):
 
 
 def test_long_chunks_get_a_note_and_bad_settings_a_sentence(data):
-    long = (_markdown("attics") * 3).replace("# Inspecting", "Inspecting")  # one long section
+    long = (inspection_markdown("attics") * 3).replace("# Inspecting", "Inspecting")
     (data.parent / "samples" / "attics.md").write_text(long, encoding="utf-8")
     at = run()
-    at.selectbox(key="store_preset").set_value("recursive 500/50")
+    at.selectbox(key="store:preset").set_value("recursive 500/50")
     at.text_input(key="store_name").set_value("long")
     at = click(at, "store_create")
     info = ChunkStore().info("long")
     assert info.docs == 3 and info.over_limit >= 1
-    assert f"“long”: {info.over_limit} of {info.chunks} chunks are longer than MiniLM's 256 " \
-        "word pieces" in texts(at)
+    assert f"“long”: {info.over_limit} of {info.chunks} chunks are longer than MiniLM's " \
+        f"{MAX_WORD_PIECES} word pieces" in texts(at)
 
     ChunkStore().create_set(ChunkSetInfo(name="taken", strategy="fixed"))
     at.text_input(key="store_name").set_value("taken")

@@ -2,44 +2,26 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ui.state
-from core.llm.settings import SESSION_KEY
+from tests.docfactory import GUIDE_MARKDOWN
 from tests.fakellm import Reply, fake_llm  # noqa: F401  (fixture)
+from tests.pages import page_path, use_samples
+from ui.resources import LLM_SETTINGS
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "structure.py")
-MARKDOWN = (
-    "# Field Guide\n\nThe guide explains the setup. It has two parts.\n\n"
-    "## Install\n\nDownload the package. Unpack it in the home folder.\n\n"
-    "Run the installer as an administrator. Restart afterwards.\n\n"
-    "Table 1: Ports\n\n| Service | Port |\n|---|---|\n| web | 8080 |\n| db | 5432 |\n\n"
-    "## Operate\n\nCheck the logs every morning. Rotate them weekly.\n\n"
-    "Escalate outages to the on-call engineer.\n"
-)
+PAGE = page_path("structure")
 
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
-    samples = tmp_path / "samples"
-    samples.mkdir()
-    (samples / "guide.md").write_text(MARKDOWN)
-    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
-    for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(ui.state, "SAMPLES_DIR", samples)
-    ui.state.library.clear()
-    yield tmp_path / "data"
-    ui.state.library.clear()
+    yield from use_samples(tmp_path, monkeypatch, {"guide.md": GUIDE_MARKDOWN})
 
 
 def page(fake=None) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=90)
     if fake is not None:
-        at.session_state[SESSION_KEY] = fake.settings()
+        at.session_state[LLM_SETTINGS] = fake.settings()
     at.run()
     assert not at.exception, at.exception
     return at

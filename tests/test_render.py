@@ -1,4 +1,4 @@
-from core.render import HighlightSpan, highlight_html, palette
+from ui.render import HighlightSpan, highlight_html, md_escape, palette
 
 
 def test_escapes_text_labels_and_tooltips():
@@ -32,3 +32,10 @@ def test_max_chars_truncates_and_says_how_much_is_left():
     out = highlight_html("x" * 100, [HighlightSpan(90, 100, "#aaa")], max_chars=50)
     assert "<mark" not in out
     assert "50 more characters" in out
+
+
+def test_markdown_special_characters_are_escaped():
+    text = "![px](http://host/x.png) **bold** $5 and $6 <b>"
+    escaped = md_escape(text)
+    assert "\\!\\[px\\]\\(http://host/x\\.png\\)" in escaped
+    assert "\\*\\*bold\\*\\*" in escaped and "\\$5" in escaped and "\\<b\\>" in escaped

@@ -6,17 +6,11 @@ import numpy as np
 import pytest
 
 from core.errors import StoreError
-from core.retrieval import (
-    RetrievalError,
-    build_packs,
-    chunk_filter,
-    merge_spans,
-    rank,
-    retrieve,
-    where_clause,
-)
 from core.retrieval.bm25 import BM25Index, tokenize
-from core.retrieval.fusion import fused_scores, reciprocal_rank_fusion
+from core.retrieval.fusion import fused_scores
+from core.retrieval.packs import build_packs, merge_spans
+from core.retrieval.ranking import rank_chunks
+from core.retrieval.retrieve import RetrievalError, chunk_filter, retrieve, where_clause
 from tests.retrieval_helpers import FakeStore, chunks_of, make_chunk
 
 CORPUS = [
@@ -81,25 +75,25 @@ def test_rrf_sums_reciprocal_ranks():
     fused = dict(fused_scores([[1, 2, 3], [3, 2, 4]], k=60))
     assert fused[3] == pytest.approx(1 / 63 + 1 / 61)
     assert fused[4] == pytest.approx(1 / 63)
-    assert reciprocal_rank_fusion([[1, 2, 3], [3, 2, 4]]) == [3, 2, 1, 4]
+    assert [item for item, _ in fused_scores([[1, 2, 3], [3, 2, 4]])] == [3, 2, 1, 4]
 
 
 def test_rrf_ties_keep_first_appearance():
-    assert reciprocal_rank_fusion([[5, 6], [6, 5]]) == [5, 6]
-    assert reciprocal_rank_fusion([]) == []
+    assert [item for item, _ in fused_scores([[5, 6], [6, 5]])] == [5, 6]
+    assert fused_scores([]) == []
 
 
 # ----------------------------------------------------------------------------- rank
 
 def test_rank_bm25_leaves_out_chunks_without_shared_terms():
-    result = rank("theft", CORPUS, "bm25", limit=10)
+    result = rank_chunks("theft", CORPUS, "bm25", limit=10)
     assert [i for i, _ in result] == [1, 4] or [i for i, _ in result] == [4, 1]
     assert all(score > 0 for _, score in result)
 
 
 def test_rank_vector_orders_by_cosine():
     embeddings = np.array([[1, 0, 0], [0, 1, 0], [0.8, 0.6, 0], [0, 0, 2]], dtype=np.float32)
-    result = rank("q", ["a", "b", "c", "d"], "vector", embeddings=embeddings,
+    result = rank_chunks("q", ["a", "b", "c", "d"], "vector", embeddings=embeddings,
                   query_embedding=np.array([1, 0, 0]), limit=3)
     assert [i for i, _ in result] == [0, 2, 1]
     assert result[0][1] == pytest.approx(1.0) and result[1][1] == pytest.approx(0.8)
@@ -112,10 +106,10 @@ def test_rank_hybrid_rewards_agreement_of_both_rankings():
         [[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0], [0.3, 0.3, 0.9], [0, 0, 1]], dtype=np.float32
     )
     query = np.array([1.0, 0, 0])
-    by_vector = rank("gamma delta", texts, "vector", embeddings=embeddings,
+    by_vector = rank_chunks("gamma delta", texts, "vector", embeddings=embeddings,
                      query_embedding=query, limit=None)
     assert [i for i, _ in by_vector][:2] == [0, 2]
-    fused = rank("gamma delta", texts, "hybrid", embeddings=embeddings,
+    fused = rank_chunks("gamma delta", texts, "hybrid", embeddings=embeddings,
                  query_embedding=query, limit=3)
     assert fused[0][0] == 2  # second by vector, first by words: wins after fusion
     assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
@@ -124,10 +118,10 @@ def test_rank_hybrid_rewards_agreement_of_both_rankings():
 def test_rank_accepts_chunks_and_a_prebuilt_index():
     chunks = chunks_of("d", " ".join(CORPUS), [(0, 69), (70, 129)])
     index = BM25Index([c.text for c in chunks])
-    assert rank("theft deductible", chunks, "bm25", bm25_index=index)[0][0] == 1
-    with pytest.raises(ValueError, match="Unknown rank mode"):
-        rank("q", chunks, "tfidf")
-    assert rank("q", [], "vector") == []
+    assert rank_chunks("theft deductible", chunks, "bm25", bm25_index=index)[0][0] == 1
+    with pytest.raises(ValueError, match="Unknown ranking"):
+        rank_chunks("q", chunks, "tfidf")
+    assert rank_chunks("q", [], "vector") == []
 
 
 # ----------------------------------------------------------------------------- packs
@@ -209,23 +203,23 @@ def store():
 
 @pytest.mark.parametrize("mode", ["vector", "bm25", "hybrid"])
 def test_retrieve_finds_the_answer_in_every_mode(store, mode):
-    packs = retrieve("deductible for theft claims", limit=2, rank=mode, store=store)
+    packs = retrieve("deductible for theft claims", limit=2, ranking=mode, store=store)
     assert packs[0].text == CORPUS[1]
     assert [p.order for p in packs] == list(range(len(packs))) and len(packs) <= 2
 
 
 def test_retrieve_uses_the_active_set_and_passes_filters(store):
-    packs = retrieve("theft", limit=5, rank="vector", filters={"chunk_type": "table"},
+    packs = retrieve("theft", limit=5, ranking="vector", filters={"chunk_type": "table"},
                      store=store)
     assert store.queries[-1] == {"name": "set-a", "text": "theft", "k": 5,
                                  "where": {"chunk_type": "table"}}
     assert [p.doc_id for p in packs] == ["rates"]
-    words = retrieve("theft", rank="bm25", filters={"doc_id": ["rates"]}, store=store)
+    words = retrieve("theft", ranking="bm25", filters={"doc_id": ["rates"]}, store=store)
     assert [p.doc_id for p in words] == ["rates"]
 
 
 def test_retrieve_with_neighbours(store):
-    (pack, *_) = retrieve("deductible theft", limit=1, per_hit_neighbors=1, rank="bm25",
+    (pack, *_) = retrieve("deductible theft", limit=1, per_hit_neighbors=1, ranking="bm25",
                           store=store)
     text = " ".join(CORPUS)
     assert pack.text == "\n\n".join(CORPUS[0:3])
@@ -233,8 +227,8 @@ def test_retrieve_with_neighbours(store):
 
 
 def test_retrieve_errors(store):
-    with pytest.raises(RetrievalError, match="rank mode"):
-        retrieve("q", rank="tfidf", store=store)
+    with pytest.raises(RetrievalError, match="Unknown ranking"):
+        retrieve("q", ranking="tfidf", store=store)
     with pytest.raises(RetrievalError, match="at least 1"):
         retrieve("q", limit=0, store=store)
     with pytest.raises(StoreError, match="Chunk sets page"):
@@ -258,9 +252,9 @@ def test_filters_translate_to_chroma_where_and_a_predicate():
     ("Is my bike insured?", 4),
 ])
 def test_vector_rank_with_the_real_embedder_finds_paraphrases(question, best):
-    assert rank(question, CORPUS, "vector", limit=1)[0][0] == best
+    assert rank_chunks(question, CORPUS, "vector", limit=1)[0][0] == best
 
 
 def test_hybrid_rank_with_the_real_embedder():
-    result = rank("theft deductible per incident", CORPUS, "hybrid", limit=2)
+    result = rank_chunks("theft deductible per incident", CORPUS, "hybrid", limit=2)
     assert result[0][0] == 1 and result[0][1] == pytest.approx(2 / 61)

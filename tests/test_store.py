@@ -11,13 +11,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core.chunking.base import Chunk, Chunker, ChunkerConfig
+from core.chunking.base import Chunker, ChunkerConfig, ChunkFactory
+from core.chunking.chunk import Chunk, LLMAnnotations
 from core.documents.model import Document, Section, Table
-from core.embedding_input import embedding_text, embedding_views
-from core.embeddings import embed
+from core.embeddings import MODEL_ID, embed
 from core.errors import StoreError
 from core.retrieval.ranking import vector_scores
 from core.store import ChunkSetInfo, ChunkStore
+from core.store.views import embedding_text, embedding_views
+from tests.retrieval_helpers import annotated
 
 TABLE = ("Table 2: Deductibles\n| Cover | Deductible |\n|---|---|\n| Fire | 500 EUR |\n"
          "| Flood | 1,000 EUR |")
@@ -58,15 +60,17 @@ class ParagraphChunker(Chunker):
 
     def chunk(self, document: Document) -> list[Chunk]:
         out, start = [], 0
+        factory = self.factory(document)
+        summary = LLMAnnotations(
+            boundary_type="SECTION_BREAK", justification="a table",
+            summary="Deductible amounts per cover: fire 500 euro, flood 1000 euro.")
         for paragraph in document.text.split("\n\n"):
             at = document.text.index(paragraph, start)
             start = at + len(paragraph)
             if paragraph.startswith("Table"):
-                out.append(self.make_chunk(
-                    document, at, start, chunk_type="table",
-                    summary="Deductible amounts per cover: fire 500 euro, flood 1000 euro."))
+                out.append(factory.make(at, start, chunk_type="table", llm=summary))
             elif len(paragraph.split()) > 1:
-                out.append(self.make_chunk(document, at, start))
+                out.append(factory.make(at, start))
         return out
 
 
@@ -143,7 +147,7 @@ def test_a_set_keeps_its_description_and_counts(store):
     assert info.name == "recursive 500/50"
     assert (info.strategy, info.settings, info.prompt_versions) == (
         "paragraphs", {"size": 500}, {"table_summary": "abc123"})
-    assert info.embedder == "chunklab-minilm-int8"
+    assert info.embedder == MODEL_ID
     assert info.description == "paragraph chunks"
     assert (info.docs, info.chunks) == (2, len(POLICY_CHUNKS) + len(HANDBOOK_CHUNKS))
     assert set(info.doc_ids) == {POLICY_DOC.doc_id, HANDBOOK_DOC.doc_id}
@@ -196,17 +200,17 @@ def test_a_table_is_embedded_by_its_summary_and_stored_raw(store):
 def test_what_is_embedded():
     table = next(c for c in POLICY_CHUNKS if c.chunk_type == "table")
     assert embedding_text(table) == table.summary
-    bare = table.model_copy(update={"summary": None})
+    bare = table.model_copy(update={"llm": None})
     assert embedding_text(bare) == (
         "Coverage\nTable 2: Deductibles\nColumns: Cover; Deductible\nRows: Fire; Flood"
     )
-    text = POLICY_CHUNKS[0].model_copy(update={"context_prefix": "From the policy's cover."})
+    text = annotated(POLICY_CHUNKS[0], context_prefix="From the policy's cover.")
     assert embedding_text(text) == f"From the policy's cover.\n\n{POLICY_CHUNKS[0].text}"
 
 
 def test_context_prefix_changes_the_vector_not_the_stored_text(store):
     store.create_set(ChunkSetInfo(name="with prefix", strategy="llm"))
-    prefixed = [c.model_copy(update={"context_prefix": "Section about hydraulic pump oil."})
+    prefixed = [annotated(c, context_prefix="Section about hydraulic pump oil.")
                 for c in POLICY_CHUNKS if c.chunk_type == "text"]
     store.add_chunks("with prefix", prefixed)
     (top, _), = store.query("with prefix", "hydraulic pump oil", 1)
@@ -244,7 +248,8 @@ def test_views_of_a_long_table_find_it_but_never_come_back_as_chunks(store):
     rows[70] = "| Hot air balloons and paragliders | 750 USD |"
     text = "Limits\n\nTable 3: Special limits\n| Item | Limit |\n|---|---|\n" + "\n".join(rows)
     document = _document("limits0000000001", text)
-    table = CHUNKER.make_chunk(document, text.index("Table"), len(text), chunk_type="table")
+    table = ChunkFactory(document, "paragraphs", ChunkerConfig()).make(
+        text.index("Table"), len(text), chunk_type="table")
     extra = len(embedding_views(table)) - 1
     assert extra > 2
     store.create_set(ChunkSetInfo(name="views", strategy="paragraphs"))

@@ -3,17 +3,16 @@ quick start run the same code."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import streamlit as st
 
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.ingest import DEFAULT_BATCH_SIZE, IngestSummary, Progress, Source, ingest
+from core.operations.ingest import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
+from core.progress import Progress
+from ui.resources import chunk_store, llm_settings, prompt_library
 from ui.state import show_error
-
-if TYPE_CHECKING:  # the store imports Chroma (seconds); ingest() opens it when it runs
-    from core.store import ChunkStore
 
 
 def ingest_with_progress(
@@ -22,7 +21,6 @@ def ingest_with_progress(
     strategy: str,
     settings: dict[str, Any],
     *,
-    store: ChunkStore,
     batch_size: int = DEFAULT_BATCH_SIZE,
     description: str = "",
 ) -> IngestSummary | None:
@@ -33,14 +31,12 @@ def ingest_with_progress(
     bar = st.progress(0.0, text="Starting…")
 
     def advance(progress: Progress) -> None:
-        bar.progress(progress.done / max(progress.total, 1),
-                     text=f"{progress.done}/{progress.total} documents · {progress.chunks} chunks"
-                          f" · {progress.message}")
+        bar.progress(progress.fraction, text=progress.caption())
 
     try:
         return ingest([Source.from_document(d) for d in documents], name, strategy, settings,
-                      batch_size=batch_size, store=store, progress=advance,
-                      description=description)
+                      batch_size=batch_size, store=chunk_store(), progress=advance,
+                      description=description, llm=llm_settings(), library=prompt_library())
     except ChunkLabError as err:
         show_error(err)
         return None

@@ -1,7 +1,8 @@
-"""The chunk model and the interface every chunking strategy implements.
+"""The interface every local chunking strategy implements, and the one way chunks are made.
 
 Invariant for every strategy: ``chunk.text == document.text[chunk.start:chunk.end]``; chunks come
-in document order; together they cover every non-whitespace character of the document.
+in document order; together they cover every non-whitespace character of the document. A local
+chunker is pure: the same document and configuration give the same chunks, with no network.
 """
 
 from __future__ import annotations
@@ -9,33 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.chunking.chunk import Chunk, ChunkType, LLMAnnotations
 from core.documents.model import Document
 from core.tokens import DEFAULT_ENCODING, count_tokens
-
-ChunkType = Literal["text", "table"]
-
-
-class Chunk(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    doc_id: str
-    strategy: str
-    config: dict[str, Any]
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    text: str
-    chunk_type: ChunkType = "text"
-    tokens: int
-    heading_path: list[str] = []
-    summary: str | None = None
-    context_prefix: str | None = None
-    boundary_type: str | None = None
-    justification: str | None = None
 
 
 class ChunkerConfig(BaseModel):
@@ -43,49 +24,70 @@ class ChunkerConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    encoding: str = DEFAULT_ENCODING
+    encoding: str = Field(DEFAULT_ENCODING, json_schema_extra={"advanced": True},
+                          description="The tiktoken encoding that counts tokens")
 
     def key(self) -> str:
         """Stable string of the settings, for cache keys and chunk ids."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True)
 
 
-class Chunker(ABC):
-    """One strategy. Validate the configuration in ``__init__``; ``chunk`` must be pure."""
+class ChunkFactory:
+    """Chunks of one document under one strategy and configuration.
 
-    strategy: ClassVar[str]
+    A chunk's id is a hash of the document, the strategy, the configuration and the span, so the
+    same chunking of the same document gives the same ids (a re-ingest replaces, not duplicates).
+    """
 
-    def __init__(self, config: ChunkerConfig) -> None:
-        self.config = config
-        self._settings: tuple[dict[str, Any], str] | None = None
+    def __init__(self, document: Document, strategy: str, config: ChunkerConfig) -> None:
+        self.document = document
+        self.strategy = strategy
+        self.encoding = config.encoding
+        self._settings = config.model_dump(mode="json")
+        self._key = config.key()
 
-    @abstractmethod
-    def chunk(self, document: Document) -> list[Chunk]: ...
-
-    def make_chunk(
-        self, document: Document, start: int, end: int, *, tokens: int | None = None, **fields: Any
+    def make(
+        self,
+        start: int,
+        end: int,
+        *,
+        tokens: int | None = None,
+        chunk_type: ChunkType = "text",
+        heading_path: list[str] | None = None,
+        llm: LLMAnnotations | None = None,
     ) -> Chunk:
-        """Build a chunk from a span of the document: text, tokens and heading path derived.
-
-        ``tokens`` may be passed when the caller already knows the exact count of the span.
-        """
+        """The chunk of ``text[start:end]``; ``tokens`` when the caller knows the exact count,
+        ``heading_path`` when it knows better than the document's sections."""
+        document = self.document
         text = document.text[start:end]
-        cached = getattr(self, "_settings", None)
-        if cached is None:  # the config is frozen: dump it once per chunker
-            cached = self._settings = (self.config.model_dump(mode="json"), self.config.key())
-        settings, key = cached
         digest = hashlib.sha256(
-            f"{document.doc_id}|{self.strategy}|{key}|{start}|{end}".encode()
+            f"{document.doc_id}|{self.strategy}|{self._key}|{start}|{end}".encode()
         ).hexdigest()[:16]
         return Chunk(
             id=digest,
             doc_id=document.doc_id,
             strategy=self.strategy,
-            config=settings,
+            config=self._settings,
             start=start,
             end=end,
             text=text,
-            tokens=count_tokens(text, self.config.encoding) if tokens is None else tokens,
-            heading_path=document.heading_path(start),
-            **fields,
+            chunk_type=chunk_type,
+            tokens=count_tokens(text, self.encoding) if tokens is None else tokens,
+            heading_path=document.heading_path(start) if heading_path is None else heading_path,
+            llm=llm,
         )
+
+
+class Chunker(ABC):
+    """One local strategy. Validate the configuration in ``__init__``; ``chunk`` must be pure."""
+
+    strategy: ClassVar[str]
+
+    def __init__(self, config: ChunkerConfig) -> None:
+        self.config = config
+
+    @abstractmethod
+    def chunk(self, document: Document) -> list[Chunk]: ...
+
+    def factory(self, document: Document) -> ChunkFactory:
+        return ChunkFactory(document, self.strategy, self.config)

@@ -1,26 +1,34 @@
 """Fixed-size chunking: windows of ``size`` tokens or characters, ``overlap`` shared.
 
-The seed's baseline is this with 1000 characters, no overlap and no table handling
+The evaluation's baseline is this with 1000 characters, no overlap and no table handling
 (preset "fixed 1000 chars"). Windows are cut at token boundaries when ``unit="tokens"``;
 edges are stripped of whitespace, so a window never holds more than ``size`` units.
 """
 
 from __future__ import annotations
 
-from core.chunking.table_aware import Piece, SegmentChunker, SizedConfig, Unit
+from core.chunking.table_aware import (
+    Cut,
+    Overlap,
+    SegmentChunker,
+    Size,
+    SizedConfig,
+    Tables,
+    Unit,
+)
 from core.chunking.token_index import TokenIndex
 
 
 class FixedConfig(SizedConfig):
-    size: int = 1000
-    overlap: int = 0
+    size: Size = 1000
+    overlap: Overlap = 0
     unit: Unit = "chars"
-    tables: bool = False
+    tables: Tables = False
 
 
 class FixedChunker(SegmentChunker):
     strategy = "fixed"
     config: FixedConfig
 
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Piece]:
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
         return self.window_cut(index, start, end, self.config.size, self.config.overlap)

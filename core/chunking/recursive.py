@@ -1,4 +1,4 @@
-"""Recursive splitting (seed 002, AC-5.9.1/2) on offsets, with exact token counts.
+"""Recursive splitting on offsets, with exact token counts.
 
 The algorithm is LangChain's ``RecursiveCharacterTextSplitter`` (keep the separator at the start
 of the next piece, strip chunk edges): split on the first separator that occurs in the text;
@@ -25,9 +25,17 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import cache
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
-from core.chunking.table_aware import Piece, SegmentChunker, SizedConfig, strip_span
+from core.chunking.table_aware import (
+    Cut,
+    Overlap,
+    SegmentChunker,
+    Size,
+    SizedConfig,
+    Tables,
+    strip_span,
+)
 from core.chunking.token_index import TokenIndex
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", ". ", " ")
@@ -40,10 +48,11 @@ def _literal(separator: str) -> re.Pattern[str]:
 
 
 class RecursiveConfig(SizedConfig):
-    size: int = 500
-    overlap: int = 50
-    tables: bool = True
-    separators: list[str] = list(DEFAULT_SEPARATORS)
+    size: Size = 500
+    overlap: Overlap = 50
+    tables: Tables = True
+    separators: list[str] = Field(default_factory=lambda: list(DEFAULT_SEPARATORS),
+                                  description="Separators tried in order, as a JSON list")
 
     @field_validator("separators")
     @classmethod
@@ -57,10 +66,10 @@ class RecursiveChunker(SegmentChunker):
     strategy = "recursive"
     config: RecursiveConfig
 
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Piece]:
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
         return self._split(index, start, end, self.config.separators)
 
-    def _split(self, index: TokenIndex, lo: int, hi: int, separators: list[str]) -> list[Piece]:
+    def _split(self, index: TokenIndex, lo: int, hi: int, separators: list[str]) -> list[Cut]:
         text = index.text
         size = self.config.size
         separator, rest = None, []
@@ -74,7 +83,7 @@ class RecursiveChunker(SegmentChunker):
             bounds += [m.start() for m in matches if m.start() > lo]
         bounds.append(hi)
         marks = bounds if self.config.unit == "chars" else index.indices(bounds)
-        out: list[Piece] = []
+        out: list[Cut] = []
         run = None  # first piece of the current run of pieces under the target
         for i in range(len(bounds) - 1):
             if marks[i + 1] - marks[i] < size:
@@ -93,7 +102,7 @@ class RecursiveChunker(SegmentChunker):
 
     def _merge(
         self, index: TokenIndex, bounds: list[int], marks: list[int], first: int, stop: int
-    ) -> list[Piece]:
+    ) -> list[Cut]:
         """Merge pieces ``first..stop-1`` into chunks of at most ``size``, with overlap."""
         text = index.text
         size, overlap = self.config.size, self.config.overlap
@@ -107,7 +116,7 @@ class RecursiveChunker(SegmentChunker):
                 return False
             return index.count(*strip_span(text, bounds[i], bounds[j])) <= size
 
-        out: list[Piece] = []
+        out: list[Cut] = []
         i = first
         while i < stop:
             # ``marks`` never decreases, so the pieces that fit by estimate alone are found by
@@ -129,7 +138,7 @@ class RecursiveChunker(SegmentChunker):
                 if by_tokens and tokens > size:  # one piece the estimate let through
                     out += self.window_cut(index, a, b, size, overlap)
                 else:
-                    out.append((a, b, tokens))
+                    out.append(Cut(a, b, tokens))
             if j >= stop:
                 break
             # the next chunk starts at the first piece within ``overlap`` of the end that

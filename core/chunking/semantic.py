@@ -19,29 +19,21 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
-from core.chunking.table_aware import Piece, SegmentChunker, SizedConfig, strip_span
+from core.chunking.table_aware import Cut, SegmentChunker, Size, SizedConfig, strip_span
 from core.chunking.token_index import TokenIndex
-from core.errors import ChunkingError
+from core.embeddings import embed
 
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*")
 
 
-def _embed(texts: list[str]) -> np.ndarray:
-    try:
-        from core.embeddings import embed
-    except ImportError as err:
-        raise ChunkingError(
-            "The semantic strategy needs the local embedder, which is not available."
-        ) from err
-    return embed(texts)
-
-
 class SemanticConfig(SizedConfig):
-    size: int = 400
-    bias: float = 0.0
-    window: int = 400
+    size: Size = 400
+    bias: float = Field(0.0, ge=-1.0, le=1.0,
+                        description="Higher: smaller, tighter chunks; lower: larger ones")
+    window: int = Field(400, ge=2, le=5000, json_schema_extra={"advanced": True},
+                        description="Sentences per grouping block (bounds memory)")
 
     @model_validator(mode="after")
     def _check_semantic(self) -> SemanticConfig:
@@ -89,10 +81,10 @@ class SemanticChunker(SegmentChunker):
     strategy = "semantic"
     config: SemanticConfig
 
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Piece]:
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
         text, size = index.text, self.config.size
         units: list[tuple[int, int]] = []
-        out: list[Piece] = []
+        out: list[Cut] = []
         for a, b in sentence_spans(text, start, end):
             if self.measure(index, a, b) <= size:
                 units.append((a, b))
@@ -103,7 +95,7 @@ class SemanticChunker(SegmentChunker):
         bounds = [a for a, _ in units] + [units[-1][1]]
         marks = bounds if self.config.unit == "chars" else index.indices(bounds)
         sizes = np.diff(np.asarray(marks))
-        vectors = _embed([text[a:b] for a, b in units])
+        vectors = embed([text[a:b] for a, b in units])
         for w in range(0, len(units), self.config.window):
             block = slice(w, min(w + self.config.window, len(units)))
             vec = vectors[block]
@@ -111,7 +103,7 @@ class SemanticChunker(SegmentChunker):
             for s, e in zip(starts, [*starts[1:], len(vec)], strict=False):
                 a, b = units[w + s][0], units[w + e - 1][1]
                 if self.measure(index, a, b) <= size:
-                    out.append((a, b, index.count(a, b)))
+                    out.append(Cut(a, b, index.count(a, b)))
                 else:  # joined sentences count a little more than their sum
                     out += self.window_cut(index, a, b, size, 0)
         return out

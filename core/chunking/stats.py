@@ -7,9 +7,9 @@ is the start of a block or a section, or only whitespace holding a blank line pr
 from __future__ import annotations
 
 import statistics
-from typing import Any
+from dataclasses import dataclass
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.tokens import DEFAULT_ENCODING, count_tokens
 
@@ -28,9 +28,35 @@ def tables_intact(document: Document, chunks: list[Chunk]) -> int:
     )
 
 
+def _share(count: int, total: int) -> float | None:
+    return round(count / total, 3) if total else None
+
+
+@dataclass(frozen=True)
+class ChunkStats:
+    """One chunking of one document in numbers; shares are fractions, None when undefined."""
+
+    chunks: int
+    table_chunks: int
+    mean_tokens: float
+    median_tokens: float
+    max_tokens: int
+    within_target: float | None  # share of chunks at or under the size goal (token sizes only)
+    tables: int  # tables in the document
+    tables_intact: int  # of them, kept whole inside one chunk
+    boundaries_on_section: float | None  # share of chunk starts at a section start
+    boundaries_on_break: float | None  # … at a section, block or paragraph start
+    overlap_tokens: int  # tokens shared by consecutive chunks, summed
+    mean_overlap_tokens: float
+
+    @property
+    def tables_intact_share(self) -> float | None:
+        return _share(self.tables_intact, self.tables)
+
+
 def chunk_stats(
     document: Document, chunks: list[Chunk], target_tokens: int | None = None
-) -> dict[str, Any]:
+) -> ChunkStats:
     """Counts and shares for one chunking of ``document`` (``target_tokens``: the size goal)."""
     ordered = sorted(chunks, key=lambda c: (c.start, c.end))
     tokens = [c.tokens for c in ordered]
@@ -48,26 +74,19 @@ def chunk_stats(
         for a, b in zip(ordered, ordered[1:], strict=False)
         if b.start < a.end
     ]
-    n_tables = len(document.tables)
-    return {
-        "chunks": len(ordered),
-        "table chunks": sum(c.chunk_type == "table" for c in ordered),
-        "mean tokens": round(statistics.fmean(tokens), 1) if tokens else 0.0,
-        "median tokens": statistics.median(tokens) if tokens else 0,
-        "max tokens": max(tokens, default=0),
-        "within target": (
-            round(sum(t <= target_tokens for t in tokens) / len(tokens), 3)
-            if tokens and target_tokens
-            else None
+    return ChunkStats(
+        chunks=len(ordered),
+        table_chunks=sum(c.chunk_type == "table" for c in ordered),
+        mean_tokens=round(statistics.fmean(tokens), 1) if tokens else 0.0,
+        median_tokens=statistics.median(tokens) if tokens else 0,
+        max_tokens=max(tokens, default=0),
+        within_target=(
+            _share(sum(t <= target_tokens for t in tokens), len(tokens)) if target_tokens else None
         ),
-        "tables intact": f"{tables_intact(document, ordered)}/{n_tables}",
-        "tables intact share": (
-            round(tables_intact(document, ordered) / n_tables, 3) if n_tables else None
-        ),
-        "boundaries on section": round(on_section / len(boundaries), 3) if boundaries else None,
-        "boundaries on section/paragraph": (
-            round(on_break / len(boundaries), 3) if boundaries else None
-        ),
-        "overlap tokens": sum(overlaps),
-        "mean overlap tokens": round(statistics.fmean(overlaps), 1) if overlaps else 0.0,
-    }
+        tables=len(document.tables),
+        tables_intact=tables_intact(document, ordered),
+        boundaries_on_section=_share(on_section, len(boundaries)),
+        boundaries_on_break=_share(on_break, len(boundaries)),
+        overlap_tokens=sum(overlaps),
+        mean_overlap_tokens=round(statistics.fmean(overlaps), 1) if overlaps else 0.0,
+    )

@@ -10,28 +10,49 @@ chunk never crosses a section boundary either.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Literal
+from typing import Annotated, Literal, NamedTuple
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from core.chunking.base import Chunk, Chunker, ChunkerConfig
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document, Table
 from core.tokens import ENCODINGS
 
-Unit = Literal["tokens", "chars"]
-#: A text span cut by a strategy, with its exact token count.
-Piece = tuple[int, int, int]
+SizeUnit = Literal["tokens", "chars"]
+MAX_SIZE = 1_000_000
+Size = Annotated[int, Field(ge=1, le=MAX_SIZE, description="Largest chunk, in the unit")]
+Overlap = Annotated[int, Field(ge=0, le=MAX_SIZE,
+                               description="What consecutive chunks share, in the unit")]
+Unit = Annotated[SizeUnit, Field(description="Unit of size and overlap")]
+Tables = Annotated[bool, Field(description="Keep each table (with its caption) as one chunk")]
+
+
+class Cut(NamedTuple):
+    """A stripped span of text a strategy cut, with its exact token count."""
+
+    start: int
+    end: int
+    tokens: int
+
+
+class Segment(NamedTuple):
+    """A stretch of the document that is a table (one chunk) or text (for the strategy to cut)."""
+
+    kind: Literal["text", "table"]
+    start: int
+    end: int
 
 
 class SizedConfig(ChunkerConfig):
     """Settings of strategies that cut text to a size: the names the whole app uses."""
 
-    size: int = 500
-    overlap: int = 0
+    size: Size = 500
+    overlap: Overlap = 0
     unit: Unit = "tokens"
-    tables: bool = True
-    respect_sections: bool = False
+    tables: Tables = True
+    respect_sections: bool = Field(
+        False, description="Never let a text chunk cross a section boundary")
 
     @model_validator(mode="after")
     def _check_sizes(self) -> SizedConfig:
@@ -39,9 +60,7 @@ class SizedConfig(ChunkerConfig):
             raise ValueError(
                 f"encoding must be one of {', '.join(ENCODINGS)}, not {self.encoding!r}"
             )
-        if self.size < 1:
-            raise ValueError(f"size must be at least 1 {self.unit}, not {self.size}")
-        if not 0 <= self.overlap < self.size:
+        if self.overlap >= self.size:
             raise ValueError(
                 f"overlap must be between 0 and size - 1 ({self.size - 1}), not {self.overlap}"
             )
@@ -62,8 +81,8 @@ def table_span(document: Document, table: Table) -> tuple[int, int]:
 
 def segments(
     document: Document, *, tables: bool, respect_sections: bool
-) -> list[tuple[str, int, int]]:
-    """``("table"|"text", start, end)`` in document order, covering the whole text."""
+) -> list[Segment]:
+    """Table and text segments in document order, covering the whole text."""
     table_spans: list[list[int]] = []
     if tables:
         for start, end in sorted(table_span(document, t) for t in document.tables):
@@ -74,15 +93,15 @@ def segments(
     cuts = {0, len(document.text)}
     if respect_sections:
         cuts.update(p for s in document.sections for p in (s.start, s.end))
-    out: list[tuple[str, int, int]] = []
+    out: list[Segment] = []
     position = 0
     for start, end in [*table_spans, [len(document.text), len(document.text)]]:
         inner = sorted(c for c in cuts if position < c < start)
         for a, b in zip([position, *inner], [*inner, start], strict=False):
             if b > a:
-                out.append(("text", a, b))
+                out.append(Segment("text", a, b))
         if end > start:
-            out.append(("table", start, end))
+            out.append(Segment("table", start, end))
         position = max(position, end)
     return out
 
@@ -103,11 +122,12 @@ class SegmentChunker(Chunker):
     config: SizedConfig
 
     @abstractmethod
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Piece]:
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
         """Cut ``text[start:end]`` (no table inside) into stripped spans in order."""
 
     def chunk(self, document: Document) -> list[Chunk]:
         index = TokenIndex(document.text, self.config.encoding)
+        factory = self.factory(document)
         chunks: list[Chunk] = []
         for kind, start, end in segments(
             document, tables=self.config.tables, respect_sections=self.config.respect_sections
@@ -115,15 +135,11 @@ class SegmentChunker(Chunker):
             if kind == "table":
                 start, end = strip_span(document.text, start, end)
                 if end > start:
-                    chunks.append(
-                        self.make_chunk(
-                            document, start, end, tokens=index.count(start, end),
-                            chunk_type="table",
-                        )
-                    )
+                    chunks.append(factory.make(start, end, tokens=index.count(start, end),
+                                               chunk_type="table"))
                 continue
             for a, b, tokens in self.split(index, start, end):
-                chunks.append(self.make_chunk(document, a, b, tokens=tokens))
+                chunks.append(factory.make(a, b, tokens=tokens))
         return chunks
 
     def measure(self, index: TokenIndex, start: int, end: int) -> int:
@@ -132,7 +148,7 @@ class SegmentChunker(Chunker):
 
     def window_cut(
         self, index: TokenIndex, start: int, end: int, size: int, overlap: int
-    ) -> list[Piece]:
+    ) -> list[Cut]:
         """Windows of at most ``size`` units over ``text[start:end]``, ``overlap`` units shared.
 
         Token windows end where the document's tokens do; a window whose exact count exceeds
@@ -140,7 +156,7 @@ class SegmentChunker(Chunker):
         """
         text = index.text
         by_tokens = self.config.unit == "tokens"
-        out: list[Piece] = []
+        out: list[Cut] = []
         position = start
         while True:
             a, _ = strip_span(text, position, end)
@@ -156,7 +172,7 @@ class SegmentChunker(Chunker):
                 b = max(a + 1, min(b - 1, index.position(index.index(b) - 1)))
                 a, b = strip_span(text, a, b)
                 tokens = index.count(a, b)
-            out.append((a, b, tokens))
+            out.append(Cut(a, b, tokens))
             if overlap and by_tokens:
                 position = index.position(index.index(b) - overlap)
             else:

@@ -103,10 +103,6 @@ class TokenIndex:
         """Character offset where token ``token`` starts (``len(text)`` past the end)."""
         return int(self.starts[max(0, min(token, self.n_tokens))])
 
-    def approx(self, start: int, end: int) -> int:
-        """The document's tokens starting inside ``[start, end)``: exact up to the edges."""
-        return self.index(end) - self.index(start)
-
     def _len(self, start: int, end: int) -> int:
         return len(self._enc.encode_ordinary(self.text[start:end])) if end > start else 0
 

@@ -1,27 +1,34 @@
 """`python -m core convert|chunk|ingest|assemble|eval`.
 
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
-``run(args) -> int``. A :class:`~core.errors.ChunkLabError` or a bad argument ends the command
-with exit code 2 and one line on stderr, never a traceback.
+``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
+or a bad argument ends the command with exit code 2 and one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from types import ModuleType
+from typing import NoReturn
 
-COMMANDS = {
-    "convert": "Convert a document and print it as JSON (text, sections, tables, blocks).",
-    "chunk": "Chunk a document and print one JSON object per chunk.",
-    "ingest": "Chunk documents and store them in a named chunk set.",
-    "assemble": "Retrieve from a chunk set and print the assembled RAG prompt as JSON.",
-    "eval": "Evaluate a chunking strategy on a question set and print the metrics as JSON.",
+from core.cli import assemble_cmd, chunk_cmd, convert_cmd, eval_cmd, ingest_cmd
+from core.errors import ChunkLabError
+
+COMMANDS: dict[str, tuple[ModuleType, str]] = {
+    "convert": (convert_cmd,
+                "Convert a document and print it as JSON (text, sections, tables, blocks)."),
+    "chunk": (chunk_cmd, "Chunk a document and print one JSON object per chunk."),
+    "ingest": (ingest_cmd, "Chunk documents and store them in a named chunk set."),
+    "assemble": (assemble_cmd,
+                 "Retrieve from a chunk set and print the assembled RAG prompt as JSON."),
+    "eval": (eval_cmd,
+             "Evaluate a chunking strategy on a question set and print the metrics as JSON."),
 }
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse would print usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage too)
         print(f"{self.prog}: {message}", file=sys.stderr)
         sys.exit(2)
 
@@ -29,17 +36,14 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m core", description="ChunkLab from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, help_text in COMMANDS.items():
-        module = importlib.import_module(f"core.cli.{name}_cmd")
+    for name, (module, help_text) in COMMANDS.items():
         module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.errors import ChunkLabError
-
     args = build_parser().parse_args(argv)
-    module = importlib.import_module(f"core.cli.{args.command}_cmd")
+    module, _ = COMMANDS[args.command]
     try:
         return module.run(args)
     except ChunkLabError as err:

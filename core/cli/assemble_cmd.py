@@ -3,8 +3,8 @@
 The JSON is :class:`core.assembly.AssembledPrompt` (``prompt.system``, ``prompt.user``,
 ``citations``, ``tokens_estimated``, ``budget``…); with ``--with-packs`` it is wrapped as
 ``{"assembled": …, "packs": […]}`` so the retrieved text and spans can be inspected too.
-Without ``--context-tokens`` the budget is the seed's rule (the context may use
-``--headroom`` tokens); with it, packs are kept while prompt + headroom fit the context size.
+Without ``--context-tokens`` the context may use ``--headroom`` tokens; with it, packs are kept
+while prompt + headroom fit the context size.
 """
 
 from __future__ import annotations
@@ -13,15 +13,9 @@ import argparse
 import json
 import sys
 
-from core.assembly import (
-    CITATION_STYLES,
-    ESTIMATORS,
-    STYLES,
-    AssemblyError,
-    assemble_prompt,
-    workbench_system_prompt,
-)
-from core.retrieval import RANK_MODES, retrieve
+from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
+from core.operations.answers import AssemblyOptions, assemble
+from core.retrieval.ranking import RANK_MODES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=5, help="hits to retrieve (default 5)")
     parser.add_argument("--neighbors", type=int, default=0,
                         help="neighbouring chunks added on each side of a hit (default 0)")
-    parser.add_argument("--rank", choices=RANK_MODES, default="vector",
+    parser.add_argument("--rank", dest="ranking", choices=RANK_MODES, default="vector",
                         help="vector, bm25 or hybrid (default vector)")
     parser.add_argument("--headroom", type=int, default=300,
                         help="headroom tokens (default 300; see the budget rule above)")
@@ -39,30 +33,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--style", choices=STYLES, default="qa")
     parser.add_argument("--citation-style", choices=CITATION_STYLES, default="numeric")
     parser.add_argument("--estimator", choices=ESTIMATORS, default="tiktoken",
-                        help="tiktoken counts, or the seed's characters-as-tokens estimate")
-    parser.add_argument("--system-prompt", choices=("builtin", "workbench"), default="builtin",
-                        help="built-in prompt of the style, or the Prompt workbench RAG template")
-    parser.add_argument("--locale", help="locale of the workbench RAG template (e.g. ja)")
+                        help="tiktoken counts, or characters as tokens")
+    parser.add_argument("--system-prompt", choices=("builtin", "library"), default="builtin",
+                        help="built-in prompt of the style, or the prompt library's RAG answer "
+                             "template")
+    parser.add_argument("--locale", help="locale of the library's RAG template (e.g. ja)")
     parser.add_argument("--with-packs", action="store_true",
                         help="also print the retrieved packs")
 
 
 def run(args: argparse.Namespace) -> int:
-    system_prompt = None
-    if args.system_prompt == "workbench":
-        system_prompt = workbench_system_prompt(args.locale)
-        if system_prompt is None:
-            raise AssemblyError("The Prompt workbench RAG template is not available.")
-    packs = retrieve(args.question, limit=args.limit, per_hit_neighbors=args.neighbors,
-                     rank=args.rank, chunk_set=args.chunk_set)
-    assembled = assemble_prompt(
-        args.question, packs, headroom_tokens=args.headroom, style=args.style,
-        citation_style=args.citation_style, context_tokens=args.context_tokens,
-        estimator=args.estimator, system_prompt=system_prompt,
+    options = AssemblyOptions(
+        limit=args.limit, neighbors=args.neighbors, ranking=args.ranking,
+        headroom=args.headroom, style=args.style, citation_style=args.citation_style,
+        context_tokens=args.context_tokens, estimator=args.estimator,
+        system=args.system_prompt, locale=args.locale,
     )
-    output = assembled.model_dump(mode="json")
+    result = assemble(args.question, args.chunk_set, options)
+    output = result.assembled.model_dump(mode="json")
     if args.with_packs:
-        output = {"assembled": output, "packs": [p.model_dump(mode="json") for p in packs]}
+        output = {"assembled": output,
+                  "packs": [p.model_dump(mode="json") for p in result.packs]}
     json.dump(output, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
     return 0

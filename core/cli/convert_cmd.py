@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from core.documents import convert
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", type=Path, help="PDF, DOCX, HTML, Markdown, XLSX, PPTX, CSV or TXT")
@@ -13,8 +15,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.documents import convert
-
     doc = convert(args.path.read_bytes(), args.path.name)
     sys.stdout.write(doc.model_dump_json(indent=args.indent or None) + "\n")
     return 0

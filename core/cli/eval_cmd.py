@@ -15,14 +15,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.evaluation.runner import (
+from core.cli.options import add_chunking_options, chunking_settings
+from core.operations.evaluation import (
     DEFAULT_K,
-    ChunkConfig,
-    ConfigResult,
+    Candidate,
+    CandidateResult,
     EvaluationError,
     evaluate,
-    preset_config,
 )
+from core.operations.presets import preset
+from core.operations.question_sets import load_from_folder
 from core.retrieval.ranking import RANK_MODES
 
 
@@ -32,41 +34,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", type=Path, required=True,
                         help="folder of the documents; corpus_id = file name with or without "
                              "extension")
-    chunking = parser.add_mutually_exclusive_group(required=True)
-    chunking.add_argument("--strategy", help="chunking strategy (fixed, recursive, semantic, llm)")
-    chunking.add_argument("--preset", action="append",
-                          help="a chunking preset by name; repeat to compare several")
-    parser.add_argument("--size", type=int, help="target chunk size (in --unit)")
-    parser.add_argument("--overlap", type=int, help="overlap between chunks (in --unit)")
-    parser.add_argument("--unit", choices=("tokens", "chars"), help="unit of size and overlap")
-    parser.add_argument("--no-tables", action="store_true",
-                        help="do not keep tables whole (no table-aware chunking)")
+    add_chunking_options(parser, default=None)
+    parser.add_argument("--preset", action="append",
+                        help="a chunking preset by name; repeat to compare several")
     parser.add_argument("--k", type=int, default=DEFAULT_K,
                         help=f"chunks retrieved per question (default {DEFAULT_K})")
-    parser.add_argument("--rank", choices=RANK_MODES, default="vector",
+    parser.add_argument("--rank", dest="ranking", choices=RANK_MODES, default="vector",
                         help="ranking: vector, bm25 or hybrid (default vector)")
     parser.add_argument("--details", action="store_true",
                         help="include every question with its retrieved chunks and scores")
     parser.add_argument("--no-cache", action="store_true", help="recompute cached results")
 
 
-def _strategy_config(args: argparse.Namespace) -> ChunkConfig:
-    settings: dict[str, Any] = {
-        name: value
-        for name, value in (("size", args.size), ("overlap", args.overlap), ("unit", args.unit))
-        if value is not None
-    }
-    if args.no_tables:
-        settings["tables"] = False
+def _candidates(args: argparse.Namespace) -> list[Candidate]:
+    if bool(args.preset) == bool(args.strategy):
+        raise EvaluationError("Give either --strategy (with its settings) or --preset.")
+    if args.preset:
+        if any(getattr(args, n) is not None for n in ("size", "overlap", "unit")):
+            raise EvaluationError("--size, --overlap and --unit go with --strategy, not --preset.")
+        return [Candidate(p.name, p.strategy, dict(p.settings))
+                for p in (preset(name) for name in args.preset)]
+    settings = chunking_settings(args)
     label = " ".join([args.strategy, *(f"{k}={v}" for k, v in settings.items())])
-    return ChunkConfig(label=label, strategy=args.strategy, settings=settings)
+    return [Candidate(label, args.strategy, settings)]
 
 
-def _summary(result: ConfigResult, details: bool) -> dict[str, Any]:
+def _summary(result: CandidateResult, details: bool) -> dict[str, Any]:
     full = result.to_json()
     out = {
         "config": full["config"],
-        **result.metrics,
+        **full["metrics"],
         "chunk_counts": result.chunk_counts,
         "seconds": full["seconds"],
         "cached": result.cached,
@@ -77,17 +74,13 @@ def _summary(result: ConfigResult, details: bool) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.evaluation.questions import load_question_set
-
-    if args.preset and any(v is not None for v in (args.size, args.overlap, args.unit)):
-        raise EvaluationError("--size, --overlap and --unit go with --strategy, not --preset.")
-    configs = [preset_config(name) for name in args.preset] if args.preset else [
-        _strategy_config(args)]
-    question_set, documents = load_question_set(args.questions, args.docs)
+    candidates = _candidates(args)
+    loaded = load_from_folder(args.questions, args.docs)
+    question_set = loaded.questions
     for problem in question_set.problems:
         print(f"warning: {args.questions.name} {problem}", file=sys.stderr)
-    results = evaluate(question_set, documents, configs, rank=args.rank, k=args.k,
-                       use_cache=not args.no_cache)
+    results = evaluate(question_set, loaded.documents, candidates, ranking=args.ranking,
+                       k=args.k, use_cache=not args.no_cache)
     output: dict[str, Any] = {
         "values": "fractions (0..1)",
         "question_set": str(args.questions),
@@ -96,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             {"row": p.row, "corpus_id": p.corpus_id, "reason": p.reason}
             for p in question_set.problems
         ],
-        "rank": args.rank,
+        "ranking": args.ranking,
         "k": args.k,
     }
     summaries = [_summary(result, args.details) for result in results]

@@ -14,6 +14,7 @@ import threading
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from core.documents.model import ConvertedText, Route
 from core.documents.spans import TextBuilder, rows_to_markdown
 from core.errors import ConversionError
 
@@ -59,7 +60,8 @@ def _list_depth(doc: DoclingDocument, item: NodeItem) -> int:
 
 
 def _list_item(builder: TextBuilder, doc: DoclingDocument, item: NodeItem, text: str) -> None:
-    marker = item.marker if getattr(item, "enumerated", False) and item.marker else "-"
+    given = getattr(item, "marker", "") if getattr(item, "enumerated", False) else ""
+    marker = given or "-"
     builder.list_item(text, _page(item), marker=marker, indent=_list_depth(doc, item))
 
 
@@ -69,8 +71,8 @@ def _table(builder: TextBuilder, doc: DoclingDocument, table: Any) -> None:
         builder.table(rows_to_markdown(rows), rows, _page(table), caption=table.caption_text(doc))
 
 
-def write_docling_document(doc: DoclingDocument) -> dict[str, Any]:
-    """``text``, ``blocks``, ``sections``, ``tables`` for a converted DoclingDocument."""
+def write_docling_document(doc: DoclingDocument, route: Route = "docling") -> ConvertedText:
+    """Our text, blocks, sections and tables for a converted DoclingDocument."""
     from docling_core.types.doc import (
         CodeItem,
         DocItemLabel,
@@ -122,10 +124,10 @@ def write_docling_document(doc: DoclingDocument) -> dict[str, Any]:
             elif not builder.trailing_caption(item.text, _page(item)):
                 builder.paragraph(item.text, _page(item))
     pages = doc.num_pages()
-    return {**builder.parts_for_document(), "pages": pages or None}
+    return builder.result(route, pages=pages or None)
 
 
-def convert_with_docling(data: bytes, filename: str, fmt: str) -> dict[str, Any]:
+def convert_with_docling(data: bytes, filename: str, fmt: str) -> ConvertedText:
     """Convert with docling; any docling failure becomes one ConversionError sentence."""
     from docling.datamodel.base_models import ConversionStatus, DocumentStream
 
@@ -137,11 +139,12 @@ def convert_with_docling(data: bytes, filename: str, fmt: str) -> dict[str, Any]
                 DocumentStream(name=filename, stream=io.BytesIO(data)), raises_on_error=False
             )
         if result.status in (ConversionStatus.SUCCESS, ConversionStatus.PARTIAL_SUCCESS):
-            written = write_docling_document(result.document)
+            written = write_docling_document(
+                result.document, "docling-pdf" if fmt == "pdf" else "docling")
         else:
             log.info("docling failed on %s: %s", filename, result.errors)
     except Exception:  # docling raises many types; the user needs one sentence
         log.info("docling failed on %s", filename, exc_info=True)
     if written is None:
         raise ConversionError(f"{filename} could not be read as {fmt.upper()}; it may be corrupt.")
-    return {**written, "route": "docling-pdf" if fmt == "pdf" else "docling"}
+    return written

@@ -14,7 +14,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from core.documents.model import Block, BlockKind, Table
+from core.documents.model import Block, BlockKind, ConvertedText, Table
 from core.documents.spans import Heading, looks_like_table_caption, sections_from_headings
 
 LINE_BREAK = re.compile(r"\r\n?|\n")  # the line breaks markdown-it counts
@@ -99,7 +99,7 @@ def _mark_captions(blocks: list[Block], tables: list[dict[str, Any]], text: str)
     return blocks
 
 
-def convert_markdown(text: str) -> dict[str, Any]:
+def convert_markdown(text: str) -> ConvertedText:
     lines = _Lines(text)
     tokens = _parser().parse(text)
     blocks: list[Block] = []
@@ -138,10 +138,7 @@ def convert_markdown(text: str) -> dict[str, Any]:
             continue
         i += 1
     blocks = _mark_captions(blocks, tables, text)
-    return {
-        "route": "markdown",
-        "text": text,
-        "blocks": blocks,
-        "sections": sections_from_headings(text, headings),
-        "tables": [Table(**t) for t in tables],
-    }
+    return ConvertedText(
+        route="markdown", text=text, blocks=blocks,
+        sections=sections_from_headings(text, headings), tables=[Table(**t) for t in tables],
+    )

@@ -18,20 +18,22 @@ BlockKind = Literal["title", "heading", "paragraph", "list_item", "table", "capt
 Route = Literal["text", "markdown", "docling", "docling-pdf", "pdf-offline"]
 
 
-class Span(BaseModel):
+class TextSpan(BaseModel):
+    """A stretch of ``Document.text``: ``text[start:end]``."""
+
     model_config = ConfigDict(frozen=True)
 
     start: int = Field(ge=0)
     end: int = Field(ge=0)
 
 
-class Block(Span):
+class Block(TextSpan):
     kind: BlockKind
     page: int | None = None
     level: int | None = None  # headings only: 1 = top level
 
 
-class Section(Span):
+class Section(TextSpan):
     title: str
     level: int = Field(ge=1)
     parent: str | None = None  # title of the enclosing section, None at top level
@@ -39,7 +41,7 @@ class Section(Span):
     heading_end: int
 
 
-class Table(Span):
+class Table(TextSpan):
     markdown: str  # == text[start:end]
     rows: list[list[str]]
     caption: str | None = None
@@ -67,8 +69,32 @@ class Document(BaseModel):
         enclosing = [s for s in self.sections if s.start <= position < s.end]
         return [s.title for s in sorted(enclosing, key=lambda s: (s.level, s.start))]
 
-    def slice(self, span: Span) -> str:
+    def slice(self, span: TextSpan) -> str:
         return self.text[span.start : span.end]
+
+
+class ConvertedText(BaseModel):
+    """What a converter gives: the text and its structure; :meth:`document` names it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    route: Route
+    text: str
+    blocks: list[Block] = []
+    sections: list[Section] = []
+    tables: list[Table] = []
+    pages: int | None = None
+    notes: list[str] = []
+
+    def with_notes(self, notes: list[str]) -> ConvertedText:
+        return self.model_copy(update={"notes": [*self.notes, *notes]})
+
+    def document(self, doc_id: str, source_name: str, format: str) -> Document:
+        return Document(
+            doc_id=doc_id, source_name=source_name, format=format, route=self.route,
+            text=self.text, blocks=self.blocks, sections=self.sections, tables=self.tables,
+            pages=self.pages, notes=self.notes,
+        )
 
 
 def content_id(data: bytes) -> str:

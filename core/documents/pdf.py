@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.documents.docling_doc import convert_with_docling
+from core.documents.model import ConvertedText
 from core.documents.spans import TextBuilder, rows_to_markdown
 from core.errors import ConversionError
 
@@ -122,7 +123,7 @@ def _heading_levels(lines: list[_Line]) -> tuple[float, dict[float, int]]:
     return body, {size: min(i + 1, 6) for i, size in enumerate(larger)}
 
 
-def _write(pages: _Pages) -> dict[str, Any]:
+def _write(pages: _Pages) -> ConvertedText:
     lines = [i for i in pages.items if isinstance(i, _Line)]
     body, levels = _heading_levels(lines) if lines else (0.0, {})
     builder = TextBuilder()
@@ -160,10 +161,10 @@ def _write(pages: _Pages) -> dict[str, Any]:
             flush()
         para.append(item)
     flush()
-    return {**builder.parts_for_document(), "pages": pages.count}
+    return builder.result("pdf-offline", pages=pages.count, notes=[OFFLINE_NOTE])
 
 
-def convert_pdf_offline(data: bytes, filename: str) -> dict[str, Any]:
+def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
     pages = _open_pages(data, filename)
     if pages.count == 0:
         raise ConversionError(f"{filename} has no pages.")
@@ -172,13 +173,13 @@ def convert_pdf_offline(data: bytes, filename: str) -> dict[str, Any]:
             f"{filename} has no text layer (it looks like a scanned image), and OCR is not "
             "available offline."
         )
-    return {**_write(pages), "route": "pdf-offline", "notes": [OFFLINE_NOTE]}
+    return _write(pages)
 
 
-def convert_pdf(data: bytes, filename: str) -> dict[str, Any]:
+def convert_pdf(data: bytes, filename: str) -> ConvertedText:
     if docling_pdf_models_present():
         try:
-            return {**convert_with_docling(data, filename, "pdf"), "notes": [DOCLING_NOTE]}
+            return convert_with_docling(data, filename, "pdf").with_notes([DOCLING_NOTE])
         except ConversionError:
             pass  # the offline route below gives its own, more specific, message
     return convert_pdf_offline(data, filename)

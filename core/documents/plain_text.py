@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.documents.model import Block
+from core.documents.model import Block, ConvertedText
 
 # A paragraph is a run of non-blank lines; any line ending (\n, \r\n, \r) counts.
 PARAGRAPH = re.compile(r"[^\r\n]*\S[^\r\n]*(?:(?:\r\n|\r|\n)[^\r\n]*\S[^\r\n]*)*")
@@ -21,5 +21,5 @@ def paragraph_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def convert_text(text: str) -> dict:
-    return {"route": "text", "text": text, "blocks": paragraph_blocks(text)}
+def convert_text(text: str) -> ConvertedText:
+    return ConvertedText(route="text", text=text, blocks=paragraph_blocks(text))

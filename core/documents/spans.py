@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.documents.model import Block, BlockKind, Section, Table
+from core.documents.model import Block, BlockKind, ConvertedText, Route, Section, Table
 
 # "Table 3: Deductibles", "Tab. 2 – Limits", "Table IV. Exclusions"
 CAPTION_PATTERN = re.compile(r"^\s*(table|tab\.)\s*[0-9ivx]+\b\s*[:.\-–—]?", re.IGNORECASE)
@@ -164,15 +164,15 @@ class TextBuilder:
     def text(self) -> str:
         return "".join(self.parts)
 
-    def parts_for_document(self) -> dict[str, Any]:
-        """``text``, ``blocks``, ``sections`` and ``tables`` ready for :class:`Document`."""
+    def result(self, route: Route, pages: int | None = None,
+               notes: list[str] | None = None) -> ConvertedText:
+        """The text written so far with its blocks, sections and tables."""
         text = self.text
-        return {
-            "text": text,
-            "blocks": self.blocks,
-            "sections": sections_from_headings(text, self.headings),
-            "tables": [Table(**entry) for entry in self.tables],
-        }
+        return ConvertedText(
+            route=route, text=text, blocks=self.blocks,
+            sections=sections_from_headings(text, self.headings),
+            tables=[Table(**entry) for entry in self.tables], pages=pages, notes=notes or [],
+        )
 
 
 def rows_to_markdown(rows: list[list[str]]) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from statistics import fmean
+from typing import Any
 
 Range = tuple[int, int]
 
@@ -91,7 +92,7 @@ class QuestionScore:
     reference_chars: int
     retrieved_chars: int  # per chunk (overlaps counted per chunk)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -133,38 +134,77 @@ def _ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else 0.0
 
 
-def summarize(scores: Sequence[QuestionScore]) -> dict[str, float | int]:
-    """Mean of each metric over the questions (``hit_rate`` = share of hits, ``mrr`` = mean
-    reciprocal rank) plus ``questions``, the count. All metric values are fractions."""
+@dataclass(frozen=True)
+class Summary:
+    """Means over questions; ``hit_rate`` is the share of hits, ``mrr`` the mean reciprocal
+    rank. Every value is a fraction."""
+
+    questions: int
+    recall: float
+    precision: float
+    iou: float
+    precision_omega: float
+    hit_rate: float
+    mrr: float
+
+    def value(self, metric: str) -> float:
+        """One metric by its name in :data:`METRICS`."""
+        if metric not in METRICS:
+            raise KeyError(metric)
+        return float(getattr(self, metric))
+
+
+def summarize(scores: Sequence[QuestionScore]) -> Summary:
     if not scores:
-        return {"questions": 0, **{name: 0.0 for name in METRICS}}
-    return {
-        "questions": len(scores),
-        "recall": fmean(s.recall for s in scores),
-        "precision": fmean(s.precision for s in scores),
-        "iou": fmean(s.iou for s in scores),
-        "precision_omega": fmean(s.precision_omega for s in scores),
-        "hit_rate": fmean(1.0 if s.hit else 0.0 for s in scores),
-        "mrr": fmean(s.reciprocal_rank for s in scores),
-    }
+        return Summary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return Summary(
+        questions=len(scores),
+        recall=fmean(s.recall for s in scores),
+        precision=fmean(s.precision for s in scores),
+        iou=fmean(s.iou for s in scores),
+        precision_omega=fmean(s.precision_omega for s in scores),
+        hit_rate=fmean(1.0 if s.hit else 0.0 for s in scores),
+        mrr=fmean(s.reciprocal_rank for s in scores),
+    )
 
 
-def aggregate(rows: Sequence[tuple[str, str, QuestionScore]]) -> dict:
-    """Summaries over ``(corpus_id, kind, score)`` rows: overall, per corpus, per kind, and the
-    table-query accuracy (hit rate on ``kind == "table"``; None when the set has no table
-    question)."""
+@dataclass(frozen=True)
+class Aggregate:
+    """Summaries of one evaluation: overall, per corpus, per question kind, and the table-query
+    accuracy (the hit rate on table questions; None when the set has none)."""
+
+    overall: Summary
+    per_corpus: dict[str, Summary]
+    per_kind: dict[str, Summary]
+    table_query_accuracy: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Aggregate:
+        return cls(
+            overall=Summary(**data["overall"]),
+            per_corpus={k: Summary(**v) for k, v in data["per_corpus"].items()},
+            per_kind={k: Summary(**v) for k, v in data["per_kind"].items()},
+            table_query_accuracy=data["table_query_accuracy"],
+        )
+
+
+def aggregate(rows: Sequence[tuple[str, str, QuestionScore]]) -> Aggregate:
+    """Summaries over ``(corpus_id, kind, score)`` rows."""
     per_corpus: dict[str, list[QuestionScore]] = {}
     per_kind: dict[str, list[QuestionScore]] = {}
     for corpus_id, kind, score in rows:
         per_corpus.setdefault(corpus_id, []).append(score)
         per_kind.setdefault(kind, []).append(score)
     tables = per_kind.get("table")
-    return {
-        "overall": summarize([score for _, _, score in rows]),
-        "per_corpus": {name: summarize(scores) for name, scores in sorted(per_corpus.items())},
-        "per_kind": {name: summarize(scores) for name, scores in sorted(per_kind.items())},
-        "table_query_accuracy": summarize(tables)["hit_rate"] if tables else None,
-    }
+    return Aggregate(
+        overall=summarize([score for _, _, score in rows]),
+        per_corpus={name: summarize(scores) for name, scores in sorted(per_corpus.items())},
+        per_kind={name: summarize(scores) for name, scores in sorted(per_kind.items())},
+        table_query_accuracy=summarize(tables).hit_rate if tables else None,
+    )
 
 
 def relative_improvement(candidate: float | None, baseline: float | None) -> float | None:

@@ -191,13 +191,3 @@ def corpus_files(corpus_ids: Iterable[str], folder: Path) -> dict[str, Path]:
         return {cid: folder / name for cid, name in match_corpus_ids(corpus_ids, names).items()}
     except QuestionSetError as err:
         raise QuestionSetError(f"{str(err)[:-1]} in {folder}.") from None
-
-
-def load_question_set(csv_path: Path, docs_folder: Path) -> tuple[QuestionSet, dict[str, Document]]:
-    """Read a question set and convert its documents from ``docs_folder``; validated."""
-    from core.documents import convert
-
-    question_set = parse_questions(csv_path.read_bytes(), csv_path.name)
-    files = corpus_files({q.corpus_id for q in question_set.questions}, docs_folder)
-    documents = {cid: convert(path.read_bytes(), path.name) for cid, path in files.items()}
-    return validate(question_set, documents), documents

@@ -13,7 +13,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from core.documents.model import Document
+from core.documents.model import Document, Section, TextSpan
+from core.llm.tsv import ParsedLine, TSVError
 from core.tokens import count_tokens
 
 _PARAGRAPH = re.compile(r"\S(?:.*?)(?=\n\s*\n|\Z)", re.DOTALL)
@@ -21,10 +22,11 @@ _SENTENCE_START = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
 _WORD_START = re.compile(r"(?<=\s)(?=\S)")
 _LINE_MARKUP = re.compile(r"[ \t]*(?:#{1,6}|[-*+>•]|\d{1,3}[.)])?[ \t]*")
 ANCHOR_OVERHEAD_TOKENS = 4  # "[123] " plus a line break
+PASSAGE_TOKENS = 300  # size of the passages offered as chunks to try a template on
 
 
 @dataclass(frozen=True)
-class Unit:
+class AnchorBlock:
     """A block the model can point at: its anchor number and span in ``Document.text``."""
 
     number: int
@@ -40,89 +42,102 @@ def _line_start(text: str, position: int) -> int:
     return line_start if _LINE_MARKUP.fullmatch(text, line_start, position) else position
 
 
-def units(document: Document) -> list[Unit]:
+def anchor_blocks(document: Document) -> list[AnchorBlock]:
     """The document's blocks in order; paragraphs split on blank lines if it has no blocks."""
     spans = sorted((b.start, b.end, b.kind) for b in document.blocks if b.end > b.start)
     if not spans:
         spans = [(m.start(), m.end(), "paragraph") for m in _PARAGRAPH.finditer(document.text)]
-    result: list[Unit] = []
+    result: list[AnchorBlock] = []
     for start, end, kind in spans:
         start = _line_start(document.text, start)
         if result and start < result[-1].end:  # two blocks on one line: keep the block start
             start = max(result[-1].end, start)
-        result.append(Unit(len(result) + 1, start, end, kind))
+        result.append(AnchorBlock(len(result) + 1, start, end, kind))
     return result
 
 
-def units_between(all_units: list[Unit], start: int, end: int) -> list[Unit]:
-    """The units that start inside ``[start, end)``."""
-    return [u for u in all_units if start <= u.start < end]
+def blocks_between(
+    all_blocks: list[AnchorBlock], start: int, end: int
+) -> list[AnchorBlock]:
+    """The blocks that start inside ``[start, end)``."""
+    return [b for b in all_blocks if start <= b.start < end]
 
 
-def render(document: Document, selected: list[Unit], end: int) -> str:
-    """The text from the first selected unit to ``end``, each unit introduced by ``[n] ``.
+def render(document: Document, selected: list[AnchorBlock], end: int) -> str:
+    """The text from the first selected block to ``end``, each block introduced by ``[n] ``.
 
-    A unit's text runs to the next unit's start, so the gap after a block stays with it; each
+    A block's text runs to the next block's start, so the gap after a block stays with it; each
     anchor begins a line.
     """
     parts: list[str] = []
-    for i, unit in enumerate(selected):
+    for i, block in enumerate(selected):
         stop = selected[i + 1].start if i + 1 < len(selected) else end
-        piece = document.text[unit.start : stop]
+        piece = document.text[block.start : stop]
         if parts and not parts[-1].endswith("\n"):
             parts.append("\n")
-        parts.append(f"[{unit.number}] {piece}")
+        parts.append(f"[{block.number}] {piece}")
     return "".join(parts).rstrip() + "\n"
 
 
-def windows(document: Document, selected: list[Unit], budget_tokens: int) -> list[list[Unit]]:
-    """Consecutive runs of units whose anchored text fits ``budget_tokens`` (tiktoken counts).
+def windows(
+    document: Document, selected: list[AnchorBlock], budget_tokens: int
+) -> list[list[AnchorBlock]]:
+    """Consecutive runs of blocks whose anchored text fits ``budget_tokens`` (tiktoken counts).
 
-    A single unit larger than the budget becomes a window of its own.
+    A single block larger than the budget becomes a window of its own.
     """
-    result: list[list[Unit]] = []
-    current: list[Unit] = []
+    result: list[list[AnchorBlock]] = []
+    current: list[AnchorBlock] = []
     used = 0
-    for i, unit in enumerate(selected):
-        stop = selected[i + 1].start if i + 1 < len(selected) else unit.end
-        cost = count_tokens(document.text[unit.start : stop]) + ANCHOR_OVERHEAD_TOKENS
+    for i, block in enumerate(selected):
+        stop = selected[i + 1].start if i + 1 < len(selected) else block.end
+        cost = count_tokens(document.text[block.start : stop]) + ANCHOR_OVERHEAD_TOKENS
         if current and used + cost > budget_tokens:
             result.append(current)
             current, used = [], 0
-        current.append(unit)
+        current.append(block)
         used += cost
     if current:
         result.append(current)
     return result
 
 
+def check_anchor(label: str, number: int, window: list[AnchorBlock], row: ParsedLine,
+                 what: str) -> None:
+    """A TSVError unless ``number`` is an anchor shown in ``window``."""
+    first, last = window[0].number, window[-1].number
+    if not first <= number <= last:
+        raise TSVError.at(label, f"{what} {number} is not an anchor of this text "
+                          f"(anchors {first}-{last})", row)
+
+
 class AnchorMap:
     """Anchor number → character offsets of that block."""
 
-    def __init__(self, all_units: list[Unit]) -> None:
-        self._units = {u.number: u for u in all_units}
+    def __init__(self, all_blocks: list[AnchorBlock]) -> None:
+        self._blocks = {u.number: u for u in all_blocks}
 
     def offset(self, number: int) -> int:
-        return self._units[number].start
+        return self._blocks[number].start
 
     def end(self, number: int) -> int:
-        return self._units[number].end
+        return self._blocks[number].end
 
 
 def boundary_candidates(
-    document: Document, all_units: list[Unit], start: int, end: int
+    document: Document, all_blocks: list[AnchorBlock], start: int, end: int
 ) -> list[int]:
     """Offsets a chunk may start at inside ``[start, end]``: block starts and sentence starts.
 
     Sentences inside tables are not candidates, so a snapped boundary never cuts a table.
     """
     found = {start, end}
-    for unit in all_units:
-        if start <= unit.start <= end:
-            found.add(unit.start)
-        if unit.kind == "table" or unit.end <= start or unit.start >= end:
+    for block in all_blocks:
+        if start <= block.start <= end:
+            found.add(block.start)
+        if block.kind == "table" or block.end <= start or block.start >= end:
             continue
-        for match in _SENTENCE_START.finditer(document.text, unit.start, unit.end):
+        for match in _SENTENCE_START.finditer(document.text, block.start, block.end):
             if start <= match.end() <= end:
                 found.add(match.end())
     return sorted(found)
@@ -142,3 +157,20 @@ def snap(
     words = [m.start() for m in _WORD_START.finditer(document.text, low, high)] or [low]
     best = min(words, key=lambda c: abs(c - position))
     return best, abs(best - position)
+
+
+def passages(document: Document, section: Section) -> list[TextSpan]:
+    """The section cut into runs of whole blocks of about :data:`PASSAGE_TOKENS` tokens each."""
+    selected = blocks_between(anchor_blocks(document), section.start, section.end)
+    runs = windows(document, selected, PASSAGE_TOKENS)
+    spans = [TextSpan(start=run[0].start, end=min(run[-1].end, section.end)) for run in runs]
+    return spans or [TextSpan(start=section.start, end=section.end)]
+
+
+def default_section(document: Document) -> int:
+    """Index of the first section with several blocks: one worth splitting into chunks."""
+    all_blocks = anchor_blocks(document)
+    for i, section in enumerate(document.sections):
+        if len(blocks_between(all_blocks, section.start, section.end)) >= 3:
+            return i
+    return 0

@@ -1,9 +1,9 @@
 """On-disk cache of validated LLM answers (sqlite in ``data_dir()/llm_cache``).
 
-Keys follow seed 000 — phase 1: template version + document hash; phase 2: section hash + max
-tokens; phase 3/3b and table summaries: chunk hash (with the context the prompt shows) — and always
-the model and the temperature. Only answers that passed validation are stored, so a bad answer is
-asked again next time. Counters (hits, misses, requests, tokens) are per instance: one per run.
+A key holds the phase, the template version, the model, the temperature and what the phase says
+its answer depends on (:meth:`core.llm.phase.Phase.cache_content`: the document window, the
+section and its size limit, the chunk and the headings the prompt shows). Only answers that
+passed validation are stored, so a bad answer is asked again next time.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import hashlib
 import json
 import sqlite3
 import threading
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from core.config import data_dir
@@ -23,28 +22,11 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
-@dataclass
-class CacheStats:
-    hits: int = 0
-    misses: int = 0
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def as_dict(self) -> dict[str, int]:
-        return {**asdict(self), "tokens": self.tokens}
-
-
 class LLMCache:
-    """Thread-safe; ``enabled=False`` keeps the counters but never reads or writes."""
+    """Thread-safe; ``enabled=False`` never reads or writes."""
 
     def __init__(self, path: Path | None = None, *, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.stats = CacheStats()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if enabled:
@@ -67,11 +49,7 @@ class LLMCache:
             row = None
             if self._db is not None:
                 row = self._db.execute("SELECT text FROM answers WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                self.stats.misses += 1
-                return None
-            self.stats.hits += 1
-            return row[0]
+            return None if row is None else row[0]
 
     def put(self, key: str, phase: str, text: str) -> None:
         with self._lock:
@@ -82,12 +60,6 @@ class LLMCache:
                 (key, phase, text),
             )
             self._db.commit()
-
-    def count_request(self, prompt_tokens: int, completion_tokens: int) -> None:
-        with self._lock:
-            self.stats.requests += 1
-            self.stats.prompt_tokens += prompt_tokens
-            self.stats.completion_tokens += completion_tokens
 
     def clear(self) -> None:
         with self._lock:

@@ -24,14 +24,6 @@ from core.llm.log import ResponseLog
 from core.llm.settings import LLMSettings
 from core.tokens import count_tokens
 
-PHASE_LABELS = {
-    "structure_analysis": "phase 1 (structure analysis)",
-    "boundary_detection": "phase 2 (boundary detection)",
-    "chunk_metadata": "phase 3 (chunk metadata)",
-    "contextual_prefix": "phase 3b (contextual prefix)",
-    "table_summary": "table summary",
-    "connection_test": "connection test",
-}
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
 BACKOFF_BASE_S = 0.5
 BACKOFF_MAX_S = 10.0
@@ -39,24 +31,38 @@ RETRY_AFTER_MAX_S = 60.0
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
-def phase_label(phase: str) -> str:
-    return PHASE_LABELS.get(phase, phase or "LLM request")
-
-
 class LLMError(ChunkLabError):
-    """An LLM phase failed; names the phase and where the raw response was logged."""
+    """An LLM request failed; names what it was for (``label``) and where it was logged."""
 
-    def __init__(self, reason: str, *, phase: str = "", log_path: Path | None = None) -> None:
+    def __init__(self, reason: str, *, label: str = "", log_path: Path | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.phase = phase
+        self.label = label
         self.log_path = log_path
 
     def __str__(self) -> str:
-        text = f"{phase_label(self.phase)} failed: {self.reason}" if self.phase else self.reason
+        text = f"{self.label} failed: {self.reason}" if self.label else self.reason
         if self.log_path is not None:
             text += f" (raw responses are logged in {self.log_path})"
         return text
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One chat completion to send: the prompt, what it is for, and per-request choices.
+
+    ``phase`` names the request in the log and to the server (a header real servers ignore);
+    ``label`` is how an error names it to the user. ``model``, ``temperature`` and
+    ``max_tokens`` default to the connection's settings.
+    """
+
+    prompt: str
+    phase: str
+    label: str
+    template_version: str = "-"
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -135,17 +141,19 @@ class LLMClient:
             raise LLMError(f"listing models at {self.settings.base_url} failed: {err}") from err
         return sorted(str(item.get("id")) for item in data if isinstance(item, dict))
 
-    def complete(
-        self, prompt: str, *, phase: str, template_version: str, max_tokens: int | None = None
-    ) -> LLMResponse:
-        """One chat completion with ``prompt`` as the user message; retries transient failures."""
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """One chat completion with the prompt as the user message; retries transient failures."""
+        settings = self.settings
         body = {
-            "model": self.settings.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "temperature": self.settings.temperature,
-            "max_tokens": max_tokens or self.settings.max_tokens,
+            "model": request.model or settings.model,
+            "messages": [{"role": "user", "content": request.prompt}],
+            "temperature": (settings.temperature if request.temperature is None
+                            else request.temperature),
+            "max_tokens": request.max_tokens or settings.max_tokens,
         }
-        entry = {"phase": phase, "template_version": template_version, "model": body["model"]}
+        phase, label = request.phase, request.label
+        entry = {"phase": phase, "template_version": request.template_version,
+                 "model": body["model"]}
         attempts = self.settings.max_retries + 1
         reason = ""
         for attempt in range(attempts):
@@ -163,24 +171,24 @@ class LLMClient:
             wait = _backoff(attempt)
             if response is not None:
                 if response.status_code < 400:
-                    return self._accept(response, prompt, latency, entry, attempt)
+                    return self._accept(response, request, latency, entry, attempt)
                 reason = f"HTTP {response.status_code}: {response.text[:300]}"
                 if response.status_code != 429 and response.status_code < 500:
                     self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
-                    raise LLMError(reason, phase=phase, log_path=self.log.path)
+                    raise LLMError(reason, label=label, log_path=self.log.path)
                 asked = _retry_after(response)
                 wait = wait if asked is None else asked
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
             if attempt + 1 < attempts:
                 self._sleep(wait)
         raise LLMError(
-            f"{reason} (gave up after {attempts} attempts)", phase=phase, log_path=self.log.path
+            f"{reason} (gave up after {attempts} attempts)", label=label, log_path=self.log.path
         )
 
     def _accept(
         self,
         response: httpx.Response,
-        prompt: str,
+        request: LLMRequest,
         latency: float,
         entry: dict[str, Any],
         attempt: int,
@@ -192,13 +200,13 @@ class LLMClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as err:
             reason = f"the endpoint did not return a chat completion ({response.text[:200]!r})"
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
-            raise LLMError(reason, phase=entry["phase"], log_path=self.log.path) from err
+            raise LLMError(reason, label=request.label, log_path=self.log.path) from err
         usage = data.get("usage") or {}
         text = _THINK.sub("", raw)  # reasoning models may think out loud first
         result = LLMResponse(
             text=text,
             latency_s=latency,
-            prompt_tokens=int(usage.get("prompt_tokens") or count_tokens(prompt)),
+            prompt_tokens=int(usage.get("prompt_tokens") or count_tokens(request.prompt)),
             completion_tokens=int(usage.get("completion_tokens") or count_tokens(raw)),
             model=str(data.get("model") or self.settings.model),
         )

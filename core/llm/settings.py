@@ -1,4 +1,4 @@
-"""Connection settings for any OpenAI-compatible endpoint.
+"""Connection settings for any OpenAI-compatible endpoint, and the user's answer settings.
 
 Where they come from, later sources winning: defaults, the non-secret settings the Settings page
 saved in ``data_dir()/llm_settings.json``, ``.streamlit/secrets.toml``, then the environment
@@ -20,12 +20,14 @@ from core.config import data_dir
 from core.files import write_json
 
 SETTINGS_FILE = "llm_settings.json"
-SESSION_KEY = "llm_settings"  # where pages keep the session's LLMSettings (with the key)
+ANSWER_SETTINGS_FILE = "answer_settings.json"
 SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path("~/.streamlit/secrets.toml"))
 ENV_KEYS = {"base_url": "LLM_BASE_URL", "api_key": "LLM_API_KEY", "model": "LLM_MODEL"}
 
 
-class Preset(BaseModel):
+class EndpointPreset(BaseModel):
+    """A kind of server: where it usually listens, whether it wants a key, a model to try."""
+
     model_config = ConfigDict(frozen=True)
 
     base_url: str
@@ -33,27 +35,28 @@ class Preset(BaseModel):
     example_model: str
 
 
-PRESETS: dict[str, Preset] = {
-    "OpenAI": Preset(
+ENDPOINT_PRESETS: dict[str, EndpointPreset] = {
+    "OpenAI": EndpointPreset(
         base_url="https://api.openai.com/v1", needs_key=True, example_model="gpt-4o-mini"
     ),
-    "OpenRouter": Preset(
+    "OpenRouter": EndpointPreset(
         base_url="https://openrouter.ai/api/v1",
         needs_key=True,
         example_model="openai/gpt-4o-mini",
     ),
-    "Ollama": Preset(
+    "Ollama": EndpointPreset(
         base_url="http://127.0.0.1:11434/v1", needs_key=False, example_model="qwen2.5:1.5b"
     ),
-    "llama.cpp server": Preset(
+    "llama.cpp server": EndpointPreset(
         base_url="http://127.0.0.1:8080/v1", needs_key=False, example_model="local"
     ),
-    "Custom": Preset(base_url="", needs_key=False, example_model=""),
+    "Custom": EndpointPreset(base_url="", needs_key=False, example_model=""),
 }
 
 
 class LLMSettings(BaseModel):
-    """One endpoint and the generation choices used by every LLM phase."""
+    """One endpoint and the generation choices of the structured phases (chunking, metadata,
+    prefixes, summaries, topics). Answers use :class:`AnswerSettings` on top of it."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -143,4 +146,32 @@ def save_settings(settings: LLMSettings) -> Path:
     """Persist the non-secret settings; the API key is never written."""
     path = settings_path()
     write_json(path, settings.public_dict(), indent=2)
+    return path
+
+
+class AnswerSettings(BaseModel):
+    """The user's choices for RAG answers: model (empty: the connection's), temperature, locale.
+
+    Every answer request uses them (Assemble, the Prompts page's RAG test, the CLI), while the
+    structured phases keep the connection's temperature.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field("", max_length=200)
+    temperature: float = Field(0.7, ge=0.0, le=2.0)
+    locale: str = Field("default", max_length=35)
+
+
+def load_answer_settings() -> AnswerSettings:
+    path = data_dir() / ANSWER_SETTINGS_FILE
+    try:
+        return AnswerSettings.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return AnswerSettings()
+
+
+def save_answer_settings(settings: AnswerSettings) -> Path:
+    path = data_dir() / ANSWER_SETTINGS_FILE
+    write_json(path, settings.model_dump(mode="json"), indent=2)
     return path

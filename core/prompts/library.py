@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -24,6 +25,7 @@ from core.config import data_dir
 from core.errors import TemplateError
 from core.files import write_json
 from core.prompts.contracts import OutputContract
+from core.prompts.locales import parse_locales
 from core.prompts.substitution import Substitution, substitute
 
 DEFAULT = "default"
@@ -33,6 +35,7 @@ MAX_TEMPLATE_CHARS = 100_000
 VARIANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.\-]{0,59}")
 
 Syntax = Literal["placeholders", "rag_json"]
+Mode = Literal["anchors", "offsets"]  # how a structure/boundary template names positions
 
 
 def text_version(text: str) -> str:
@@ -47,7 +50,8 @@ class PromptTemplate(BaseModel):
     name: str
     title: str
     description: str
-    phase: str
+    phase: str  # the name of the LLM phase that sends this template
+    mode: Mode | None = None  # set for the templates of the position-naming phases
     text: str
     version: str
     variant: str | None = None  # None: the shipped default
@@ -59,7 +63,7 @@ class PromptTemplate(BaseModel):
     def label(self) -> str:
         return f"{self.name}@{self.variant or DEFAULT}"
 
-    def render(self, values: dict[str, object]) -> Substitution:
+    def render(self, values: Mapping[str, object]) -> Substitution:
         return substitute(self.text, values, self.placeholders)
 
     def with_text(self, text: str, variant: str | None = None) -> PromptTemplate:
@@ -93,6 +97,7 @@ def _default_template(name: str) -> PromptTemplate:
         title=spec["title"],
         description=spec["description"],
         phase=spec["phase"],
+        mode=spec.get("mode"),
         text=spec["text"],
         version=text_version(spec["text"]),
         placeholders=spec["placeholders"],
@@ -122,8 +127,6 @@ def _check_text(name: str, text: object) -> str:
             f"the limit is {MAX_TEMPLATE_CHARS:,}."
         )
     if _default_template(name).syntax == "rag_json":
-        from core.prompts.rag import parse_locales  # rag imports this module
-
         parse_locales(text)
     return text
 

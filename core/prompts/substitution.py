@@ -1,4 +1,4 @@
-"""`{{ name }}` substitution for user-editable prompt templates (seed 003).
+"""`{{ name }}` substitution for user-editable prompt templates.
 
 A deliberate non-engine: one regular expression, one pass, no ``eval`` and no ``str.format``,
 so single braces, JSON examples and braces inside substituted values are never touched.

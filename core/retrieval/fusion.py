@@ -18,6 +18,3 @@ def fused_scores(rankings: list[list[int]], k: int = RRF_K) -> list[tuple[int, f
     first_seen = {item: n for n, item in enumerate(totals)}
     return sorted(totals.items(), key=lambda pair: (-pair[1], first_seen[pair[0]]))
 
-
-def reciprocal_rank_fusion(rankings: list[list[int]], k: int = RRF_K) -> list[int]:
-    return [item for item, _ in fused_scores(rankings, k)]

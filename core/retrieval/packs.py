@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
 
 
 class Pack(BaseModel):

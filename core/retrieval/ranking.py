@@ -1,7 +1,7 @@
 """Rank chunks for a question in memory: vector (cosine), BM25, or both fused (hybrid).
 
-Pure functions over a list of chunks (or plain texts); the store-backed :func:`retrieve` and the
-evaluation reuse them.
+Pure functions over a list of chunks (or plain texts); retrieval from a chunk set and the
+evaluation both use them.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from typing import Literal
 
 import numpy as np
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
+from core.embeddings.encoder import embed
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import fused_scores
+from core.store.views import embedding_views
 
 RankMode = Literal["vector", "bm25", "hybrid"]
 RANK_MODES: tuple[str, ...] = ("vector", "bm25", "hybrid")
@@ -33,7 +35,7 @@ def vector_scores(query: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ChunkVectors:
-    """The vectors of every view of every chunk (:func:`core.embedding_input.embedding_views`):
+    """The vectors of every view of every chunk (:func:`core.store.views.embedding_views`):
     row ``i`` of ``matrix`` is a view of chunk ``owners[i]``. Owners are non-decreasing and
     every chunk ``0 .. n-1`` has at least one row; a chunk scores the best of its views."""
 
@@ -73,9 +75,6 @@ class ChunkVectors:
 
 def chunk_vectors(chunks: Sequence[Chunk | str]) -> ChunkVectors:
     """Embed every view of ``chunks`` (a plain text is its own single view) in one batch."""
-    from core.embedding_input import embedding_views
-    from core.embeddings import embed
-
     views = [[c] if isinstance(c, str) else embedding_views(c) for c in chunks]
     return ChunkVectors.from_views(views, embed([text for v in views for text in v]))
 
@@ -94,10 +93,10 @@ def hybrid(
     return fused_scores([[i for i, _ in by_vector], [i for i, _ in by_words]])
 
 
-def rank(
+def rank_chunks(
     question: str,
     chunks: Sequence[Chunk | str],
-    mode: RankMode = "vector",
+    ranking: RankMode = "vector",
     embeddings: np.ndarray | ChunkVectors | None = None,
     limit: int | None = DEFAULT_LIMIT,
     query_embedding: np.ndarray | None = None,
@@ -113,25 +112,29 @@ def rank(
     is the fused score. Pass ``bm25_index`` (built on the same texts) to rank many questions
     against one corpus without rebuilding it.
     """
-    if mode not in RANK_MODES:
-        raise ValueError(f"Unknown rank mode {mode!r}; choose one of {', '.join(RANK_MODES)}.")
+    if ranking not in RANK_MODES:
+        raise ValueError(f"Unknown ranking {ranking!r}; choose one of {', '.join(RANK_MODES)}.")
     if not chunks:
         return []
     texts = _texts(chunks)
-    if mode != "vector" and bm25_index is None:
-        bm25_index = BM25Index(texts)
+    words = bm25_index
+    if words is None and ranking != "vector":
+        words = BM25Index(texts)
     result: list[tuple[int, float]]
-    if mode == "bm25":
-        result = ordered(bm25_index.scores(question), positive_only=True)
+    if ranking == "bm25":
+        assert words is not None
+        result = ordered(words.scores(question), positive_only=True)
     else:
         if embeddings is None:
             embeddings = chunk_vectors(chunks)
         elif not isinstance(embeddings, ChunkVectors):
             embeddings = ChunkVectors.single(embeddings)
         if query_embedding is None:
-            from core.embeddings import embed
-
             query_embedding = embed([question])[0]
         by_vector = ordered(embeddings.scores(query_embedding))
-        result = by_vector if mode == "vector" else hybrid(question, bm25_index, by_vector)
+        if ranking == "vector":
+            result = by_vector
+        else:
+            assert words is not None
+            result = hybrid(question, words, by_vector)
     return result if limit is None else result[:limit]

@@ -19,8 +19,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
+from tests.e2e.browser import ARTIFACTS, ROOT
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -104,18 +104,3 @@ def page(browser: Browser, request) -> Iterator[Page]:
     ARTIFACTS.mkdir(exist_ok=True)
     pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
     context.close()
-
-
-def wait_for_app(page: Page, timeout_ms: int = 120_000) -> None:
-    """Wait until Streamlit has finished the current run: script idle, no spinner, no skeleton."""
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_timeout(300)  # a rerun triggered just now may not have started yet
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            return app && app.getAttribute('data-test-script-state') === 'notRunning'
-                && !document.querySelector('[data-testid="stStatusWidget"]')
-                && !document.querySelector('[data-testid="stSkeleton"]');
-        }""",
-        timeout=timeout_ms,
-    )

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from core.library import DocumentLibrary
 from core.store import ChunkStore
-from tests.e2e.conftest import wait_for_app
+from tests.e2e.browser import wait_for_app
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, wait_for_app
+
+pytestmark = pytest.mark.e2e
 
 
 def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.docfactory import docx_bytes
-from tests.e2e.conftest import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, wait_for_app
 
 pytestmark = pytest.mark.e2e
 WAIT = 60_000  # other test runs share the two cores: be patient

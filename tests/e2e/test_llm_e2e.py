@@ -4,9 +4,9 @@ import pytest
 from playwright.sync_api import expect
 
 from core.library import DocumentLibrary
-from tests.e2e.conftest import wait_for_app
+from tests.docfactory import GUIDE_MARKDOWN as GUIDE
+from tests.e2e.browser import wait_for_app
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
-from tests.test_page_structure import MARKDOWN as GUIDE
 
 pytestmark = pytest.mark.e2e
 

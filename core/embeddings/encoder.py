@@ -9,11 +9,10 @@ Speed comes from three things, measured in ``bench/bench_embeddings.py``:
 - texts are sorted by length and cut into batches under a word-piece budget, so padding is small
   and short texts (sentences, queries) share one model run;
 - batches run on one ONNX session per core, in threads (onnxruntime releases the GIL);
-- the graph runs without the export's NaN guards, which never fire here (:mod:`core.minilm_model`).
+- the graph runs without the export's NaN guards, which never fire here
+  (:mod:`core.embeddings.model_files`).
 
-:func:`get_embedding_function` wraps :func:`embed` for Chroma, registered under
-:data:`EMBEDDER_NAME` so a persisted collection reopens with it. Chroma is imported only then:
-it takes seconds to import, and the semantic chunker and the evaluation embed without it.
+onnxruntime and the tokenizer load on first use, so importing this module is cheap.
 """
 
 from __future__ import annotations
@@ -26,16 +25,16 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
 
 from core.config import data_dir
-from core.minilm_model import MODEL_ID, model_path, tokenizer_path
+from core.embeddings.model_files import MODEL_ID, model_path, tokenizer_path
 
-EMBEDDER_NAME = "chunklab-minilm-int8"
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
 DIMENSION = 384
 MAX_WORD_PIECES = 256
 # Word pieces per model run (batch size x padded length). Larger batches of long texts run
@@ -48,6 +47,8 @@ MEMORY_CACHE_SIZE = 50_000
 
 @cache
 def _tokenizer() -> Tokenizer:
+    from tokenizers import Tokenizer
+
     tokenizer = Tokenizer.from_file(str(tokenizer_path()))
     tokenizer.enable_truncation(max_length=MAX_WORD_PIECES)
     tokenizer.no_padding()  # we pad each batch to its own longest text
@@ -56,6 +57,8 @@ def _tokenizer() -> Tokenizer:
 
 @cache
 def _counting_tokenizer() -> Tokenizer:
+    from tokenizers import Tokenizer
+
     tokenizer = Tokenizer.from_file(str(tokenizer_path()))
     tokenizer.no_truncation()
     tokenizer.no_padding()
@@ -74,6 +77,8 @@ class _Runner:
     """One ONNX session per core; batches are spread over them from a small thread pool."""
 
     def __init__(self) -> None:
+        import onnxruntime as ort
+
         workers = max(1, min(os.cpu_count() or 1, 4))
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
@@ -227,41 +232,3 @@ def embed(texts: Sequence[str], *, use_cache: bool = True) -> np.ndarray:
         _CACHE.put_many(fresh)
         found.update(fresh)
     return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
-
-
-@cache
-def _embedding_function_class() -> type:
-    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-    from chromadb.utils.embedding_functions import register_embedding_function
-
-    @register_embedding_function
-    class ChunkLabEmbeddingFunction(EmbeddingFunction[Documents]):
-        """Chroma's view of :func:`embed` (cached, batched, offline)."""
-
-        def __init__(self) -> None:
-            pass
-
-        def __call__(self, input: Documents) -> Embeddings:
-            return list(embed(list(input)))
-
-        @staticmethod
-        def name() -> str:
-            return EMBEDDER_NAME
-
-        def default_space(self) -> str:  # type: ignore[override]
-            return "cosine"
-
-        def get_config(self) -> dict[str, Any]:
-            return {"model": MODEL_ID, "max_word_pieces": MAX_WORD_PIECES}
-
-        @staticmethod
-        def build_from_config(config: dict[str, Any]) -> ChunkLabEmbeddingFunction:
-            return ChunkLabEmbeddingFunction()
-
-    return ChunkLabEmbeddingFunction
-
-
-@cache
-def get_embedding_function() -> Any:
-    """The Chroma ``EmbeddingFunction`` (registered with Chroma on first call)."""
-    return _embedding_function_class()()

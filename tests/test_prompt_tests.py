@@ -4,13 +4,18 @@ import pytest
 
 from core.documents import convert
 from core.errors import TemplateError
+from core.llm import anchors
 from core.llm.cache import LLMCache
-from core.prompts import workbench
-from core.prompts.inputs import Conversation, PromptInput, values_for
+from core.llm.phase import Conversation, PhaseInput
+from core.llm.phases import BOUNDARIES, PHASES, phase_of
+from core.llm.settings import LLMSettings
+from core.operations import prompt_tests
+from core.prompts.checks import check_template
 from core.prompts.library import PromptLibrary
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_docs" / "technical_handbook.md"
+SETTINGS = LLMSettings()
 
 
 @pytest.fixture(scope="module")
@@ -25,16 +30,16 @@ def lib():
 
 @pytest.fixture(scope="module")
 def source(doc):
-    section = next(s for s in doc.sections if len(workbench.passages(doc, s)) > 1)
-    return PromptInput(document=doc, section=section,
-                       chunk=workbench.passages(doc, section)[0],
-                       table=doc.tables[0] if doc.tables else None,
-                       conversation=Conversation("", "user: hi", "How do I cook pasta?"))
+    section = next(s for s in doc.sections if len(anchors.passages(doc, s)) > 1)
+    return PhaseInput(document=doc, section=section, chunk=anchors.passages(doc, section)[0],
+                      table=doc.tables[0] if doc.tables else None,
+                      conversation=Conversation("", "user: hi", "How do I cook pasta?"),
+                      locale="ja-JP")
 
 
 def test_defaults_pass_the_checks(lib):
     for name in lib.names():
-        checks = workbench.check_template(lib.default(name))
+        checks = check_template(lib.default(name))
         assert checks.errors == [] and checks.warnings == [], name
 
 
@@ -43,63 +48,77 @@ def test_checks_warn_about_unknown_unused_and_format(lib):
     edited = default.with_text(
         default.text.replace("{{userMessage}}", "{{ userMesage }}").replace("topic_summary", "t"),
         "x")
-    warnings = workbench.check_template(edited).warnings
+    warnings = check_template(edited).warnings
     assert any("{{userMesage}} is not a placeholder" in w for w in warnings)
     assert any("{{userMessage}} is not used" in w for w in warnings)
     assert any("never names topic_summary" in w for w in warnings)
     broken = lib.default("rag_system").with_text('{"default": {"header": 1}}', "x")
-    assert workbench.check_template(broken).errors
+    assert check_template(broken).errors
+
+
+def test_every_template_belongs_to_a_phase_that_sends_it(lib):
+    for name in lib.names():
+        template = lib.default(name)
+        phase = phase_of(template)
+        assert phase.template_name(template.mode or "anchors") == name, name
+    assert {p.name for p in PHASES.values()} == {lib.default(n).phase for n in lib.names()}
 
 
 def test_preview_fills_every_placeholder_from_the_input(lib, source):
     for name in lib.names():
-        template = lib.default(name)
-        preview = workbench.preview(template, source, locale="ja-JP")
-        assert preview.missing == [], name
+        preview = prompt_tests.preview(lib.default(name), source, SETTINGS)
+        assert preview.missing == [] and not preview.note, name
         assert "{{" not in preview.text, name
-    anchored = values_for("boundary_detection", source)["section_text"]
-    assert anchored.startswith("[") and "] " in anchored.splitlines()[0]
-    raw = values_for("boundary_detection_offsets", source)["section_text"]
-    assert raw == source.document.slice(source.section)
+    for name, anchored in (("boundary_detection", True), ("boundary_detection_offsets", False)):
+        template = lib.default(name)
+        request = BOUNDARIES.first_request(source, template, SETTINGS)
+        text = BOUNDARIES.values(request)["section_text"]
+        if anchored:
+            assert text.startswith("[") and "] " in text.splitlines()[0]
+        else:
+            assert text == source.document.slice(source.section)
 
 
-def test_preview_reports_what_the_input_lacks(lib, doc):
-    preview = workbench.preview(lib.default("table_summary"), PromptInput(document=doc))
-    assert preview.missing == ["heading_path", "table_caption", "table_markdown"]
+def test_preview_says_what_the_input_lacks(lib, doc):
+    preview = prompt_tests.preview(lib.default("table_summary"), PhaseInput(document=doc),
+                                   SETTINGS)
+    assert preview.note == "Pick a table under Input first."
+    assert "{{table_markdown}}" in preview.text and "table_markdown" in preview.missing
 
 
 def test_run_anchor_phases_against_fake_llm(fake_llm, lib, source):  # noqa: F811
     settings = fake_llm.settings()
-    structure = workbench.run_template(settings, lib.default("structure_analysis"), source)
+    structure = prompt_tests.run_template(settings, lib.default("structure_analysis"), source)
     assert structure.error is None and structure.requests >= 1
-    assert structure.spans and all(s < e for s, e, _ in structure.spans)
-    boundaries = workbench.run_template(settings, lib.default("boundary_detection"), source)
+    spans = structure.view.spans
+    assert spans and all(s < e for s, e, _ in spans)
+    boundaries = prompt_tests.run_template(settings, lib.default("boundary_detection"), source)
     assert boundaries.error is None
-    assert boundaries.spans[0][0] == source.section.start
-    assert boundaries.spans[-1][1] == source.section.end
+    assert boundaries.view.spans[0][0] == source.section.start
+    assert boundaries.view.spans[-1][1] == source.section.end
     assert fake_llm.phases[:2] == ["structure_analysis", "boundary_detection"]
     assert boundaries.prompt_tokens > 0 and boundaries.latency_s > 0
 
 
 def test_parse_error_is_a_result_with_the_failing_line(fake_llm, lib, source):  # noqa: F811
     fake_llm.script(["Here is the metadata:\tx\ty\tz"] * 2)
-    run = workbench.run_template(fake_llm.settings(), lib.default("chunk_metadata"), source)
+    run = prompt_tests.run_template(fake_llm.settings(), lib.default("chunk_metadata"), source)
     assert "preamble" in run.error and run.error_line.startswith("Here is")
-    assert run.rows == [] and run.requests == 2  # phase 3 asks once more
+    assert run.view.rows == [] and run.requests == 2  # phase 3 asks once more
 
 
 def test_topic_run_shows_fallback_warning(fake_llm, lib, source):  # noqa: F811
     fake_llm.script(["I think it is about pasta."])
-    run = workbench.run_template(fake_llm.settings(), lib.default("topic_detection"), source)
-    assert run.rows == [{"topic_status": "continuation",
-                         "topic_summary": "I think it is about pasta."}]
-    assert "fallback" in run.warning
+    run = prompt_tests.run_template(fake_llm.settings(), lib.default("topic_detection"), source)
+    assert run.view.rows == [{"topic_status": "continuation",
+                              "topic_summary": "I think it is about pasta."}]
+    assert "fallback" in run.view.warning
 
 
 def test_rag_run_sends_system_prompt_and_question(fake_llm, lib, source):  # noqa: F811
     fake_llm.script(["- Answer [1]"])
-    run = workbench.run_template(fake_llm.settings(), lib.default("rag_system"), source,
-                                 question="Why?", locale="ja", references=2)
+    question = PhaseInput(document=source.document, question="Why?", locale="ja", references=2)
+    run = prompt_tests.run_template(fake_llm.settings(), lib.default("rag_system"), question)
     prompt = fake_llm.calls[-1].prompt
     assert prompt.startswith("あなたは") and "[2] " in prompt
     assert prompt.endswith("# Question\nWhy?")
@@ -108,8 +127,8 @@ def test_rag_run_sends_system_prompt_and_question(fake_llm, lib, source):  # noq
 
 def test_missing_input_is_a_sentence(fake_llm, lib, doc):  # noqa: F811
     with pytest.raises(TemplateError, match="Pick a section"):
-        workbench.run_template(fake_llm.settings(), lib.default("boundary_detection"),
-                               PromptInput(document=doc))
+        prompt_tests.run_template(fake_llm.settings(), lib.default("boundary_detection"),
+                                  PhaseInput(document=doc))
 
 
 def test_ab_same_input_reports_differences(fake_llm, lib, source):  # noqa: F811
@@ -126,7 +145,7 @@ def test_ab_same_input_reports_differences(fake_llm, lib, source):  # noqa: F811
                 f"{last}\tDOCUMENT_END\tEnd")
 
     fake_llm.respond(answer)
-    result = workbench.run_ab(fake_llm.settings(), default, variant, source)
+    result = prompt_tests.run_ab(fake_llm.settings(), default, variant, source)
     assert result.a.version != result.b.version
     assert len(result.only_a) == 1 and "SEMANTIC_SHIFT" in result.only_a[0]
     assert result.only_b == []
@@ -143,5 +162,5 @@ def test_version_changes_the_llm_cache_key(lib):
 
 
 def test_text_diff_is_plain_unified_diff():
-    diff = workbench.text_diff("a\n<b>\n", "a\n<c>\n", "default", "mine")
+    diff = prompt_tests.text_diff("a\n<b>\n", "a\n<c>\n", "default", "mine")
     assert diff.startswith("--- default\n+++ mine") and "-<b>" in diff and "+<c>" in diff

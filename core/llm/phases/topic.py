@@ -1,27 +1,24 @@
-"""Topic detection (seed 003): fill the template, ask the model, read its JSON answer leniently.
+"""Topic detection: does the latest message continue the conversation's topic, and what is it.
 
-The answer's JSON object is found inside whatever the model wrapped around it (prose, code
-fences). When no usable object is there, the seed's fallback applies — status ``continuation``,
-the raw answer as summary — and ``warning`` says so in a sentence the page shows.
+The answer is read leniently: the JSON object is found inside whatever the model wrapped around
+it (prose, code fences). When no usable object is there, the fallback applies — status
+``continuation``, the raw answer as summary — and ``warning`` says so in a sentence the page shows.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from core.llm.phase import Conversation, Phase, PhaseContext, PhaseInput, PhaseView
+from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 
 STATUSES = ("continuation", "new_topic")
 FIELDS = ("topic_status", "topic_summary")
 NO_TOPIC = "none"
-PHASE = "topic_detection"
 _HINT = "This may mean the model is too small or the prompt needs adjustment."
-
-
-class CompletionClient(Protocol):
-    def complete(self, prompt: str, *, phase: str, template_version: str) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -30,7 +27,6 @@ class TopicResult:
     summary: str
     warning: str | None = None  # set when the fallback or a repair was used
     raw: str = ""
-    response: Any = None  # the client's LLMResponse (latency, tokens) when detect_topic ran
 
 
 def _json_objects(raw: str) -> list[dict[str, Any]]:
@@ -86,25 +82,32 @@ def parse_topic_answer(raw: str) -> TopicResult:
     return TopicResult(status=status, summary=summary.strip(), warning=warning, raw=raw)
 
 
-def topic_values(current_topic: str | None, conversation_context: str,
-                 user_message: str) -> dict[str, str]:
-    """Placeholder values; an empty current topic becomes "none" as in the seed."""
-    return {
-        "currentTopic": (current_topic or "").strip() or NO_TOPIC,
-        "conversationContext": conversation_context,
-        "userMessage": user_message,
-    }
+class TopicPhase(Phase[Conversation, TopicResult]):
+    name = "topic_detection"
+    label = "topic detection"
+    template = "topic_detection"
+    inputs = ("conversation",)
+    retries = 0  # every answer parses: the fallback is the result
+
+    def values(self, request: Conversation) -> dict[str, str]:
+        """An empty current topic is shown as "none"."""
+        return {
+            "currentTopic": request.current_topic.strip() or NO_TOPIC,
+            "conversationContext": request.context,
+            "userMessage": request.message,
+        }
+
+    def parse(self, answer: str, request: Conversation) -> TopicResult:
+        return parse_topic_answer(answer)
+
+    def first_request(self, source: PhaseInput, template: PromptTemplate,
+                      settings: LLMSettings) -> Conversation:
+        return source.conversation
+
+    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
+        result = context.ask(self, source.conversation)
+        return PhaseView(rows=[{"topic_status": result.status, "topic_summary": result.summary}],
+                         items=[f"{result.status}: {result.summary}"], warning=result.warning)
 
 
-def detect_topic(
-    client: CompletionClient,
-    template: PromptTemplate,
-    current_topic: str | None,
-    conversation_context: str,
-    user_message: str,
-) -> TopicResult:
-    """Run the template on the conversation; the result keeps the raw answer and the response."""
-    prompt = template.render(topic_values(current_topic, conversation_context, user_message)).text
-    response = client.complete(prompt, phase=PHASE, template_version=template.version)
-    result = parse_topic_answer(response.text)
-    return TopicResult(result.status, result.summary, result.warning, result.raw, response)
+TOPIC = TopicPhase()

@@ -1,9 +1,10 @@
-from dataclasses import dataclass
-
 import pytest
 
+from core.llm.phase import Conversation, PhaseContext
+from core.llm.phases import TOPIC
+from core.llm.phases.topic import parse_topic_answer
 from core.prompts.library import PromptLibrary
-from core.prompts.topic import detect_topic, parse_topic_answer
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 
 @pytest.mark.parametrize(
@@ -46,27 +47,15 @@ def test_malformed_answers_fall_back_with_visible_warning(raw, reason):
     assert reason in result.warning and "fallback" in result.warning
 
 
-@dataclass
-class _Response:
-    text: str
-
-
-class _Client:
-    def __init__(self, answer):
-        self.answer, self.calls = answer, []
-
-    def complete(self, prompt, *, phase, template_version):
-        self.calls.append((prompt, phase, template_version))
-        return _Response(self.answer)
-
-
-def test_detect_topic_fills_template_and_defaults_current_topic_to_none():
+def test_topic_phase_fills_template_and_defaults_current_topic_to_none(fake_llm):  # noqa: F811
     template = PromptLibrary().default("topic_detection")
-    client = _Client('{"topic_status": "new_topic", "topic_summary": "Pasta recipe"}')
-    result = detect_topic(client, template, "", "user: hi", "How do I cook pasta?")
-    prompt, phase, version = client.calls[0]
-    assert 'Current topic: "none"' in prompt and 'Latest message: "How do I cook pasta?"' in prompt
-    assert "{{" not in prompt
-    assert version == template.version and phase == "topic_detection"
-    assert (result.status, result.summary, result.response.text) == (
-        "new_topic", "Pasta recipe", client.answer)
+    fake_llm.script(['{"topic_status": "new_topic", "topic_summary": "Pasta recipe"}'])
+    with fake_llm.client() as client:
+        context = PhaseContext(client, {TOPIC.name: template})
+        result = context.ask(TOPIC, Conversation("", "user: hi", "How do I cook pasta?"))
+    (call,) = fake_llm.calls
+    assert 'Current topic: "none"' in call.prompt
+    assert 'Latest message: "How do I cook pasta?"' in call.prompt and "{{" not in call.prompt
+    assert call.phase == "topic_detection"
+    assert (result.status, result.summary) == ("new_topic", "Pasta recipe")
+    assert context.usage.requests == 1

@@ -1,16 +1,17 @@
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from core.errors import TemplateError
+from core.llm.settings import AnswerSettings, load_answer_settings, save_answer_settings
 from core.prompts.library import PromptLibrary
-from core.prompts.rag import (
+from core.prompts.locales import (
     build_system_prompt,
     deep_merge,
-    load_rag_settings,
+    locale_names,
     parse_locales,
     resolve_locale,
-    save_rag_settings,
 )
 
 BASE = {
@@ -57,7 +58,7 @@ def test_build_prompt_without_references_uses_empty_text():
     assert "LEAD" not in prompt
 
 
-def test_locale_is_merged_over_default_and_seed_wrapper_accepted():
+def test_locale_is_merged_over_default_and_rag_wrapper_accepted():
     template = {"rag": {"default": BASE, "ja": {"role": "アシスタント",
                                                 "section_titles": {"rules": "# ルール"}}}}
     prompt = build_system_prompt("ja-JP", [], template)
@@ -93,12 +94,17 @@ def test_parse_locales_errors_are_sentences(text, message):
         parse_locales(text)
 
 
-def test_rag_settings_defaults_and_persistence(tmp_path):
-    assert load_rag_settings(tmp_path).model == "gpt-4o-mini"
-    assert load_rag_settings(tmp_path).temperature == 0.7
-    save_rag_settings("gpt-4o", 0.0, "ja", root=tmp_path)
-    loaded = load_rag_settings(tmp_path)
+def test_locale_names_survive_a_broken_template():
+    assert locale_names(json.dumps({"default": BASE, "ja": {}})) == ["default", "ja"]
+    assert locale_names("{") == ["default"]
+
+
+def test_answer_settings_defaults_and_persistence(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    assert load_answer_settings() == AnswerSettings(model="", temperature=0.7, locale="default")
+    save_answer_settings(AnswerSettings(model="gpt-4o", temperature=0.0, locale="ja"))
+    loaded = load_answer_settings()
     assert (loaded.model, loaded.temperature, loaded.locale) == ("gpt-4o", 0.0, "ja")
     for bad in (2.5, -0.1):
-        with pytest.raises(TemplateError, match="between 0.0 and 2.0"):
-            save_rag_settings("gpt-4o", bad, root=tmp_path)
+        with pytest.raises(ValidationError):
+            AnswerSettings(temperature=bad)

@@ -1,4 +1,4 @@
-"""Chunk sets in Chroma: several chunkings side by side, one of them active (seed 002, AC-5.9.7/8).
+"""Chunk sets in Chroma: several chunkings side by side, one of them active.
 
 A chunk set is one chunking of some documents (strategy, settings, prompt versions, embedder). It
 lives in its own Chroma collection (cosine space) whose metadata holds its :class:`ChunkSetInfo`
@@ -11,11 +11,9 @@ The store is embedded (``chromadb.PersistentClient`` under ``data_dir()/chroma``
 
 What is embedded is not always the stored text: a table chunk is embedded by its summary when
 it has one (else a digest plus windows of its rows) and a contextual prefix is put in front, while
-the stored document stays the exact span of the source
-(:func:`core.embedding_input.embedding_views`). A chunk's first view is the vector of its own
-record; every further view is a record of its own whose metadata names the chunk (``view_of``):
-:meth:`ChunkStore.get_chunks` and the counts skip them and :meth:`ChunkStore.query` folds their
-hits into their chunk (best score).
+the stored document stays the exact span of the source (:mod:`core.store.records`).
+:meth:`ChunkStore.get_chunks` and the counts skip extra view records and :meth:`ChunkStore.query`
+folds their hits into their chunk (best score). Chroma is imported when a store is opened.
 """
 
 from __future__ import annotations
@@ -25,93 +23,26 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-import chromadb
+import httpx
 import numpy as np
-from chromadb.config import Settings
-from pydantic import BaseModel, Field
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
 from core.config import data_dir
-from core.embedding_input import EMBEDDING_INPUT_VERSION, embedding_views
-from core.embeddings import EMBEDDER_NAME, MAX_WORD_PIECES, embed, get_embedding_function
-from core.embeddings import word_pieces as count_word_pieces
+from core.embeddings.chroma import get_embedding_function
+from core.embeddings.encoder import MAX_WORD_PIECES, embed, word_pieces
 from core.errors import StoreError
 from core.files import write_json
+from core.store.info import ChunkSetInfo
+from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
+from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
 
 CHROMA_HOST_ENV = "CHROMA_HOST"
 CHROMA_PORT_ENV = "CHROMA_PORT"
 INFO_KEY = "chunklab_set"
 MAX_NAME_LENGTH = 80
-VIEW_OF = "view_of"  # metadata key of an extra view record: the id of its chunk
-VIEW_NUMBER = "view"  # … and its number (1, 2, …): Chroma filters match it only where it is set
 QUERY_FACTOR = 4  # a query asks for k × this records at first (views can crowd out chunks)
-
-
-class ChunkSetInfo(BaseModel):
-    """The description of a chunk set, kept in its collection's metadata."""
-
-    name: str
-    strategy: str
-    settings: dict[str, Any] = {}
-    prompt_versions: dict[str, str] = {}
-    embedder: str = EMBEDDER_NAME
-    created: str = Field(
-        default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds")
-    )
-    description: str = ""
-    docs: int = 0
-    chunks: int = 0
-    doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
-    over_limit: int = 0  # chunks whose embedded texts exceed MiniLM's 256 word pieces
-    max_word_pieces: int = 0
-    # What was embedded (core.embedding_input), set by create_set; older sets read as 0.
-    embedding_input: int = 0
-
-    @property
-    def stale(self) -> bool:
-        """Embedded with an older embedding input: retrieval differs from the evaluation."""
-        return self.embedding_input != EMBEDDING_INPUT_VERSION
-
-
-def _metadata(chunk: Chunk) -> dict[str, str | int | bool]:
-    meta: dict[str, str | int | bool] = {
-        "doc_id": chunk.doc_id,
-        "start": chunk.start,
-        "end": chunk.end,
-        "chunk_type": chunk.chunk_type,
-        "heading_path": json.dumps(chunk.heading_path, ensure_ascii=False),
-        "tokens": chunk.tokens,
-        "strategy": chunk.strategy,
-        "config": json.dumps(chunk.config, sort_keys=True),
-    }
-    for key in ("summary", "context_prefix", "boundary_type", "justification"):
-        value = getattr(chunk, key)
-        if value is not None:
-            meta[key] = value
-    return meta
-
-
-def _chunk(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
-    return Chunk(
-        id=chunk_id,
-        doc_id=meta["doc_id"],
-        strategy=meta["strategy"],
-        config=json.loads(meta.get("config") or "{}"),
-        start=meta["start"],
-        end=meta["end"],
-        text=text,
-        chunk_type=meta["chunk_type"],
-        tokens=meta["tokens"],
-        heading_path=json.loads(meta.get("heading_path") or "[]"),
-        summary=meta.get("summary"),
-        context_prefix=meta.get("context_prefix"),
-        boundary_type=meta.get("boundary_type"),
-        justification=meta.get("justification"),
-    )
 
 
 def _collection_name(name: str) -> str:
@@ -123,6 +54,10 @@ class ChunkStore:
     """Chunk sets in an embedded Chroma store (``path``) or on the server ``CHROMA_HOST`` names."""
 
     def __init__(self, path: Path | None = None) -> None:
+        import chromadb
+        from chromadb.config import Settings
+
+        self._not_found = chromadb.errors.NotFoundError
         host = os.environ.get(CHROMA_HOST_ENV, "").strip()
         settings = Settings(anonymized_telemetry=False)
         if host and path is None:
@@ -148,8 +83,6 @@ class ChunkStore:
     @contextmanager
     def _talking(self) -> Iterator[None]:
         """Turn a lost connection into one sentence; everything else propagates."""
-        import httpx
-
         try:
             yield
         except (httpx.TransportError, ConnectionError) as err:
@@ -161,7 +94,7 @@ class ChunkStore:
                 return self.client.get_collection(
                     _collection_name(name), embedding_function=get_embedding_function()
                 )
-            except chromadb.errors.NotFoundError:
+            except self._not_found:
                 raise StoreError(f"There is no chunk set named “{name}”.") from None
 
     # -- sets --------------------------------------------------------------------------------
@@ -274,24 +207,24 @@ class ChunkStore:
         views = [embedding_views(chunk) for chunk in unique]
         texts = [text for chunk_views in views for text in chunk_views]
         vectors = embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
-        pieces = [max(count_word_pieces(text) for text in chunk_views) for chunk_views in views]
-        records = _records(unique, views)
+        pieces = [max(word_pieces(text) for text in chunk_views) for chunk_views in views]
+        planned = records(unique, views)
         tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
         if tables:  # a replaced table's old extra views go first (it may have fewer now)
             with self._talking():
                 collection.delete(where={VIEW_OF: {"$in": tables}})
         step = max(1, min(1000, self.client.get_max_batch_size()))
         done = 0
-        for start in range(0, len(records), step):
-            part = records[start : start + step]
+        for start in range(0, len(planned), step):
+            part = planned[start : start + step]
             with self._talking():
                 collection.upsert(
-                    ids=[record_id for record_id, _, _, _ in part],
-                    documents=[text for _, text, _, _ in part],
-                    embeddings=vectors[[row for _, _, _, row in part]],
-                    metadatas=[meta for _, _, meta, _ in part],
+                    ids=[record.id for record in part],
+                    documents=[record.document for record in part],
+                    embeddings=vectors[[record.row for record in part]],
+                    metadatas=[record.metadata for record in part],
                 )
-            done += sum(VIEW_OF not in meta for _, _, meta, _ in part)
+            done += sum(VIEW_OF not in record.metadata for record in part)
             if progress:
                 progress(done, len(unique))
         info = self._info(collection)
@@ -339,7 +272,7 @@ class ChunkStore:
                 include=["documents", "metadatas"],
             )
         chunks = [
-            _chunk(chunk_id, text, meta)
+            chunk_from_record(chunk_id, text, meta)
             for chunk_id, text, meta in zip(
                 found["ids"], found["documents"], found["metadatas"], strict=True
             )
@@ -377,7 +310,7 @@ class ChunkStore:
                     chunk_id = meta.get(VIEW_OF, record_id)
                     best.setdefault(chunk_id, 1.0 - float(distance))
                     if VIEW_OF not in meta:
-                        chunks[chunk_id] = _chunk(chunk_id, doc, meta)
+                        chunks[chunk_id] = chunk_from_record(chunk_id, doc, meta)
                 if len(best) >= k or asked >= size or len(found["ids"][0]) < asked:
                     break
                 asked = min(size, asked * QUERY_FACTOR)
@@ -388,25 +321,7 @@ class ChunkStore:
                 for chunk_id, doc, meta in zip(
                     found["ids"], found["documents"], found["metadatas"], strict=True
                 ):
-                    chunks[chunk_id] = _chunk(chunk_id, doc, meta)
+                    chunks[chunk_id] = chunk_from_record(chunk_id, doc, meta)
         return [(chunks[chunk_id], score) for chunk_id, score in top]
 
 
-def _records(
-    chunks: list[Chunk], views: list[list[str]]
-) -> list[tuple[str, str, dict[str, Any], int]]:
-    """``(record id, document, metadata, row of its vector)`` for every chunk and extra view.
-
-    A chunk's record holds its exact text and its first view's vector; an extra view's record
-    holds the view text, the chunk's metadata plus ``view_of``/``view`` and its own vector.
-    """
-    records: list[tuple[str, str, dict[str, Any], int]] = []
-    row = 0
-    for chunk, chunk_views in zip(chunks, views, strict=True):
-        meta = _metadata(chunk)
-        records.append((chunk.id, chunk.text, meta, row))
-        for number, view in enumerate(chunk_views[1:], 1):
-            records.append((f"{chunk.id}#view{number}", view,
-                            {**meta, VIEW_OF: chunk.id, VIEW_NUMBER: number}, row + number))
-        row += len(chunk_views)
-    return records

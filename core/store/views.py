@@ -1,14 +1,14 @@
 """What is embedded for a chunk: the same texts for the store, retrieval and evaluation.
 
-Kept apart from :mod:`core.store` so that code which only ranks in memory does not import
-Chroma.
+Kept apart from the store so that code which only ranks in memory does not import Chroma.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
+from core.embeddings.encoder import word_pieces
 
 # Bump when what is embedded for a chunk changes: cached evaluation results depend on it.
 EMBEDDING_INPUT_VERSION = 3
@@ -91,8 +91,6 @@ def table_digest(table_text: str, heading_path: list[str]) -> str:
 def _row_windows(table: _Table, heading_path: list[str]) -> list[str]:
     """Consecutive body rows under the table's heading path, caption and header row, each
     window within :data:`WINDOW_WORD_PIECES` (a single row longer than that stands alone)."""
-    from core.embeddings import word_pieces
-
     head = "\n".join(p for p in [" > ".join(heading_path), *table.caption, table.lines[0]] if p)
     # Word pieces add up over lines ([CLS] and [SEP] are counted once, in the head).
     budget = WINDOW_WORD_PIECES - word_pieces(head)

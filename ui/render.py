@@ -1,4 +1,5 @@
-"""Escaped HTML of a text with coloured spans: the one renderer every page draws text with.
+"""Escaped HTML of a text with coloured spans (the one renderer every page draws text with), and
+Markdown escaping for untrusted text shown through ``st.markdown``.
 
 Spans may overlap (chunk overlap, a table inside a section): the text is cut at every span edge
 and each piece is drawn with all the spans covering it — one colour, or stripes of several with
@@ -9,7 +10,10 @@ escaped here, so callers can pass it straight in.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
+
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
 PALETTE = (
     "#cfe3ff", "#ffe1b3", "#d4f5d0", "#f9d0e4", "#e3d7ff",
@@ -98,3 +102,9 @@ def highlight_html(
         out.append(f'<span class="cl-more">… {len(text) - limit:,} more characters</span>')
     box = f' style="max-height:{height_px}px"' if height_px else ""
     return f'{STYLE}<div class="cl-text"{box}>{"".join(out)}</div>'
+
+
+def md_escape(text: str) -> str:
+    """User or LLM text shown through st.markdown: Markdown syntax characters escaped (``$``
+    too, so amounts like "$5 and $6" are not read as LaTeX)."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)

@@ -1,6 +1,6 @@
-"""The RAG answer's system prompt from a JSON template with locales (seed 004).
+"""The RAG answer's system prompt from a JSON template with locales.
 
-The template is ``{"default": {...}, "ja": {...}, ...}`` (the seed's ``{"rag": {...}}`` wrapper is
+The template is ``{"default": {...}, "ja": {...}, ...}`` (a ``{"rag": {...}}`` wrapper is
 accepted too). A locale is merged deeply over ``default``; ``ja-JP`` resolves to ``ja-JP``, then
 ``ja``, then ``default``. The header's ``{role}``, ``{background}`` and ``{request}`` are filled
 from the locale's fields by exact replacement: no ``str.format``, other braces stay as written.
@@ -11,12 +11,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from core.config import data_dir
 from core.errors import TemplateError
 
 TEMPLATE_NAME = "rag_system"
@@ -26,7 +22,6 @@ REQUIRED_TEXT = ("header", *HEADER_FIELDS, "format_instruction")
 SECTION_KEYS = ("rules", "format", "reference")
 REFERENCE_KEYS = ("lead", "footer", "empty")
 HEADER_SLOT = re.compile(r"\{(" + "|".join(HEADER_FIELDS) + r")\}")
-SETTINGS_FILE = "rag_settings.json"
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,20 +103,12 @@ def locale_prompt(template: Mapping[str, Any], locale: str | None) -> dict[str, 
     return deep_merge(template[DEFAULT_LOCALE], template.get(key, {}))
 
 
-def active_locales() -> dict[str, Any]:
-    from core.prompts.library import PromptLibrary  # library imports this module lazily
-
-    return parse_locales(PromptLibrary().template(TEMPLATE_NAME).text)
-
-
 def build_system_prompt(
-    locale: str | None, references: list[str], template: Mapping[str, Any] | None = None
+    locale: str | None, references: list[str], template: Mapping[str, Any]
 ) -> str:
-    """The system prompt: header, numbered rules, format, reference materials (or the empty text).
-
-    ``template`` is a locale table; None uses the active ``rag_system`` template of the user.
-    """
-    prompt = locale_prompt(template if template is not None else active_locales(), locale)
+    """The system prompt: header, numbered rules, format, reference materials (or the empty text),
+    from the locale table ``template``."""
+    prompt = locale_prompt(template, locale)
     header = HEADER_SLOT.sub(lambda m: str(prompt[m.group(1)]), prompt["header"])
     titles, reference = prompt["section_titles"], prompt["reference"]
     parts = [header.strip()]
@@ -138,39 +125,9 @@ def build_system_prompt(
     return "\n\n".join(parts)
 
 
-class RagSettings(BaseModel):
-    """The user's answer model and temperature (seed 004: per user, persisted)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str = Field("gpt-4o-mini", min_length=1, max_length=200)
-    temperature: float = Field(0.7, ge=0.0, le=2.0)
-    locale: str = DEFAULT_LOCALE
-
-
-def _settings_path(root: Path | None) -> Path:
-    return (root if root is not None else data_dir() / "prompts") / SETTINGS_FILE
-
-
-def load_rag_settings(root: Path | None = None) -> RagSettings:
-    path = _settings_path(root)
-    if not path.exists():
-        return RagSettings()
+def locale_names(text: str) -> list[str]:
+    """The locales of an edited RAG template; just "default" while its JSON is broken."""
     try:
-        return RagSettings.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValidationError:
-        return RagSettings()
-
-
-def save_rag_settings(model: str, temperature: float, locale: str = DEFAULT_LOCALE,
-                      root: Path | None = None) -> RagSettings:
-    try:
-        settings = RagSettings(model=model.strip(), temperature=temperature, locale=locale)
-    except ValidationError:
-        raise TemplateError(
-            "The answer model needs a name and the temperature must be between 0.0 and 2.0."
-        ) from None
-    path = _settings_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
-    return settings
+        return list(parse_locales(text))
+    except TemplateError:
+        return [DEFAULT_LOCALE]

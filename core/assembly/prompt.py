@@ -1,4 +1,4 @@
-"""Turn retrieval packs into an LLM-ready prompt with citations and a token budget (seed 001).
+"""Turn retrieval packs into an LLM-ready prompt with citations and a token budget.
 
 Prompt layout (numeric citations)::
 
@@ -30,32 +30,27 @@ Budget. ``total(k)`` is the estimated size (system + user) of the prompt with th
 packs, ``base = total(0)``. Packs are added best first and adding stops at the first pack that
 does not fit, so the dropped packs are always the lowest-scoring ones:
 
-* without ``context_tokens`` (the seed's rule, "stop before exceeding base + context +
+* without ``context_tokens`` (the headroom rule, "stop before exceeding base + context +
   headroom"): a pack fits while ``total(k) - base <= headroom_tokens``; the headroom is what
   the context may use, so a smaller headroom drops more packs and 100000 drops none.
 * with ``context_tokens`` (the model's context window): a pack fits while
   ``total(k) + headroom_tokens <= context_tokens``; what is left for the answer is
   ``context_tokens - total(k)``, never below the headroom unless the base alone is too big.
 
-Sizes come from tiktoken (``estimator="tiktoken"``) or the seed's characters-as-tokens
+Sizes come from tiktoken (``estimator="tiktoken"``) or a characters-as-tokens
 heuristic (``estimator="chars"``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from core.errors import ChunkLabError
 from core.retrieval.packs import Pack
 from core.tokens import count_tokens
-
-if TYPE_CHECKING:
-    from core.llm.client import LLMClient, LLMResponse
 
 Style = Literal["qa", "summarize"]
 CitationStyle = Literal["numeric", "footnote"]
@@ -66,10 +61,9 @@ ESTIMATORS: tuple[str, ...] = ("tiktoken", "chars")
 
 SystemPrompt = str | Callable[[list[str]], str]
 """A fixed system prompt, or a function of the reference lines of the kept packs
-(``"[¹] Doc: … · Path: …"``) such as the Prompt workbench's RAG template (seed 004)."""
+(``"[¹] Doc: … · Path: …"``) such as the prompt library's RAG answer template."""
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 SYSTEM_PROMPTS = {
     "qa": (
@@ -117,7 +111,7 @@ class Budget(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    rule: Literal["headroom", "context"]  # seed rule, or explicit context size
+    rule: Literal["headroom", "context"]  # the context may use the headroom, or fit a context size
     estimator: Estimator
     context_tokens: int | None
     headroom_tokens: int
@@ -127,7 +121,7 @@ class Budget(BaseModel):
     packs_kept: int
     packs_dropped: int
     pack_tokens: list[int]  # what each pack adds, in rank order (kept ones first)
-    left_for_answer: int | None  # context_tokens - prompt size; None under the seed rule
+    left_for_answer: int | None  # context_tokens - prompt size; None under the headroom rule
     over_budget: bool  # base + headroom alone exceed context_tokens
 
     def segments(self) -> list[tuple[str, int]]:
@@ -151,8 +145,8 @@ class Budget(BaseModel):
         dropped = (f"{self.packs_dropped} dropped ({self.dropped_tokens:,})"
                    if self.packs_dropped else "none dropped")
         if self.context_tokens is None:
-            return (f"Seed rule, in {unit}: base prompt {self.base_tokens:,}; the context may use "
-                    f"the headroom of {self.headroom_tokens:,}: {kept}, {dropped}.")
+            return (f"Headroom rule, in {unit}: base prompt {self.base_tokens:,}; the context may "
+                    f"use the headroom of {self.headroom_tokens:,}: {kept}, {dropped}.")
         total = self.base_tokens + self.kept_tokens
         return (f"In {unit}: context size {self.context_tokens:,} − base prompt "
                 f"{self.base_tokens:,} − {kept} = {self.left_for_answer:,} left for the answer "
@@ -211,18 +205,6 @@ def user_prompt(question: str, blocks: Sequence[str], marks: Sequence[str]) -> s
 def builtin_system_prompt(style: Style, citation_style: CitationStyle) -> str:
     text = SYSTEM_PROMPTS[style].replace("{example}", marker(1, citation_style))
     return text + (FOOTNOTE_INSTRUCTION if citation_style == "footnote" else "")
-
-
-def workbench_system_prompt(
-    locale: str | None = None, template: dict | None = None
-) -> Callable[[list[str]], str] | None:
-    """The Prompt workbench's RAG system prompt (seed 004) as a :data:`SystemPrompt`, or None
-    when that module is not available."""
-    try:
-        from core.prompts.rag import build_system_prompt
-    except ImportError:
-        return None
-    return lambda references: build_system_prompt(locale, references, template)
 
 
 def ranked_packs(packs: Sequence[Pack]) -> list[Pack]:
@@ -318,82 +300,3 @@ def assemble_prompt(
         style=style,
         citation_style=citation_style,
     )
-
-
-# ----------------------------------------------------------------------------- answer checking
-
-_MARKER = re.compile(r"\[(\^?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:\s*,\s*\^?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)\](?!\()")
-_DEFINITION = re.compile(r"^\[\^[0-9]+\]:", re.MULTILINE)
-
-
-class MarkerHit(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    start: int  # span of the bracketed marker in the answer
-    end: int
-    number: int
-    marker: str  # canonical marker of the citation style
-    known: bool
-
-
-class CitationCheck(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    hits: list[MarkerHit]  # every citation marker in the answer, in order
-    used: list[str]  # cited markers that exist, in citation order
-    unknown: list[str]  # cited markers with no citation behind them, in order of appearance
-    unused: list[str]  # citations the answer never cites
-
-    @property
-    def ok(self) -> bool:
-        return not self.unknown and not self.unused
-
-
-def check_citations(answer: str, citations: Sequence[Citation]) -> CitationCheck:
-    """Find the citation markers in an LLM answer and check them against the citation map.
-
-    Accepts ``[¹]``, ``[^1]`` and plain ``[1]`` (models often flatten superscripts), also lists
-    like ``[1, 2]``; Markdown links ``[1](…)`` and footnote definitions (``[^1]:`` at the start
-    of a line) are not citations.
-    """
-    style: CitationStyle = "footnote" if citations and "^" in citations[0].marker else "numeric"
-    known = {c.marker for c in citations}
-    definitions = {m.start() for m in _DEFINITION.finditer(answer)}
-    hits: list[MarkerHit] = []
-    for match in _MARKER.finditer(answer):
-        if match.start() in definitions:
-            continue
-        for part in match.group(1).split(","):
-            number = int(part.strip().lstrip("^").translate(_PLAIN))
-            canonical = marker(number, style)
-            hits.append(MarkerHit(start=match.start(), end=match.end(), number=number,
-                                  marker=canonical, known=canonical in known))
-    cited = {h.marker for h in hits}
-    return CitationCheck(
-        hits=hits,
-        used=[c.marker for c in citations if c.marker in cited],
-        unknown=list(dict.fromkeys(h.marker for h in hits if not h.known)),
-        unused=[c.marker for c in citations if c.marker not in cited],
-    )
-
-
-# ----------------------------------------------------------------------------- asking the LLM
-
-ANSWER_PHASE = "rag_answer"
-
-
-def single_message(assembled: AssembledPrompt) -> str:
-    """System and user prompt as one chat message (the client sends one user message)."""
-    return f"{assembled.prompt.system}\n\n{assembled.prompt.user}"
-
-
-def prompt_version(assembled: AssembledPrompt) -> str:
-    """First 12 hex digits of the sha256 of the system prompt, for the response log."""
-    return hashlib.sha256(assembled.prompt.system.encode()).hexdigest()[:12]
-
-
-def ask_llm(client: LLMClient, assembled: AssembledPrompt) -> tuple[LLMResponse, CitationCheck]:
-    """Send the assembled prompt to the configured endpoint; check the answer's markers."""
-    response = client.complete(single_message(assembled), phase=ANSWER_PHASE,
-                               template_version=prompt_version(assembled))
-    return response, check_citations(response.text, assembled.citations)

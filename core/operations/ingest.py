@@ -1,4 +1,4 @@
-"""Batch (re-)processing into a chunk set (seed 002, AC-5.9.7): chunk, embed, store, resume.
+"""Batch (re-)processing into a chunk set: chunk, embed, store, resume.
 
 Documents go through in batches of ``batch_size``: each batch is converted, chunked, embedded
 together (one length-sorted pass over all its chunks) and written; only then do its documents
@@ -9,18 +9,23 @@ again with the same arguments. Other chunk sets are never touched (cutover is a 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from core.chunking.base import Chunk
+from core.chunking.chunk import Chunk
+from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
+from core.embeddings import MAX_WORD_PIECES
 from core.errors import ChunkLabError, StoreError
-
-if TYPE_CHECKING:  # Chroma takes seconds to import: the CLI parser must not wait for it
-    from core.store import ChunkSetInfo, ChunkStore
+from core.llm.settings import LLMSettings
+from core.operations.strategies import chunk, validated_config
+from core.progress import ProgressFn, Tracker
+from core.prompts.library import PromptLibrary
+from core.store import ChunkSetInfo, ChunkStore
 
 DEFAULT_BATCH_SIZE = 8
 
@@ -39,18 +44,8 @@ class Source:
 
     @classmethod
     def from_path(cls, path: Path) -> Source:
-        from core.documents import convert
-
         data = path.read_bytes()
         return cls(path.name, content_id(data), lambda: convert(data, path.name))
-
-
-@dataclass(frozen=True)
-class Progress:
-    done: int  # documents handled so far (stored, skipped or failed)
-    total: int
-    chunks: int  # chunks stored so far in this run
-    message: str
 
 
 @dataclass
@@ -61,7 +56,7 @@ class IngestSummary:
     chunks: int = 0
     tokens: int = 0
     seconds: float = 0.0
-    over_limit: int = 0  # chunks embedded truncated (longer than 256 word pieces)
+    over_limit: int = 0  # chunks embedded truncated (longer than MiniLM reads)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (document, sentence)
 
     def sentence(self) -> str:
@@ -79,8 +74,8 @@ class IngestSummary:
         lines = [f"{name}: {message}" for name, message in self.failed]
         if self.over_limit:
             lines.append(
-                f"{self.over_limit} chunk(s) are longer than MiniLM's 256 word pieces and were "
-                "embedded truncated (their tail does not count for retrieval)."
+                f"{self.over_limit} chunk(s) are longer than MiniLM's {MAX_WORD_PIECES} word "
+                "pieces and were embedded truncated (their tail does not count for retrieval)."
             )
         return lines
 
@@ -95,10 +90,7 @@ def open_set(
     prompt_versions: dict[str, str] | None = None,
 ) -> ChunkSetInfo:
     """The set to write into: created, or the existing one when its chunking is the same."""
-    from core.chunking.registry import build_chunker
-    from core.store import ChunkSetInfo
-
-    resolved = build_chunker(strategy, **settings).config.model_dump(mode="json")
+    resolved = validated_config(strategy, settings).model_dump(mode="json")
     if store.has_set(name):
         info = store.info(name)
         if (info.strategy, info.settings) != (strategy, resolved):
@@ -126,14 +118,18 @@ def ingest(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     store: ChunkStore | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
     description: str = "",
     prompt_versions: dict[str, str] | None = None,
+    llm: LLMSettings | None = None,
+    library: PromptLibrary | None = None,
 ) -> IngestSummary:
-    """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped."""
-    from core.chunking.registry import chunk_document
-    from core.store import ChunkStore
+    """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped.
 
+    The LLM strategy uses ``llm`` (default: the saved settings) and the prompt library's active
+    templates. Cancelling stops after the batch being written: what is stored stays stored.
+    """
     if batch_size < 1:
         raise StoreError("The batch size must be at least 1 document.")
     settings = settings or {}
@@ -149,10 +145,10 @@ def ingest(
     total = len(unique)
     summary.skipped = total - len(pending)
     done = summary.skipped
+    tracker = Tracker(progress, total, cancel, what="Ingest")
 
     def report(message: str) -> None:
-        if progress:
-            progress(Progress(done, total, summary.chunks, message))
+        tracker.step(done, f"{done}/{total} documents · {summary.chunks} chunks · {message}")
 
     report(f"{summary.skipped} already stored" if summary.skipped else "starting")
     for first in range(0, len(pending), batch_size):
@@ -164,7 +160,7 @@ def ingest(
             if existed:  # an interrupted run may have written part of this document
                 store.remove_document(info.name, source.doc_id)
             try:
-                chunks.extend(chunk_document(source.load(), strategy, **settings))
+                chunks.extend(chunk(source.load(), strategy, settings, llm=llm, library=library))
                 names.append(source.name)
                 ids.append(source.doc_id)
             except ChunkLabError as err:
@@ -185,8 +181,6 @@ def ingest(
 
 def sources_from_paths(paths: Iterable[Path]) -> list[Source]:
     """One source per file; a folder gives the supported files directly inside it."""
-    from core.documents import SUPPORTED_EXTENSIONS
-
     files: list[Path] = []
     for path in paths:
         if path.is_dir():

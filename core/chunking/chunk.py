@@ -1,0 +1,51 @@
+"""The chunk model every strategy produces and every later stage reads.
+
+Invariant: ``chunk.text == document.text[chunk.start:chunk.end]``. What only the LLM strategy
+knows about a chunk (why it starts where it does, its summary, its contextual prefix) is the
+typed :class:`LLMAnnotations` part, absent for every other strategy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ChunkType = Literal["text", "table"]
+
+
+class LLMAnnotations(BaseModel):
+    """What the LLM strategy adds to a chunk."""
+
+    model_config = ConfigDict(frozen=True)
+
+    boundary_type: str  # DOCUMENT_START, SECTION_BREAK, SEMANTIC_SHIFT or SIZE_CONSTRAINT
+    justification: str
+    summary: str | None = None  # the chunk's summary, or a table chunk's table summary
+    context_prefix: str | None = None  # one sentence put in front of the text when embedding
+
+
+class Chunk(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    doc_id: str
+    strategy: str
+    config: dict[str, Any]
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    chunk_type: ChunkType = "text"
+    tokens: int
+    heading_path: list[str] = []
+    llm: LLMAnnotations | None = None
+
+    @property
+    def summary(self) -> str | None:
+        """The LLM's summary of this chunk, when it has one."""
+        return self.llm.summary if self.llm else None
+
+    @property
+    def context_prefix(self) -> str | None:
+        """The LLM's contextual prefix of this chunk, when it has one."""
+        return self.llm.context_prefix if self.llm else None

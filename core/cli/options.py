@@ -1,0 +1,43 @@
+"""Chunking options shared by ``chunk``, ``ingest`` and ``eval``: the strategy and its settings."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from core.errors import ChunkingError
+from core.operations.strategies import STRATEGIES, strategy
+
+SIZED = ("size", "overlap", "unit")
+
+
+def add_chunking_options(parser: argparse.ArgumentParser,
+                         default: str | None = "recursive") -> None:
+    parser.add_argument("--strategy", choices=list(STRATEGIES), default=default,
+                        help="chunking strategy" + (f" (default {default})" if default else ""))
+    parser.add_argument("--size", type=int, help="target/maximum size per chunk")
+    parser.add_argument("--overlap", type=int, help="size shared by consecutive chunks")
+    parser.add_argument("--unit", choices=("tokens", "chars"), help="unit of size and overlap")
+    parser.add_argument("--no-tables", action="store_true",
+                        help="treat tables as text (no table chunks)")
+    parser.add_argument("--respect-sections", action="store_true",
+                        help="never cross a section boundary")
+
+
+def chunking_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Only the settings the user gave (the strategy's defaults fill in the rest); a setting the
+    strategy does not take is refused."""
+    settings: dict[str, Any] = {
+        name: getattr(args, name) for name in SIZED if getattr(args, name) is not None
+    }
+    if args.no_tables:
+        settings["tables"] = False
+    if args.respect_sections:
+        settings["respect_sections"] = True
+    fields = strategy(args.strategy).config.model_fields
+    unknown = [name for name in settings if name not in fields]
+    if unknown:
+        raise ChunkingError(
+            f"The {args.strategy} strategy does not take --{unknown[0].replace('_', '-')}."
+        )
+    return settings

@@ -1,0 +1,247 @@
+"""One LLM phase, one object: its template, mode, placeholder values, parser and retry rule.
+
+A phase is sent as one or more requests (structure and boundaries cut long text into windows
+that fit the model's context). For each request the phase gives the template's placeholder
+values (:meth:`Phase.values`) and reads the answer (:meth:`Phase.parse`). :meth:`PhaseContext.ask`
+is the one way a request reaches the model: render, look in the cache, send, parse, ask again
+after an invalid answer as often as the phase allows (:attr:`Phase.retries`), and cache only
+answers that parsed. Transient HTTP failures are the client's business.
+
+A phase also says how the Prompts page tries it on a :class:`PhaseInput` (:meth:`Phase.preview`,
+:meth:`Phase.test`), so a new phase is one module in :mod:`core.llm.phases` plus its template.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from core.documents.model import Document, Section, Table, TextSpan
+from core.errors import TemplateError
+from core.llm.cache import LLMCache
+from core.llm.client import LLMClient, LLMError, LLMRequest, LLMResponse
+from core.llm.settings import AnswerSettings, LLMSettings
+from core.llm.tsv import Mode, TSVError
+from core.prompts.library import PromptTemplate
+from core.prompts.substitution import Substitution
+from core.tokens import count_tokens
+
+Req = TypeVar("Req")
+Out = TypeVar("Out")
+T = TypeVar("T")
+PROMPT_MARGIN_TOKENS = 64
+MIN_WINDOW_TOKENS = 256
+DEFAULT_MAX_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class Conversation:
+    current_topic: str = ""
+    context: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class PhaseInput:
+    """What a template is tried on in the Prompts page: a document and the piece the phase
+    reads (a section, a chunk, a table), a conversation, or a question for the RAG answer."""
+
+    document: Document | None = None
+    section: Section | None = None
+    chunk: TextSpan | None = None
+    table: Table | None = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    conversation: Conversation = Conversation()
+    question: str = ""
+    locale: str | None = None
+    references: int = 3
+
+
+def need(value: T | None, what: str) -> T:
+    """``value``, or the sentence telling the user which input to pick."""
+    if value is None:
+        raise TemplateError(f"Pick {what} under Input first.")
+    return value
+
+
+@dataclass(frozen=True)
+class PhaseView:
+    """A phase's result as the Prompts page shows it."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)  # the parsed answer as a table
+    items: list[str] = field(default_factory=list)  # one line per parsed item, for A/B diffs
+    spans: list[tuple[int, int, str]] = field(default_factory=list)  # drawn on the document
+    warning: str | None = None
+
+
+@dataclass
+class Usage:
+    """What the requests of one run cost, and how often the cache answered instead."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cache_hits: int = 0
+    cache_misses: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def window_budget(settings: LLMSettings, template: PromptTemplate) -> int:
+    """Tokens of text one request may carry: the context less the template and the answer."""
+    budget = (settings.context_tokens - settings.max_tokens - count_tokens(template.text)
+              - PROMPT_MARGIN_TOKENS)
+    if budget < MIN_WINDOW_TOKENS:
+        raise LLMError(
+            f"the model's context ({settings.context_tokens} tokens) leaves no room for text "
+            f"after the prompt and {settings.max_tokens} answer tokens; raise the context size "
+            "or lower max tokens in Settings"
+        )
+    return budget
+
+
+class Phase(ABC, Generic[Req, Out]):
+    """One kind of LLM request. Subclasses set the class attributes and the abstract methods."""
+
+    name: ClassVar[str]  # names requests in the log, the cache and to the server
+    label: ClassVar[str]  # how errors name the phase to the user
+    template: ClassVar[str]  # the template it sends (anchors mode)
+    offsets_template: ClassVar[str | None] = None  # … in character-offset mode, when it has one
+    retries: ClassVar[int] = 1  # requests again after an invalid answer
+    text_placeholder: ClassVar[str | None] = None  # the placeholder that carries the text
+    # What the Prompts page asks for to try the phase: "document", "section", "max_tokens",
+    # "chunk", "table", "conversation", "question" (fields of PhaseInput).
+    inputs: ClassVar[tuple[str, ...]] = ("document",)
+
+    def template_name(self, mode: Mode = "anchors") -> str:
+        return self.offsets_template if mode == "offsets" and self.offsets_template else (
+            self.template)
+
+    @abstractmethod
+    def values(self, request: Req) -> dict[str, str]:
+        """The template's placeholder values for one request."""
+
+    @abstractmethod
+    def parse(self, answer: str, request: Req) -> Out:
+        """The validated result of one answer; a TSVError names what is wrong."""
+
+    def cache_content(self, request: Req) -> dict[str, object] | None:
+        """What the cached answer depends on besides template, model and temperature;
+        None: never cached."""
+        return None
+
+    def prompt(self, template: PromptTemplate, request: Req) -> str:
+        rendered = template.render(self.values(request))
+        needed = self.text_placeholder
+        if needed and needed in rendered.unused:
+            raise TemplateError(
+                f"Template {template.label} never uses {{{{{needed}}}}}, so the model would not "
+                "see the text; add the placeholder."
+            )
+        return rendered.text
+
+    def request(self, prompt: str, template: PromptTemplate, context: PhaseContext) -> LLMRequest:
+        return LLMRequest(prompt, self.name, self.label, template.version)
+
+    @abstractmethod
+    def first_request(self, source: PhaseInput, template: PromptTemplate,
+                      settings: LLMSettings) -> Req:
+        """The first request a test of ``template`` on ``source`` sends (what Preview shows)."""
+
+    @abstractmethod
+    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
+        """Run the phase on ``source`` with the context's template, for the Prompts page."""
+
+    def preview(self, source: PhaseInput, template: PromptTemplate,
+                settings: LLMSettings) -> Substitution:
+        """The first request's prompt, with the placeholders the input leaves without value."""
+        return template.render(self.values(self.first_request(source, template, settings)))
+
+
+class PhaseContext:
+    """The client, the cache and the template of each phase for one run; counts its usage.
+
+    Thread-safe: the pipeline's workers share one context.
+    """
+
+    def __init__(
+        self,
+        client: LLMClient,
+        templates: Mapping[str, PromptTemplate],
+        cache: LLMCache | None = None,
+        answer_settings: AnswerSettings | None = None,
+    ) -> None:
+        self.client = client
+        self.templates = dict(templates)
+        self.cache = cache
+        self.answer_settings = answer_settings or AnswerSettings()
+        self.usage = Usage()
+        self.responses: list[LLMResponse] = []
+        self._lock = threading.Lock()
+
+    @property
+    def settings(self) -> LLMSettings:
+        return self.client.settings
+
+    def template(self, phase: Phase[Any, Any]) -> PromptTemplate:
+        return self.templates[phase.name]
+
+    def mode(self, phase: Phase[Any, Any]) -> Mode:
+        return self.template(phase).mode or "anchors"
+
+    def budget(self, phase: Phase[Any, Any]) -> int:
+        return window_budget(self.settings, self.template(phase))
+
+    def _record(self, response: LLMResponse) -> None:
+        with self._lock:
+            self.responses.append(response)
+            self.usage.requests += 1
+            self.usage.prompt_tokens += response.prompt_tokens
+            self.usage.completion_tokens += response.completion_tokens
+            self.usage.latency_s += response.latency_s
+
+    def _cached(self, key: str) -> str | None:
+        assert self.cache is not None
+        answer = self.cache.get(key)
+        with self._lock:
+            if answer is None:
+                self.usage.cache_misses += 1
+            else:
+                self.usage.cache_hits += 1
+        return answer
+
+    def ask(self, phase: Phase[Req, Out], request: Req) -> Out:
+        template = self.template(phase)
+        llm_request = phase.request(phase.prompt(template, request), template, self)
+        content = phase.cache_content(request)
+        key = None
+        if self.cache is not None and content is not None:
+            key = LLMCache.key(
+                phase.name, template.version, llm_request.model or self.settings.model,
+                self.settings.temperature if llm_request.temperature is None
+                else llm_request.temperature, **content,
+            )
+            cached = self._cached(key)
+            if cached is not None:
+                return phase.parse(cached, request)
+        last: TSVError | None = None
+        for _ in range(phase.retries + 1):
+            response = self.client.complete(llm_request)
+            self._record(response)
+            try:
+                value = phase.parse(response.text, request)
+            except TSVError as err:
+                err.log_path = self.client.log.path
+                last = err
+                continue
+            if key is not None and self.cache is not None:
+                self.cache.put(key, phase.name, response.text)
+            return value
+        assert last is not None
+        raise last

@@ -1,0 +1,238 @@
+"""Phase 2, boundary detection: where chunks start inside one section.
+
+The model reads the section (windowed when it exceeds the context) and answers one TSV line per
+chunk start: ``position boundary_type justification``; the first line is the section's start
+(``DOCUMENT_START``), the last marks its end (``DOCUMENT_END``). Positions are anchor numbers, or
+character offsets snapped to the nearest block or sentence start. A malformed answer fails the
+phase at once: no second request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from core.documents.model import Document
+from core.llm import anchors
+from core.llm.cache import digest
+from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
+from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE
+from core.llm.settings import LLMSettings
+from core.llm.tsv import Mode, TSVError, integer, tsv_lines
+from core.prompts.library import PromptTemplate
+
+CHARS_PER_TOKEN = 4  # the size limit is also shown in characters
+FIRST_TYPE = "DOCUMENT_START"  # the first line starts the section …
+LAST_TYPE = "DOCUMENT_END"  # … the last marks its end (it starts no chunk)
+INNER_TYPES = {"SECTION_BREAK", "SEMANTIC_SHIFT", "SIZE_CONSTRAINT"}
+COLUMNS = {
+    "anchors": ("anchor", "boundary_type", "justification"),
+    "offsets": ("position", "boundary_type", "justification"),
+}
+
+
+LABEL = "phase 2 (boundary detection)"
+@dataclass(frozen=True)
+class SectionSpan:
+    """A stretch of the document to cut into chunks, with the title the prompt shows."""
+
+    title: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class BoundaryRow:
+    position: int  # anchor number or character offset
+    boundary_type: str
+    justification: str
+    line_number: int
+    line: str
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Where a chunk starts, why, and how far the model's position had to move."""
+
+    position: int
+    boundary_type: str
+    justification: str
+    said: int
+    snap_distance: int
+
+
+@dataclass(frozen=True)
+class BoundaryResult:
+    title: str
+    start: int
+    end: int
+    boundaries: list[Boundary] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BoundaryWindow:
+    """One request: a window of a section and what its answer is checked against."""
+
+    document: Document
+    mode: Mode
+    section: SectionSpan
+    blocks: list[anchors.AnchorBlock]  # all of the document's blocks
+    shown: list[anchors.AnchorBlock]  # the blocks of this window
+    begin: int
+    end: int
+    max_tokens: int
+    snap_tolerance: int = DEFAULT_SNAP_TOLERANCE
+
+    @property
+    def text(self) -> str:
+        if self.mode == "anchors":
+            return anchors.render(self.document, self.shown, self.end)
+        return self.document.text[self.begin : self.end]
+
+
+def parse_boundaries(text: str, mode: Mode = "anchors", *, label: str = LABEL) -> list[BoundaryRow]:
+    """``position boundary_type justification``, strictly ascending, first/last rules."""
+    columns = COLUMNS[mode]
+    lines = tsv_lines(label, text, columns)
+    boundaries: list[BoundaryRow] = []
+    for index, line in enumerate(lines):
+        position_s, kind, justification = line.cells
+        position = integer(label, position_s, columns[0], line)
+        is_first, is_last = index == 0, index == len(lines) - 1
+        if is_first and kind != FIRST_TYPE:
+            raise TSVError.on(label, f"the first boundary must be {FIRST_TYPE}, got {kind!r}",
+                              line)
+        if not is_first and kind == LAST_TYPE and not is_last:
+            raise TSVError.on(label, f"{LAST_TYPE} may only be the last boundary", line)
+        if not is_first and kind != LAST_TYPE and kind not in INNER_TYPES:
+            allowed = ", ".join(sorted(INNER_TYPES | {LAST_TYPE}))
+            raise TSVError.on(label, f"boundary_type must be one of {allowed}, got {kind!r}",
+                              line)
+        if boundaries and position <= boundaries[-1].position:
+            if not (kind == LAST_TYPE and position == boundaries[-1].position):
+                raise TSVError.on(label, f"positions must be ascending ({position} follows "
+                                  f"{boundaries[-1].position})", line)
+        boundaries.append(BoundaryRow(position, kind, justification, line.number, line.text))
+    if len(boundaries) < 2 or boundaries[-1].boundary_type != LAST_TYPE:
+        raise TSVError.on(label, f"the last boundary must be {LAST_TYPE}", lines[-1])
+    return boundaries
+
+
+class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
+    name = "boundary_detection"
+    label = LABEL
+    template = "boundary_detection"
+    inputs = ("document", "section", "max_tokens")
+    offsets_template = "boundary_detection_offsets"
+    retries = 0
+    text_placeholder = "section_text"
+
+    def values(self, request: BoundaryWindow) -> dict[str, str]:
+        text = request.text
+        return {
+            "section_title": request.section.title,
+            "section_text": text,
+            "section_start": str(request.begin),
+            "text_length": str(len(text)),
+            "max_tokens": str(request.max_tokens),
+            "max_chars": str(request.max_tokens * CHARS_PER_TOKEN),
+        }
+
+    def cache_content(self, request: BoundaryWindow) -> dict[str, object]:
+        return {"section": digest(request.section.title, request.begin, request.text),
+                "max_tokens": request.max_tokens}
+
+    def parse(self, answer: str, request: BoundaryWindow) -> list[Boundary]:
+        """The rows mapped to offsets; two rows that land on one place keep the first."""
+        label, mode = self.label, request.mode
+        begin, end, tolerance = request.begin, request.end, request.snap_tolerance
+        anchor_map = anchors.AnchorMap(request.blocks)
+        candidates = anchors.boundary_candidates(request.document, request.blocks, begin, end)
+        result: list[Boundary] = []
+        for index, row in enumerate(parse_boundaries(answer, mode, label=label)):
+            if row.boundary_type == LAST_TYPE:
+                if mode == "anchors":
+                    anchors.check_anchor(label, row.position, request.shown, row, "anchor")
+                elif not begin <= row.position <= end + tolerance:
+                    raise TSVError.at(label, f"{LAST_TYPE} {row.position} lies outside the "
+                                      f"section ({begin}-{end})", row)
+                continue
+            if mode == "anchors":
+                anchors.check_anchor(label, row.position, request.shown, row, "anchor")
+                first = request.shown[0].number
+                if index == 0 and row.position != first:
+                    raise TSVError.at(label, f"the first boundary must be the section's first "
+                                      f"anchor {first}, got {row.position}", row)
+                position, moved = (begin if index == 0 else anchor_map.offset(row.position)), 0
+            else:
+                if not begin - tolerance <= row.position <= end:
+                    raise TSVError.at(label, f"position {row.position} lies outside the section "
+                                      f"({begin}-{end})", row)
+                if index == 0:
+                    position, moved = begin, abs(row.position - begin)
+                else:
+                    position, moved = anchors.snap(request.document, row.position, candidates,
+                                                   tolerance)
+            if (result and position <= result[-1].position) or position >= end:
+                continue
+            result.append(Boundary(position, row.boundary_type, row.justification,
+                                   row.position, moved))
+        return result
+
+    def windows(self, document: Document, section: SectionSpan, max_tokens: int, mode: Mode,
+                budget: int, snap_tolerance: int = DEFAULT_SNAP_TOLERANCE) -> list[BoundaryWindow]:
+        blocks = anchors.anchor_blocks(document)
+        inside = anchors.blocks_between(blocks, section.start, section.end)
+        shown = anchors.windows(document, inside, budget)
+        return [
+            BoundaryWindow(document, mode, section, blocks, window,
+                           section.start if i == 0 else window[0].start,
+                           shown[i + 1][0].start if i + 1 < len(shown) else section.end,
+                           max_tokens, snap_tolerance)
+            for i, window in enumerate(shown)
+        ]
+
+    def run(self, context: PhaseContext, document: Document, section: SectionSpan,
+            max_tokens: int, snap_tolerance: int = DEFAULT_SNAP_TOLERANCE) -> BoundaryResult:
+        """Chunk starts inside ``section``; a section of a single block is one chunk, asked
+        nothing. A window edge is a forced cut, marked SIZE_CONSTRAINT."""
+        windows = self.windows(document, section, max_tokens, context.mode(self),
+                               context.budget(self), snap_tolerance)
+        if sum(len(w.shown) for w in windows) <= 1:
+            only = Boundary(section.start, FIRST_TYPE, "A single block", section.start, 0)
+            return BoundaryResult(section.title, section.start, section.end, [only])
+        boundaries: list[Boundary] = []
+        for i, window in enumerate(windows):
+            found = context.ask(self, window)
+            if i > 0:
+                head = found[0]
+                found[0] = Boundary(head.position, "SIZE_CONSTRAINT",
+                                    "The section is longer than the model's context window",
+                                    head.said, head.snap_distance)
+            boundaries += found
+        return BoundaryResult(section.title, section.start, section.end, boundaries)
+
+    def first_request(self, source: PhaseInput, template: PromptTemplate,
+                      settings: LLMSettings) -> BoundaryWindow:
+        document = need(source.document, "a document")
+        section = need(source.section, "a section")
+        windows = self.windows(document, SectionSpan(section.title, section.start, section.end),
+                               source.max_tokens, template.mode or "anchors",
+                               window_budget(settings, template))
+        return need(windows[0] if windows else None, "a section with text")
+
+    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
+        document = need(source.document, "a document")
+        section = need(source.section, "a section")
+        found = self.run(context, document,
+                         SectionSpan(section.title, section.start, section.end),
+                         source.max_tokens)
+        cuts = [b.position for b in found.boundaries] + [found.end]
+        return PhaseView(
+            rows=[asdict(b) for b in found.boundaries],
+            items=[f"chunk starts at {b.position} ({b.boundary_type})" for b in found.boundaries],
+            spans=[(start, stop, f"chunk {i + 1}")
+                   for i, (start, stop) in enumerate(zip(cuts, cuts[1:], strict=False))],
+        )
+
+
+BOUNDARIES = BoundariesPhase()

@@ -1,0 +1,207 @@
+"""Phase 1, structure analysis: the document's sections, as the model reads them.
+
+The model reads the document (windowed when it exceeds the context) and answers one TSV line per
+section: ``title level start end parent_title``, with anchor numbers (or, in offsets mode,
+character offsets snapped to the nearest block start). A malformed answer fails the phase at once:
+no second request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from core.documents.model import Document
+from core.llm import anchors
+from core.llm.cache import digest
+from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
+from core.llm.settings import LLMSettings
+from core.llm.tsv import Mode, TSVError, integer, tsv_lines
+from core.prompts.library import PromptTemplate
+
+ROOT = "ROOT"
+DEFAULT_SNAP_TOLERANCE = 200
+HEADINGS = ("title", "heading")
+COLUMNS = {
+    "anchors": ("title", "level", "start_anchor", "end_anchor", "parent_title"),
+    "offsets": ("title", "level", "start_char", "end_char", "parent_title"),
+}
+
+
+LABEL = "phase 1 (structure analysis)"
+@dataclass(frozen=True)
+class StructureRow:
+    title: str
+    level: int
+    start: int  # anchor number or character offset, as the mode says
+    end: int  # anchors: last block, inclusive; offsets: exclusive
+    parent: str | None  # None for ROOT
+    line_number: int
+    line: str
+
+
+@dataclass(frozen=True)
+class LLMSection:
+    """A section as the model sees it, mapped to offsets in ``Document.text``."""
+
+    title: str
+    level: int
+    start: int
+    end: int
+    parent: str | None
+    said_start: int  # what the model wrote: an anchor number or a character offset
+    snap_distance: int  # characters the start moved to land on a block start (0 for anchors)
+
+
+@dataclass(frozen=True)
+class StructureResult:
+    mode: Mode
+    sections: list[LLMSection]
+    template_version: str
+
+    def path(self, position: int) -> list[str]:
+        """Titles of the sections containing ``position``, top level first."""
+        inside = [s for s in self.sections if s.start <= position < s.end]
+        return [s.title for s in sorted(inside, key=lambda s: (s.level, s.start))]
+
+
+@dataclass(frozen=True)
+class StructureWindow:
+    """One request: a window of the document and what its answer is checked against."""
+
+    document: Document
+    mode: Mode
+    blocks: list[anchors.AnchorBlock]  # the blocks shown, all of the document's blocks
+    shown: list[anchors.AnchorBlock]  # the blocks of this window
+    end: int  # where the window's text ends
+    known_titles: frozenset[str] = frozenset()  # titles of earlier windows (parents may name them)
+    snap_tolerance: int = DEFAULT_SNAP_TOLERANCE
+
+    @property
+    def begin(self) -> int:
+        return self.shown[0].start
+
+    @property
+    def text(self) -> str:
+        if self.mode == "anchors":
+            return anchors.render(self.document, self.shown, self.end)
+        return self.document.text[self.begin : self.end]
+
+
+def parse_structure(
+    text: str, mode: Mode = "anchors", *, label: str = LABEL,
+    known_titles: frozenset[str] = frozenset(),
+) -> list[StructureRow]:
+    """``title level start end parent_title`` per section, starts ascending."""
+    columns = COLUMNS[mode]
+    sections: list[StructureRow] = []
+    titles = set(known_titles)
+    for line in tsv_lines(label, text, columns):
+        title, level_s, start_s, end_s, parent = line.cells
+        if not title:
+            raise TSVError.on(label, "the title is empty", line)
+        level = integer(label, level_s, "level", line)
+        if level not in (1, 2, 3):
+            raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
+        start = integer(label, start_s, columns[2], line)
+        end = integer(label, end_s, columns[3], line)
+        if end < start or (mode == "offsets" and end == start):
+            relation = "<=" if mode == "anchors" else "<"
+            raise TSVError.on(label, f"{columns[2]} must be {relation} {columns[3]}", line)
+        if sections and start < sections[-1].start:
+            raise TSVError.on(label, f"sections must be in ascending order ({start} comes "
+                              f"after {sections[-1].start})", line)
+        if parent != ROOT and parent not in titles:
+            raise TSVError.on(label, f"parent_title {parent!r} is neither ROOT nor an earlier "
+                              "title", line)
+        titles.add(title)
+        sections.append(StructureRow(title, level, start, end,
+                                     None if parent == ROOT else parent, line.number, line.text))
+    return sections
+
+
+class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
+    name = "structure_analysis"
+    label = LABEL
+    template = "structure_analysis"
+    offsets_template = "structure_analysis_offsets"
+    retries = 0
+    text_placeholder = "document_text"
+
+    def values(self, request: StructureWindow) -> dict[str, str]:
+        return {"document_name": request.document.source_name, "document_text": request.text}
+
+    def cache_content(self, request: StructureWindow) -> dict[str, object]:
+        return {"text": digest(request.text), "window_start": request.begin}
+
+    def parse(self, answer: str, request: StructureWindow) -> list[LLMSection]:
+        document, label = request.document, self.label
+        rows = parse_structure(answer, request.mode, label=label,
+                               known_titles=request.known_titles)
+        found = []
+        if request.mode == "anchors":
+            anchor_map = anchors.AnchorMap(request.blocks)
+            for row in rows:
+                anchors.check_anchor(label, row.start, request.shown, row, "start_anchor")
+                anchors.check_anchor(label, row.end, request.shown, row, "end_anchor")
+                found.append(LLMSection(row.title, row.level, anchor_map.offset(row.start),
+                                        anchor_map.end(row.end), row.parent, row.start, 0))
+            return found
+        candidates = sorted({b.start for b in request.blocks} | {len(document.text)})
+        length = len(request.text)
+        for row in rows:
+            if row.end > length:
+                raise TSVError.at(label, f"end_char {row.end} lies beyond the text "
+                                  f"({length} characters)", row)
+            start, moved = anchors.snap(document, request.begin + row.start, candidates,
+                                        request.snap_tolerance)
+            stop, _ = anchors.snap(document, request.begin + row.end, candidates,
+                                   request.snap_tolerance)
+            found.append(LLMSection(row.title, row.level, start, max(stop, start + 1),
+                                    row.parent, row.start, moved))
+        return found
+
+    def windows(self, document: Document, mode: Mode, budget: int,
+                snap_tolerance: int = DEFAULT_SNAP_TOLERANCE) -> list[StructureWindow]:
+        blocks = anchors.anchor_blocks(document)
+        shown = anchors.windows(document, blocks, budget) if blocks else []
+        return [
+            StructureWindow(document, mode, blocks, window,
+                            shown[i + 1][0].start if i + 1 < len(shown) else len(document.text),
+                            snap_tolerance=snap_tolerance)
+            for i, window in enumerate(shown)
+        ]
+
+    def run(self, context: PhaseContext, document: Document,
+            snap_tolerance: int = DEFAULT_SNAP_TOLERANCE) -> StructureResult:
+        """The document's sections, window by window; a window that begins mid-section lets
+        that section continue instead of starting it again."""
+        template = context.template(self)
+        mode = context.mode(self)
+        sections: list[LLMSection] = []
+        for window in self.windows(document, mode, context.budget(self), snap_tolerance):
+            window = replace(window, known_titles=frozenset(s.title for s in sections))
+            found = context.ask(self, window)
+            if (sections and found and found[0].start == window.begin
+                    and window.shown[0].kind not in HEADINGS):
+                found = found[1:]
+            sections += found
+        return StructureResult(mode, sections, template.version)
+
+    def first_request(self, source: PhaseInput, template: PromptTemplate,
+                      settings: LLMSettings) -> StructureWindow:
+        document = need(source.document, "a document")
+        windows = self.windows(document, template.mode or "anchors",
+                               window_budget(settings, template))
+        return need(windows[0] if windows else None, "a document with text")
+
+    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
+        result = self.run(context, need(source.document, "a document"))
+        return PhaseView(
+            rows=[asdict(s) for s in result.sections],
+            items=[f"{'  ' * (s.level - 1)}{s.title} [{s.start}-{s.end})"
+                   for s in result.sections],
+            spans=[(s.start, s.end, s.title) for s in result.sections],
+        )
+
+
+STRUCTURE = StructurePhase()

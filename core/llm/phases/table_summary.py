@@ -1,0 +1,78 @@
+"""Table summary: a few sentences of prose that describe a table chunk, embedded instead of it.
+
+One paragraph of 10–1,000 characters that does not copy the table; an invalid answer is asked
+once more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.llm.cache import digest
+from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need
+from core.llm.settings import LLMSettings
+from core.llm.tsv import TSVError, one_paragraph
+from core.prompts.library import PromptTemplate
+
+SUMMARY_CHARS = (10, 1000)
+
+
+LABEL = "table summary"
+@dataclass(frozen=True)
+class TableRequest:
+    document_name: str
+    table_text: str  # the table chunk's text (its caption included when it has one)
+    heading_path: list[str]
+    caption: str | None
+
+    @property
+    def path(self) -> str:
+        return " > ".join(self.heading_path) or self.document_name
+
+
+def parse_table_summary(text: str, *, label: str = LABEL) -> str:
+    """Plain prose, not a copy of the table."""
+    summary = one_paragraph(label, text, SUMMARY_CHARS)
+    if summary.lstrip().startswith("|"):
+        raise TSVError(label, "the summary copies the table instead of describing it",
+                       line_number=1, line=summary)
+    return summary
+
+
+def table_request(source: PhaseInput) -> TableRequest:
+    document = need(source.document, "a document")
+    table = need(source.table, "a table")
+    return TableRequest(document.source_name, table.markdown,
+                        document.heading_path(table.start), table.caption)
+
+
+class TableSummaryPhase(Phase[TableRequest, str]):
+    name = "table_summary"
+    label = LABEL
+    template = "table_summary"
+    inputs = ("document", "table")
+    text_placeholder = "table_markdown"
+
+    def values(self, request: TableRequest) -> dict[str, str]:
+        return {"document_id": request.document_name, "heading_path": request.path,
+                "table_caption": request.caption or "none", "table_markdown": request.table_text}
+
+    def cache_content(self, request: TableRequest) -> dict[str, object]:
+        return {"chunk": digest(request.table_text, request.document_name, request.path,
+                                request.caption)}
+
+    def parse(self, answer: str, request: TableRequest) -> str:
+        return parse_table_summary(answer, label=self.label)
+
+    def first_request(self, source: PhaseInput, template: PromptTemplate,
+                      settings: LLMSettings) -> TableRequest:
+        return table_request(source)
+
+    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
+        summary = context.ask(self, table_request(source))
+        table = need(source.table, "a table")
+        return PhaseView(rows=[{"summary": summary}], items=[summary],
+                         spans=[(table.start, table.end, "table")])
+
+
+TABLE_SUMMARY = TableSummaryPhase()

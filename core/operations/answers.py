@@ -1,0 +1,100 @@
+"""Retrieve, assemble the RAG prompt, and ask the model: what Assemble and the CLI do.
+
+:class:`AssemblyOptions` holds every choice of the Assemble page and ``python -m core assemble``;
+:func:`assemble` retrieves packs from a chunk set and builds the prompt; :func:`ask` sends it
+with the user's answer settings and checks the answer's citations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.assembly import (
+    AssembledPrompt,
+    CitationCheck,
+    CitationStyle,
+    Estimator,
+    Style,
+    SystemPrompt,
+    assemble_prompt,
+)
+from core.llm.client import LLMClient
+from core.llm.phase import PhaseContext
+from core.llm.phases import ANSWER
+from core.llm.settings import AnswerSettings, LLMSettings
+from core.prompts.library import PromptLibrary
+from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
+from core.retrieval.packs import Pack
+from core.retrieval.ranking import RankMode
+from core.retrieval.retrieve import retrieve
+from core.store import ChunkStore
+
+SystemChoice = Literal["builtin", "library"]
+
+
+@dataclass(frozen=True)
+class AssemblyOptions:
+    limit: int = 5
+    neighbors: int = 0
+    ranking: RankMode = "vector"
+    headroom: int = 300
+    style: Style = "qa"
+    citation_style: CitationStyle = "numeric"
+    context_tokens: int | None = None
+    estimator: Estimator = "tiktoken"
+    system: SystemChoice = "builtin"  # the style's built-in prompt, or the library's RAG template
+    locale: str | None = None  # of the library's RAG template
+    doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
+
+
+@dataclass(frozen=True)
+class Assembly:
+    chunk_set: str
+    packs: list[Pack]
+    assembled: AssembledPrompt
+
+
+def library_system_prompt(locale: str | None, library: PromptLibrary) -> SystemPrompt:
+    """The prompt library's active RAG answer template as a system prompt of the kept packs."""
+    locales = parse_locales(library.template(TEMPLATE_NAME).text)
+    return lambda references: build_system_prompt(locale, references, locales)
+
+
+def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
+             store: ChunkStore | None = None, library: PromptLibrary | None = None) -> Assembly:
+    store = store or ChunkStore()
+    name = chunk_set or store.active_set() or ""
+    filters = {"doc_id": list(options.doc_ids)} if options.doc_ids else None
+    packs = retrieve(question, limit=options.limit, per_hit_neighbors=options.neighbors,
+                     ranking=options.ranking, chunk_set=name or None, filters=filters,
+                     store=store)
+    system = (library_system_prompt(options.locale, library or PromptLibrary())
+              if options.system == "library" else None)
+    assembled = assemble_prompt(
+        question, packs, headroom_tokens=options.headroom, style=options.style,
+        citation_style=options.citation_style, context_tokens=options.context_tokens,
+        estimator=options.estimator, system_prompt=system,
+    )
+    return Assembly(name, packs, assembled)
+
+
+@dataclass(frozen=True)
+class AnswerRun:
+    text: str
+    check: CitationCheck
+    model: str
+    temperature: float
+    latency_s: float
+
+
+def ask(assembled: AssembledPrompt, settings: LLMSettings, answer: AnswerSettings,
+        library: PromptLibrary | None = None) -> AnswerRun:
+    """Send the assembled prompt with the answer settings; check the answer's markers."""
+    template = (library or PromptLibrary()).template(ANSWER.template)
+    with LLMClient(settings) as client:
+        context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer)
+        result = ANSWER.run(context, assembled)
+    response = context.responses[-1]
+    return AnswerRun(result.text, result.check, response.model, answer.temperature,
+                     response.latency_s)

@@ -1,0 +1,94 @@
+"""Named chunking configurations: the built-in presets and the ones the user saved.
+
+A preset is a strategy with settings under a name; every page that picks a configuration
+(Compare, Chunk sets, Evaluate, Assemble's quick start) and the CLI read the same list. The
+user's presets live in ``data_dir()/chunk_presets.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.config import data_dir
+from core.errors import ChunkingError
+from core.files import write_json
+from core.operations.strategies import validated_config
+
+PRESETS_FILE = "chunk_presets.json"
+MAX_NAME = 80
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    strategy: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    builtin: bool = True
+
+
+BUILTIN_PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("fixed 1000 chars", "fixed",
+               {"size": 1000, "overlap": 0, "unit": "chars", "tables": False}),
+        Preset("fixed 500 tokens", "fixed",
+               {"size": 500, "overlap": 0, "unit": "tokens", "tables": False}),
+        Preset("recursive 500/50", "recursive",
+               {"size": 500, "overlap": 50, "unit": "tokens", "tables": True}),
+        Preset("recursive 500/50 (no tables)", "recursive",
+               {"size": 500, "overlap": 50, "unit": "tokens", "tables": False}),
+        Preset("recursive 500/50 by section", "recursive",
+               {"size": 500, "overlap": 50, "unit": "tokens", "tables": True,
+                "respect_sections": True}),
+        Preset("semantic", "semantic", {"size": 400, "tables": True}),
+    )
+}
+BASELINE = "fixed 1000 chars"  # what table-aware chunkings are measured against
+
+
+def _path() -> Path:
+    return data_dir() / PRESETS_FILE
+
+
+def user_presets() -> dict[str, Preset]:
+    """Configurations the user saved; unreadable entries are skipped."""
+    try:
+        raw = json.loads(_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        name: Preset(name, entry[0], dict(entry[1]), builtin=False)
+        for name, entry in raw.items()
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict)
+    }
+
+
+def all_presets() -> dict[str, Preset]:
+    """Built-in presets first, then the user's."""
+    return {**BUILTIN_PRESETS, **user_presets()}
+
+
+def preset(name: str) -> Preset:
+    presets = all_presets()
+    if name not in presets:
+        raise ChunkingError(f"Unknown preset {name!r}; choose one of {', '.join(presets)}.")
+    return presets[name]
+
+
+def save_user_preset(name: str, strategy: str, settings: dict[str, Any]) -> Preset:
+    """Save a named configuration after checking it is valid; a built-in name cannot be reused."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME:
+        raise ChunkingError(f"A preset name needs 1 to {MAX_NAME} characters.")
+    if name in BUILTIN_PRESETS:
+        raise ChunkingError(f"{name!r} is a built-in preset; choose another name.")
+    validated_config(strategy, settings)
+    saved = {n: [p.strategy, p.settings] for n, p in user_presets().items()}
+    saved[name] = [strategy, settings]
+    write_json(_path(), saved, indent=2, sort_keys=True)
+    return Preset(name, strategy, dict(settings), builtin=False)

@@ -1,0 +1,104 @@
+"""Trying a prompt template on a real input: preview, test run, and A/B of two variants.
+
+The phase that sends a template (:func:`core.llm.phases.phase_of`) builds its values and reads
+its answer, so a test shows exactly what the app would send and parse. Tests never use the
+cache: a test always asks the model. A rejected answer is a result (``error``), not a failure.
+"""
+
+from __future__ import annotations
+
+import difflib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import TemplateError
+from core.llm.client import LLMClient
+from core.llm.phase import PhaseContext, PhaseInput, PhaseView
+from core.llm.phases import phase_of
+from core.llm.settings import AnswerSettings, LLMSettings
+from core.llm.tsv import TSVError
+from core.prompts.library import PromptTemplate
+
+
+@dataclass(frozen=True)
+class Preview:
+    text: str
+    missing: list[str] = field(default_factory=list)  # placeholders the input gives no value
+    note: str = ""  # what to pick so the preview is complete
+
+
+def preview(template: PromptTemplate, source: PhaseInput, settings: LLMSettings) -> Preview:
+    """The prompt exactly as it would be sent for ``source`` (the first request, when the phase
+    sends several); without the input the phase needs, the template with what is missing."""
+    try:
+        rendered = phase_of(template).preview(source, template, settings)
+    except TemplateError as err:
+        bare = template.render({})
+        return Preview(bare.text, bare.missing, str(err))
+    return Preview(rendered.text, rendered.missing)
+
+
+@dataclass(frozen=True)
+class TestRun:
+    label: str
+    version: str
+    raw: str = ""
+    view: PhaseView = PhaseView()
+    error: str | None = None
+    error_line: str | None = None
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+
+def run_template(settings: LLMSettings, template: PromptTemplate, source: PhaseInput, *,
+                 answer: AnswerSettings | None = None) -> TestRun:
+    """Run ``template`` on ``source`` with the configured model."""
+    phase = phase_of(template)
+    with LLMClient(settings) as client:
+        context = PhaseContext(client, {phase.name: template}, answer_settings=answer)
+        view, error, error_line = PhaseView(), None, None
+        try:
+            view = phase.test(context, source)
+        except TSVError as err:
+            error, error_line = str(err), err.line
+    usage = context.usage
+    return TestRun(
+        label=template.label, version=template.version,
+        raw="\n\n".join(r.text for r in context.responses), view=view, error=error,
+        error_line=error_line, requests=usage.requests, prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens, latency_s=usage.latency_s,
+    )
+
+
+@dataclass(frozen=True)
+class ABResult:
+    a: TestRun
+    b: TestRun
+    only_a: list[str]
+    only_b: list[str]
+    raw_diff: str
+
+
+def text_diff(old: str, new: str, old_label: str, new_label: str) -> str:
+    """A unified diff (plain text, shown in a code block, so nothing is rendered as HTML)."""
+    return "".join(difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True),
+        fromfile=old_label, tofile=new_label, n=2,
+    ))
+
+
+def run_ab(settings: LLMSettings, a: PromptTemplate, b: PromptTemplate, source: PhaseInput,
+           **options: Any) -> ABResult:
+    """Both templates on the same input, concurrently; what one found and the other did not."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first, second = pool.map(lambda t: run_template(settings, t, source, **options), (a, b))
+    return ABResult(
+        a=first,
+        b=second,
+        only_a=[item for item in first.view.items if item not in set(second.view.items)],
+        only_b=[item for item in second.view.items if item not in set(first.view.items)],
+        raw_diff=text_diff(first.raw, second.raw, f"A {first.label}", f"B {second.label}"),
+    )

@@ -1,0 +1,102 @@
+"""Retrieve from a chunk set: rank its chunks for a question and turn the hits into packs.
+
+Vector ranking asks the store (Chroma); BM25 and hybrid rank the set's chunks in memory with
+:func:`core.retrieval.ranking.rank_chunks`, the same function the evaluation uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.chunking.chunk import Chunk
+from core.errors import ChunkLabError, StoreError
+from core.retrieval.bm25 import BM25Index
+from core.retrieval.packs import Pack, build_packs
+from core.retrieval.ranking import RANK_MODES, RankMode, hybrid, rank_chunks
+from core.store import ChunkStore
+
+Filters = Mapping[str, Any]  # chunk field → value, or a list of accepted values
+HYBRID_CANDIDATES = 100  # vector hits fused with BM25 (at least 10 × limit)
+
+
+class RetrievalError(ChunkLabError):
+    """Retrieval settings that cannot work (unknown ranking, limit below one…)."""
+
+
+def where_clause(filters: Filters | None) -> dict | None:
+    """The Chroma ``where`` for ``filters`` (equality, ``$in`` for lists, ``$and`` for several)."""
+    parts = [
+        {key: {"$in": list(value)} if isinstance(value, list | tuple | set) else value}
+        for key, value in sorted((filters or {}).items())
+    ]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
+def chunk_filter(filters: Filters | None):
+    """A predicate on chunks with the same meaning as :func:`where_clause`."""
+    def accepts(chunk: Chunk) -> bool:
+        for key, value in (filters or {}).items():
+            field = getattr(chunk, key, None)
+            allowed = value if isinstance(value, list | tuple | set) else [value]
+            if field not in allowed:
+                return False
+        return True
+    return accepts
+
+
+def _hits(
+    store: ChunkStore, name: str, question: str, limit: int, ranking: RankMode,
+    filters: Filters | None,
+) -> list[tuple[Chunk, float]]:
+    where = where_clause(filters)
+    if ranking == "vector":
+        return store.query(name, question, limit, where=where)
+    chunks = [c for c in store.get_chunks(name) if chunk_filter(filters)(c)]
+    if ranking == "bm25":
+        ranked = rank_chunks(question, chunks, "bm25", limit=limit)
+    else:
+        index = {c.id: i for i, c in enumerate(chunks)}
+        k = min(len(chunks), max(HYBRID_CANDIDATES, 10 * limit))
+        by_vector = [(index[c.id], s) for c, s in store.query(name, question, k, where=where)
+                     if c.id in index] if k else []
+        ranked = hybrid(question, BM25Index([c.text for c in chunks]), by_vector)[:limit]
+    return [(chunks[i], score) for i, score in ranked]
+
+
+def retrieve(
+    question: str,
+    limit: int = 5,
+    per_hit_neighbors: int = 0,
+    ranking: RankMode = "vector",
+    chunk_set: str | None = None,
+    filters: Filters | None = None,
+    store: ChunkStore | None = None,
+) -> list[Pack]:
+    """Up to ``limit`` packs for ``question`` from ``chunk_set`` (default: the active set).
+
+    Each hit becomes a pack with its ``per_hit_neighbors`` neighbours on each side (document
+    order, unfiltered); hits whose windows share chunks merge, so fewer than ``limit`` packs can
+    come back. ``filters`` restrict the hits, e.g. ``{"chunk_type": "table"}`` or
+    ``{"doc_id": [a, b]}``. A blank question retrieves nothing.
+    """
+    if ranking not in RANK_MODES:
+        raise RetrievalError(
+            f"Unknown ranking “{ranking}”; choose one of {', '.join(RANK_MODES)}.")
+    if limit < 1 or per_hit_neighbors < 0:
+        raise RetrievalError("The limit must be at least 1 and neighbours cannot be negative.")
+    store = store or ChunkStore()
+    name = chunk_set or store.active_set()
+    if not name:
+        raise StoreError("No chunk set is active: create one on the Chunk sets page first.")
+    if not question.strip():
+        return []
+    hits = _hits(store, name, question, limit, ranking, filters)
+    doc_chunks: dict[str, Sequence[Chunk]] = {}
+    if per_hit_neighbors:
+        for doc_id in dict.fromkeys(c.doc_id for c, _ in hits):
+            doc_chunks[doc_id] = sorted(store.get_chunks(name, doc_id=doc_id),
+                                        key=lambda c: (c.start, c.end))
+    return build_packs(hits, per_hit_neighbors, doc_chunks)

@@ -1,0 +1,85 @@
+"""Every resource the pages share, held once: the document library, the chunk store, the prompt
+library, token counts, and this session's LLM and answer settings.
+
+Nothing else in the app caches a resource. The store and the prompt library are keyed by where
+they live (data folder, Chroma server), so a test or a second data folder gets its own.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from core import config
+from core.documents.model import Document
+from core.library import DocumentLibrary, default_library
+from core.llm.settings import AnswerSettings, LLMSettings, load_answer_settings, load_settings
+from core.prompts.library import PromptLibrary
+from core.store import ChunkStore
+from core.store.chunk_store import CHROMA_HOST_ENV, CHROMA_PORT_ENV
+from core.tokens import count_tokens
+
+LLM_SETTINGS = "llm_settings"  # session key: this session's LLMSettings (API key included)
+SAMPLES_DIR = config.SAMPLES_DIR
+
+
+@st.cache_resource(show_spinner="First start: converting the sample documents (once, a few "
+                   "seconds)…")
+def _library(data_dir: str) -> DocumentLibrary:
+    lib = default_library()
+    if SAMPLES_DIR.is_dir():
+        lib.ensure_samples(SAMPLES_DIR)
+    return lib
+
+
+def library() -> DocumentLibrary:
+    """The library in the data folder, with the sample documents added on first start."""
+    return _library(str(config.data_dir()))
+
+
+@st.cache_resource(show_spinner="Opening the chunk store…")
+def _chunk_store(data_dir: str, host: str, port: str) -> ChunkStore:
+    return ChunkStore()
+
+
+def chunk_store() -> ChunkStore:
+    """One store per data folder and Chroma server; StoreError when the server is unreachable."""
+    return _chunk_store(str(config.data_dir()), os.environ.get(CHROMA_HOST_ENV, ""),
+                        os.environ.get(CHROMA_PORT_ENV, ""))
+
+
+@st.cache_resource
+def _prompt_library(data_dir: str) -> PromptLibrary:
+    return PromptLibrary()
+
+
+def prompt_library() -> PromptLibrary:
+    return _prompt_library(str(config.data_dir()))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _token_count(doc_id: str, text: str) -> int:
+    return count_tokens(text)
+
+
+def token_count(document: Document) -> int:
+    """The document's tokens (cl100k), counted once per document."""
+    return _token_count(document.doc_id, document.text)
+
+
+def llm_settings() -> LLMSettings:
+    """This session's LLM settings (typed on the Settings page, with the API key), else the
+    ones from the environment, secrets and the saved file."""
+    settings = st.session_state.get(LLM_SETTINGS)
+    return settings if isinstance(settings, LLMSettings) else load_settings()
+
+
+def answer_settings() -> AnswerSettings:
+    return load_answer_settings()
+
+
+def clear() -> None:
+    """Forget every held resource (tests switch data folders between runs)."""
+    for cached in (_library, _chunk_store, _prompt_library, _token_count):
+        cached.clear()
