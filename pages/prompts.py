@@ -6,32 +6,29 @@ editor and those inputs and shows what ``core.operations.prompt_tests`` returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import pandas as pd
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.llm import anchors
-from core.llm.phase import Conversation, PhaseInput
+from core.llm.phase import PhaseInput
 from core.llm.phases import phase_of
 from core.operations import prompt_tests
 from core.prompts.checks import check_template
 from core.prompts.library import DEFAULT, PromptTemplate
-from core.prompts.locales import locale_names
 from core.tokens import count_tokens
+from ui.phase_inputs import choose_input
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
 from ui.resources import answer_settings, llm_settings, prompt_library
-from ui.state import pick_document, show_error
+from ui.state import show_error
 
 MARKER = "@@"
 EDITOR_HEIGHT = 520
-SAMPLE_CONVERSATION = Conversation(
-    current_topic="home insurance deductibles",
-    context="user: What is my deductible for water damage?\n"
-    "assistant: The policy sets a deductible of 500 EUR per water damage claim.",
-    message="And does the policy cover damage from a burst pipe in winter?",
-)
 
 library = prompt_library()
+T = TypeVar("T")
 
 
 def editor_key(name: str, variant: str) -> str:
@@ -162,76 +159,6 @@ def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
     return bool(checks.errors)
 
 
-def choose_input(working: PromptTemplate) -> PhaseInput:
-    """The widgets for what the template's phase is tried on."""
-    needs = phase_of(working).inputs
-    cols = st.columns([3, 3, 2])
-    if "conversation" in needs:
-        talk = SAMPLE_CONVERSATION
-        return PhaseInput(conversation=Conversation(
-            current_topic=cols[0].text_input("Current topic", talk.current_topic,
-                                             key="pw_topic"),
-            context=cols[1].text_area("Recent conversation", talk.context, key="pw_context",
-                                      height=100),
-            message=cols[2].text_area("Latest message", talk.message, key="pw_message",
-                                      height=100),
-        ))
-    with cols[0]:
-        document = pick_document(key="pw_doc")
-    if document is None:
-        return PhaseInput()
-    source = PhaseInput(document=document)
-    if "section" in needs:
-        sections = list(document.sections)
-        if not sections:
-            st.info("This document has no sections; use another document.")
-            return source
-        index = cols[1].selectbox(
-            "Section", range(len(sections)), key="pw_section",
-            index=anchors.default_section(document),
-            format_func=lambda i: "  " * (sections[i].level - 1) + sections[i].title)
-        source = PhaseInput(document=document, section=sections[index])
-    if "max_tokens" in needs:
-        max_tokens = cols[2].number_input("Max chunk tokens", 64, 8192, 512, 64,
-                                          key="pw_max_tokens")
-        source = PhaseInput(document=document, section=source.section,
-                            max_tokens=int(max_tokens))
-    if "chunk" in needs and source.section is not None:
-        passages = anchors.passages(document, source.section)
-        index = cols[2].selectbox(
-            "Chunk", range(len(passages)), key="pw_chunk",
-            format_func=lambda i: f"#{i + 1} · {document.slice(passages[i])[:40]}…")
-        source = PhaseInput(document=document, section=source.section, chunk=passages[index])
-    if "table" in needs:
-        tables = list(document.tables)
-        if not tables:
-            st.info("This document has no tables; pick one that has (e.g. the policy).")
-            return source
-        index = cols[1].selectbox("Table", range(len(tables)), key="pw_table",
-                                  format_func=lambda i: tables[i].caption or f"Table {i + 1}")
-        source = PhaseInput(document=document, table=tables[index])
-    if "question" in needs:
-        source = question_input(working, source, cols)
-    return source
-
-
-def question_input(working: PromptTemplate, source: PhaseInput, cols: list) -> PhaseInput:
-    """Locale, references and question for the RAG template (the answer model and temperature
-    are set on the Settings page)."""
-    answer = answer_settings()
-    locales = [*locale_names(working.text), "ja-JP"]
-    locale = cols[1].selectbox("Locale", locales, key="pw_locale",
-                               index=locales.index(answer.locale) if answer.locale in locales
-                               else 0)
-    references = cols[2].slider("References", 0, 6, 3, key="pw_refs")
-    question = st.text_input("Question (sent after the system prompt when testing)",
-                             "What does the policy say about water damage?", key="pw_question")
-    st.caption(md_escape(f"Answers use {answer.model or 'the connection model'} at "
-                         f"temperature {answer.temperature:g} (Settings page)."))
-    return PhaseInput(document=source.document, question=question, locale=locale,
-                      references=int(references))
-
-
 def show_preview(working: PromptTemplate, source: PhaseInput) -> None:
     settings = llm_settings()
     try:
@@ -278,22 +205,36 @@ def show_run(run: prompt_tests.TestRun, working: PromptTemplate, source: PhaseIn
     draw(run, working, source, height)
 
 
-def test_tab(name: str, working: PromptTemplate, source: PhaseInput, has_errors: bool) -> None:
+def run_button(button: str, key: str, running: str, outcome: tuple[str, str],
+               run: Callable[[], T], disabled: bool = False) -> T | None:
+    """A button that runs ``run`` behind a status line (``outcome``: its label when done, when
+    failed); the error's sentence when it fails."""
     settings = llm_settings()
     if not settings.configured:
         st.info(f"{settings.missing_message()} Open **Settings** in the sidebar; editing, "
                 "checks and the preview work without it.", icon=":material/power_off:")
-    elif st.button("Run test", type="primary", key="pw_run", disabled=has_errors):
-        with st.status(f"Running {working.label} on {settings.model}…") as status:
-            try:
-                run = prompt_tests.run_template(settings, working, source,
-                                                answer=answer_settings())
-            except ChunkLabError as err:
-                status.update(label="Test failed", state="error")
-                show_error(err)
-            else:
-                st.session_state["pw_last_run"] = (name, run)
-                status.update(label=f"Done in {run.latency_s:.2f} s", state="complete")
+        return None
+    if not st.button(button, type="primary", key=key, disabled=disabled):
+        return None
+    with st.status(running) as status:
+        try:
+            result = run()
+        except ChunkLabError as err:
+            status.update(label=outcome[1], state="error")
+            show_error(err)
+            return None
+        status.update(label=outcome[0], state="complete")
+    return result
+
+
+def test_tab(name: str, working: PromptTemplate, source: PhaseInput, has_errors: bool) -> None:
+    settings = llm_settings()
+    run = run_button("Run test", "pw_run", f"Running {working.label} on {settings.model}…",
+                     ("Test done", "Test failed"), disabled=has_errors,
+                     run=lambda: prompt_tests.run_template(settings, working, source,
+                                                           answer=answer_settings()))
+    if run is not None:
+        st.session_state["pw_last_run"] = (name, run)
     last = st.session_state.get("pw_last_run")
     if last and last[0] == name:
         run = last[1]
@@ -318,20 +259,12 @@ def ab_tab(name: str, working: PromptTemplate, source: PhaseInput) -> None:
                 "type) or pick a saved variant to compare two prompts; run as it is, A/B shows "
                 "only how much the model's answers vary between two calls.",
                 icon=":material/compare_arrows:")
-    if not settings.configured:
-        st.info("A/B runs need an LLM endpoint: " + settings.missing_message(),
-                icon=":material/power_off:")
-    elif st.button("Run A and B", type="primary", key="pw_ab_run"):
-        with st.status("Running both variants on the same input…") as status:
-            try:
-                result = prompt_tests.run_ab(settings, pick(first), pick(second), source,
-                                             answer=answer_settings())
-            except ChunkLabError as err:
-                status.update(label="A/B failed", state="error")
-                show_error(err)
-            else:
-                st.session_state["pw_ab"] = (name, result)
-                status.update(label="A/B done", state="complete")
+    ran = run_button("Run A and B", "pw_ab_run", "Running both variants on the same input…",
+                     ("A/B done", "A/B failed"),
+                     run=lambda: prompt_tests.run_ab(settings, pick(first), pick(second), source,
+                                                     answer=answer_settings()))
+    if ran is not None:
+        st.session_state["pw_ab"] = (name, ran)
     stored_ab = st.session_state.get("pw_ab")
     if not (stored_ab and stored_ab[0] == name):
         return

@@ -92,7 +92,7 @@ def test_malformed_boundaries(answer, line_number, reason):
 
 def test_metadata_one_line_four_columns():
     row = parse_metadata("Intro\tWhy\tNONE\tExplains why tests matter for quality")
-    assert row.subsection_title is None and row.summary.startswith("Explains")
+    assert row.titles[2] is None and row.summary.startswith("Explains")
     with pytest.raises(TSVError, match="expected 4 tab-separated columns"):
         parse_metadata("Intro\tWhy\tExplains")
     with pytest.raises(TSVError, match="single line"):

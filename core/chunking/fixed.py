@@ -7,28 +7,20 @@ edges are stripped of whitespace, so a window never holds more than ``size`` uni
 
 from __future__ import annotations
 
-from core.chunking.table_aware import (
-    Cut,
-    Overlap,
-    SegmentChunker,
-    Size,
-    SizedConfig,
-    Tables,
-    Unit,
-)
+from core.chunking import table_aware as sized
 from core.chunking.token_index import TokenIndex
 
 
-class FixedConfig(SizedConfig):
-    size: Size = 1000
-    overlap: Overlap = 0
-    unit: Unit = "chars"
-    tables: Tables = False
+class FixedConfig(sized.SizedConfig):
+    size: sized.Size = 1000
+    overlap: sized.Overlap = 0
+    unit: sized.Unit = "chars"
+    tables: sized.Tables = False
 
 
-class FixedChunker(SegmentChunker):
+class FixedChunker(sized.SegmentChunker):
     strategy = "fixed"
     config: FixedConfig
 
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
+    def split(self, index: TokenIndex, start: int, end: int) -> list[sized.Cut]:
         return self.window_cut(index, start, end, self.config.size, self.config.overlap)

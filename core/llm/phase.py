@@ -164,6 +164,24 @@ class Phase(ABC, Generic[Req, Out]):
         return template.render(self.values(self.first_request(source, template, settings)))
 
 
+class OneRequestPhase(Phase[Req, Out]):
+    """A phase asked once about one piece (a chunk, a table, a conversation, a question): a test
+    asks about the piece chosen on the Prompts page and shows the answer beside that piece."""
+
+    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
+        request = self.first_request(source, context.template(self), context.settings)
+        return self.view(context.ask(self, request), source)
+
+    @abstractmethod
+    def view(self, result: Out, source: PhaseInput) -> PhaseView:
+        """The answer as the Prompts page shows it."""
+
+
+def marked(span: TextSpan | None, label: str) -> list[tuple[int, int, str]]:
+    """The piece a test was about, to draw on the document."""
+    return [] if span is None else [(span.start, span.end, label)]
+
+
 class PhaseContext:
     """The client, the cache and the template of each phase for one run; counts its usage.
 

@@ -29,7 +29,7 @@ from core.documents.model import Document
 from core.llm.phase import Phase, PhaseContext, Usage
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
 from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan
-from core.llm.phases.headings import ChunkRequest, HeadingContext
+from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE, StructureResult
 from core.llm.phases.table_summary import TableRequest
 from core.progress import ProgressFn, Tracker

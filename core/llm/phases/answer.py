@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from core.assembly import AssembledPrompt, Citation, CitationCheck, check_citations
 from core.llm import anchors
 from core.llm.client import LLMRequest
-from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView
+from core.llm.phase import OneRequestPhase, PhaseContext, PhaseInput, PhaseView
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 from core.prompts.locales import build_system_prompt, parse_locales
@@ -51,7 +51,7 @@ def reference_entries(source: PhaseInput) -> list[str]:
             for i, (title, text) in enumerate(entries, start=1)]
 
 
-class AnswerPhase(Phase[AnswerRequest, Answer]):
+class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
     name = "rag_answer"
     label = "answer"
     template = "rag_system"
@@ -87,10 +87,8 @@ class AnswerPhase(Phase[AnswerRequest, Answer]):
         """The system prompt the template makes (the question follows it when sent)."""
         return Substitution(self.first_request(source, template, settings).system)
 
-    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
-        request = self.first_request(source, context.template(self), context.settings)
-        answer = context.ask(self, request)
-        return PhaseView(items=[line for line in answer.text.splitlines() if line.strip()])
+    def view(self, result: Answer, source: PhaseInput) -> PhaseView:
+        return PhaseView(items=[line for line in result.text.splitlines() if line.strip()])
 
 
 ANSWER = AnswerPhase()

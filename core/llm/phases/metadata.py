@@ -6,26 +6,29 @@ once more.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from core.llm.cache import digest
-from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need
-from core.llm.phases.headings import ChunkRequest, HeadingContext
-from core.llm.settings import LLMSettings
+from core.llm.phase import PhaseInput, PhaseView, marked
+from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
 from core.llm.tsv import TSVError, tsv_lines
-from core.prompts.library import PromptTemplate
 
+LABEL = "phase 3 (chunk metadata)"
 COLUMNS = ("chapter_title", "section_title", "subsection_title", "summary")
 NONE = "NONE"
 
 
-LABEL = "phase 3 (chunk metadata)"
 @dataclass(frozen=True)
 class MetadataRow:
-    chapter_title: str
-    section_title: str
-    subsection_title: str | None
+    """What the model says about a chunk: the titles it sits under and its summary."""
+
+    titles: tuple[str, str, str | None]  # chapter, section, subsection (None: no subsection)
     summary: str
+
+    def as_row(self) -> dict[str, str | None]:
+        chapter, section, subsection = self.titles
+        return {"chapter_title": chapter, "section_title": section,
+                "subsection_title": subsection, "summary": self.summary}
 
 
 def parse_metadata(text: str, *, label: str = LABEL) -> MetadataRow:
@@ -34,23 +37,14 @@ def parse_metadata(text: str, *, label: str = LABEL) -> MetadataRow:
     if len(lines) != 1:
         raise TSVError.on(label, "expected a single line of metadata", lines[1])
     chapter, section, subsection, summary = lines[0].cells
-    return MetadataRow(chapter, section, None if subsection in ("", NONE) else subsection, summary)
+    return MetadataRow((chapter, section, None if subsection in ("", NONE) else subsection),
+                       summary)
 
 
-def chunk_request(source: PhaseInput) -> ChunkRequest:
-    """The chunk picked on the Prompts page, with the document's headings around it."""
-    document = need(source.document, "a document")
-    chunk = need(source.chunk, "a chunk")
-    context = HeadingContext.of(document.heading_path(chunk.start), document.source_name)
-    return ChunkRequest(document.source_name, document.slice(chunk), context)
-
-
-class MetadataPhase(Phase[ChunkRequest, MetadataRow]):
+class MetadataPhase(ChunkPhase[MetadataRow]):
     name = "chunk_metadata"
     label = LABEL
     template = "chunk_metadata"
-    inputs = ("document", "section", "chunk")
-    text_placeholder = "chunk_text"
 
     def values(self, request: ChunkRequest) -> dict[str, str]:
         return {"document_id": request.document_name, "chapter_title": request.context.chapter,
@@ -63,15 +57,10 @@ class MetadataPhase(Phase[ChunkRequest, MetadataRow]):
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:
         return parse_metadata(answer, label=self.label)
 
-    def first_request(self, source: PhaseInput, template: PromptTemplate,
-                      settings: LLMSettings) -> ChunkRequest:
-        return chunk_request(source)
-
-    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
-        row = asdict(context.ask(self, chunk_request(source)))
-        chunk = need(source.chunk, "a chunk")
+    def view(self, result: MetadataRow, source: PhaseInput) -> PhaseView:
+        row = result.as_row()
         return PhaseView(rows=[row], items=[f"{k}: {v}" for k, v in row.items()],
-                         spans=[(chunk.start, chunk.end, "chunk")])
+                         spans=marked(source.chunk, "chunk"))
 
 
 METADATA = MetadataPhase()

@@ -8,18 +8,15 @@ asked once more.
 from __future__ import annotations
 
 from core.llm.cache import digest
-from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need
-from core.llm.phases.headings import NO_SUBSECTION, ChunkRequest
-from core.llm.phases.metadata import chunk_request
-from core.llm.settings import LLMSettings
+from core.llm.phase import PhaseInput, PhaseView, marked
+from core.llm.phases.chunk_phase import NO_SUBSECTION, ChunkPhase, ChunkRequest
 from core.llm.tsv import TSVError, one_paragraph
-from core.prompts.library import PromptTemplate
 
+LABEL = "phase 3b (contextual prefix)"
 PREFIX_START = "This chunk is from"
 PREFIX_CHARS = (20, 300)
 
 
-LABEL = "phase 3b (contextual prefix)"
 def parse_prefix(text: str, *, label: str = LABEL) -> str:
     """One sentence starting "This chunk is from", 20-300 characters."""
     prefix = one_paragraph(label, text, PREFIX_CHARS)
@@ -29,12 +26,10 @@ def parse_prefix(text: str, *, label: str = LABEL) -> str:
     return prefix
 
 
-class PrefixPhase(Phase[ChunkRequest, str]):
+class PrefixPhase(ChunkPhase[str]):
     name = "contextual_prefix"
     label = LABEL
     template = "contextual_prefix"
-    inputs = ("document", "section", "chunk")
-    text_placeholder = "chunk_text"
 
     def values(self, request: ChunkRequest) -> dict[str, str]:
         context = request.context
@@ -51,15 +46,9 @@ class PrefixPhase(Phase[ChunkRequest, str]):
     def parse(self, answer: str, request: ChunkRequest) -> str:
         return parse_prefix(answer, label=self.label)
 
-    def first_request(self, source: PhaseInput, template: PromptTemplate,
-                      settings: LLMSettings) -> ChunkRequest:
-        return chunk_request(source)
-
-    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
-        prefix = context.ask(self, chunk_request(source))
-        chunk = need(source.chunk, "a chunk")
-        return PhaseView(rows=[{"prefix": prefix}], items=[prefix],
-                         spans=[(chunk.start, chunk.end, "chunk")])
+    def view(self, result: str, source: PhaseInput) -> PhaseView:
+        return PhaseView(rows=[{"prefix": result}], items=[result],
+                         spans=marked(source.chunk, "chunk"))
 
 
 PREFIX = PrefixPhase()

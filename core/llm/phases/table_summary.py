@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.llm.cache import digest
-from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need
+from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need
 from core.llm.settings import LLMSettings
 from core.llm.tsv import TSVError, one_paragraph
 from core.prompts.library import PromptTemplate
@@ -46,7 +46,7 @@ def table_request(source: PhaseInput) -> TableRequest:
                         document.heading_path(table.start), table.caption)
 
 
-class TableSummaryPhase(Phase[TableRequest, str]):
+class TableSummaryPhase(OneRequestPhase[TableRequest, str]):
     name = "table_summary"
     label = LABEL
     template = "table_summary"
@@ -68,11 +68,9 @@ class TableSummaryPhase(Phase[TableRequest, str]):
                       settings: LLMSettings) -> TableRequest:
         return table_request(source)
 
-    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
-        summary = context.ask(self, table_request(source))
-        table = need(source.table, "a table")
-        return PhaseView(rows=[{"summary": summary}], items=[summary],
-                         spans=[(table.start, table.end, "table")])
+    def view(self, result: str, source: PhaseInput) -> PhaseView:
+        return PhaseView(rows=[{"summary": result}], items=[result],
+                         spans=marked(source.table, "table"))
 
 
 TABLE_SUMMARY = TableSummaryPhase()

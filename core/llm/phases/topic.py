@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.phase import Conversation, Phase, PhaseContext, PhaseInput, PhaseView
+from core.llm.phase import Conversation, OneRequestPhase, PhaseInput, PhaseView
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 
@@ -82,7 +82,7 @@ def parse_topic_answer(raw: str) -> TopicResult:
     return TopicResult(status=status, summary=summary.strip(), warning=warning, raw=raw)
 
 
-class TopicPhase(Phase[Conversation, TopicResult]):
+class TopicPhase(OneRequestPhase[Conversation, TopicResult]):
     name = "topic_detection"
     label = "topic detection"
     template = "topic_detection"
@@ -104,8 +104,7 @@ class TopicPhase(Phase[Conversation, TopicResult]):
                       settings: LLMSettings) -> Conversation:
         return source.conversation
 
-    def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
-        result = context.ask(self, source.conversation)
+    def view(self, result: TopicResult, source: PhaseInput) -> PhaseView:
         return PhaseView(rows=[{"topic_status": result.status, "topic_summary": result.summary}],
                          items=[f"{result.status}: {result.summary}"], warning=result.warning)
 

@@ -1,0 +1,162 @@
+"""The shape of the code, enforced: rooms depend downwards only, no import loop (not even one
+hidden in a function), core knows nothing of Streamlit, heavy libraries load lazily."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Lowest first. A module may import modules of its own room or of rooms listed before it.
+ROOMS = [
+    ["core.config", "core.errors", "core.files", "core.progress", "core.tokens"],
+    ["core.documents", "core.embeddings"],
+    ["core.chunking", "core.library"],
+    ["core.store", "core.evaluation", "core.prompts"],
+    ["core.retrieval"],
+    ["core.assembly"],
+    ["core.llm"],
+    ["core.operations"],
+    ["core.cli", "core.__main__", "core"],
+    ["ui"],
+    ["pages", "app"],
+]
+HEAVY = ("chromadb", "docling", "onnxruntime", "onnx", "tokenizers", "torch", "pdfplumber",
+         "streamlit", "pandas", "plotly")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> dict[str, Path]:
+    files = [*ROOT.glob("core/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"),
+             ROOT / "app.py"]
+    return {_module_name(p): p for p in files}
+
+
+SOURCES = _sources()
+
+
+def _imports(path: Path) -> list[tuple[str, bool]]:
+    """(first-party module imported, whether the import sits inside a function)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            names: list[str] = []
+            if isinstance(child, ast.Import):
+                names = [alias.name for alias in child.names]
+            elif isinstance(child, ast.ImportFrom) and child.module and not child.level:
+                names = [child.module] + [f"{child.module}.{a.name}" for a in child.names]
+            for name in names:
+                if name.split(".")[0] in ("core", "ui", "pages", "app"):
+                    found.append((_resolve(name), in_function))
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def _resolve(name: str) -> str:
+    """The module a dotted import name refers to (``core.x.Name`` → ``core.x``)."""
+    while name not in SOURCES and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _room(module: str) -> int:
+    best, level = -1, -1
+    for index, room in enumerate(ROOMS):
+        for prefix in room:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, level = len(prefix), index
+    assert level >= 0, f"{module} belongs to no room of ROOMS"
+    return level
+
+
+GRAPH = {module: sorted({m for m, _ in _imports(path)} - {module})
+         for module, path in SOURCES.items()}
+
+
+def test_every_module_has_a_room():
+    for module in SOURCES:
+        _room(module)
+
+
+def test_rooms_depend_downwards_only():
+    upward = [f"{module} imports {target}" for module, targets in GRAPH.items()
+              for target in targets if _room(target) > _room(module)]
+    assert upward == []
+
+
+def test_no_import_loop_between_modules():
+    # Tarjan's strongly connected components: any component of two or more is a loop.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in GRAPH.get(node, []):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for module in GRAPH:
+        if module not in index:
+            connect(module)
+    assert loops == []
+
+
+def test_no_first_party_import_hides_in_a_function():
+    hidden = [f"{module} imports {target} inside a function"
+              for module, path in SOURCES.items() if module.startswith(("core", "ui"))
+              for target, in_function in _imports(path) if in_function]
+    assert hidden == []
+
+
+def test_core_knows_nothing_of_streamlit_or_the_pages():
+    for module, path in SOURCES.items():
+        if not module.startswith("core"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""])
+                assert not any(n.split(".")[0] in ("streamlit", "ui", "pages") for n in names), \
+                    module
+
+
+@pytest.mark.parametrize("entry", ["core.cli", "core.operations.answers",
+                                   "core.operations.evaluation", "core.operations.ingest"])
+def test_heavy_libraries_load_only_when_used(entry):
+    code = (f"import sys, {entry}; "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, check=True).stdout.strip()
+    assert loaded == ""
