@@ -13,7 +13,7 @@ from core.chunking.stats import ChunkStats, chunk_stats
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.presets import all_presets, save_user_preset
-from core.operations.strategies import chunk, strategy
+from core.operations.strategies import RunOptions, chunk, strategy
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
@@ -37,8 +37,8 @@ def _chunk(_document: Document, doc_id: str, strategy_name: str, settings_key: s
            endpoint: str) -> list[Chunk]:
     """Cached per document and settings; ``endpoint`` (URL and model, never the key) keys the
     LLM strategy's results."""
-    return chunk(_document, strategy_name, json.loads(settings_key), llm=llm_settings(),
-                 library=prompt_library())
+    return chunk(_document, strategy_name, json.loads(settings_key),
+                 RunOptions(llm=llm_settings(), library=prompt_library()))
 
 
 def _endpoint(strategy_name: str) -> str:

@@ -14,7 +14,7 @@ from core.errors import ChunkLabError
 from core.llm.log import ResponseLog
 from core.llm.pipeline import LLMRun
 from core.llm.settings import LLMSettings
-from core.operations.strategies import run_llm
+from core.operations.strategies import RunOptions, run_llm
 from core.progress import Progress
 from ui.render import HighlightSpan, highlight_html
 from ui.resources import llm_settings, prompt_library
@@ -62,8 +62,8 @@ if start:
         bar.progress(step.fraction, text=step.caption())
 
     try:
-        result = run_llm([document], config, llm=settings, library=prompt_library(),
-                         progress=progress)[0]
+        result = run_llm([document], config, RunOptions(llm=settings, library=prompt_library(),
+                                                        progress=progress))[0]
     except ChunkLabError as err:
         show_error(err)
     else:

@@ -14,6 +14,7 @@ from core.chunking.registry import chunk_document
 from core.documents import convert
 from core.errors import StoreError
 from core.operations.ingest import Source, ingest, sources_from_paths
+from core.operations.strategies import RunOptions
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown
 
@@ -51,7 +52,7 @@ def _expected(folder: Path) -> dict[str, list]:
 def test_ingest_stores_every_chunk_in_batches_with_progress(folder, store):
     seen = []
     summary = ingest(sources_from_paths([folder]), "rec 80", "recursive", SETTINGS,
-                     batch_size=3, store=store, progress=seen.append)
+                     batch_size=3, store=store, options=RunOptions(progress=seen.append))
     expected = _expected(folder)
     assert (summary.documents, summary.skipped, summary.failed) == (8, 0, [])
     assert summary.chunks == sum(len(c) for c in expected.values())

@@ -13,7 +13,7 @@ from core.errors import TemplateError
 from core.llm.client import LLMError
 from core.llm.pipeline import LLMConfig
 from core.llm.tsv import TSVError
-from core.operations.strategies import chunk, run_llm, strategy
+from core.operations.strategies import RunOptions, chunk, run_llm, strategy
 from core.progress import Cancelled
 from core.prompts.library import PromptLibrary
 from tests.fakellm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
@@ -43,7 +43,7 @@ def guide():
 
 
 def run(fake, document, *, settings=None, **config):
-    return run_llm([document], config, llm=settings or fake.settings())[0]
+    return run_llm([document], config, RunOptions(llm=settings or fake.settings()))[0]
 
 
 def assert_valid_chunks(document, chunks):
@@ -219,8 +219,8 @@ def test_cancel_stops_the_run(fake_llm, handbook):
     cancel = threading.Event()
     fake_llm.latency = 0.05
     with pytest.raises(Cancelled, match="cancelled"):
-        chunk(handbook, "llm", {}, llm=fake_llm.settings(), progress=lambda p: cancel.set(),
-              cancel=cancel)
+        chunk(handbook, "llm", {}, RunOptions(llm=fake_llm.settings(),
+                                              progress=lambda p: cancel.set(), cancel=cancel))
     assert len(fake_llm.requests) < 40
 
 
@@ -229,7 +229,7 @@ def test_template_without_the_text_placeholder_is_refused(fake_llm, guide, tmp_p
     library.save_variant("structure_analysis", "broken", "List the sections of {{document_name}}.")
     library.set_active("structure_analysis", "broken")
     with pytest.raises(TemplateError, match="document_text"):
-        chunk(guide, "llm", {}, llm=fake_llm.settings(), library=library)
+        chunk(guide, "llm", {}, RunOptions(llm=fake_llm.settings(), library=library))
     assert fake_llm.requests == []
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.ingest import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
+from core.operations.strategies import RunOptions
 from core.progress import Progress
 from ui.resources import chunk_store, llm_settings, prompt_library
 from ui.state import show_error
@@ -34,9 +35,10 @@ def ingest_with_progress(
         bar.progress(progress.fraction, text=progress.caption())
 
     try:
+        options = RunOptions(llm=llm_settings(), library=prompt_library(), progress=advance)
         return ingest([Source.from_document(d) for d in documents], name, strategy, settings,
-                      batch_size=batch_size, store=chunk_store(), progress=advance,
-                      description=description, llm=llm_settings(), library=prompt_library())
+                      batch_size=batch_size, store=chunk_store(), description=description,
+                      options=options)
     except ChunkLabError as err:
         show_error(err)
         return None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from core.cli.options import add_chunking_options, chunking_settings
 from core.operations.ingest import DEFAULT_BATCH_SIZE, ingest, sources_from_paths
+from core.operations.strategies import RunOptions
 from core.progress import Progress
 
 BAR_WIDTH = 24
@@ -40,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
         args.strategy,
         chunking_settings(args),
         batch_size=args.batch_size,
-        progress=_show,
         description=args.description,
+        options=RunOptions(progress=_show),
     )
     print(summary.sentence(), flush=True)
     for line in summary.warnings():

@@ -9,7 +9,6 @@ again with the same arguments. Other chunk sets are never touched (cutover is a 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,10 +20,8 @@ from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
 from core.embeddings import MAX_WORD_PIECES
 from core.errors import ChunkLabError, StoreError
-from core.llm.settings import LLMSettings
-from core.operations.strategies import chunk, validated_config
-from core.progress import ProgressFn, Tracker
-from core.prompts.library import PromptLibrary
+from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunk, validated_config
+from core.progress import Tracker
 from core.store import ChunkSetInfo, ChunkStore
 
 DEFAULT_BATCH_SIZE = 8
@@ -118,17 +115,15 @@ def ingest(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     store: ChunkStore | None = None,
-    progress: ProgressFn | None = None,
-    cancel: threading.Event | None = None,
     description: str = "",
     prompt_versions: dict[str, str] | None = None,
-    llm: LLMSettings | None = None,
-    library: PromptLibrary | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
 ) -> IngestSummary:
     """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped.
 
-    The LLM strategy uses ``llm`` (default: the saved settings) and the prompt library's active
-    templates. Cancelling stops after the batch being written: what is stored stays stored.
+    ``options`` bring progress (per document) and cancellation, and for the LLM strategy the
+    connection and the prompt library. Cancelling stops before the next document: what is
+    stored stays stored.
     """
     if batch_size < 1:
         raise StoreError("The batch size must be at least 1 document.")
@@ -145,7 +140,8 @@ def ingest(
     total = len(unique)
     summary.skipped = total - len(pending)
     done = summary.skipped
-    tracker = Tracker(progress, total, cancel, what="Ingest")
+    tracker = Tracker(options.progress, total, options.cancel, what="Ingest")
+    per_document = RunOptions(llm=options.llm, library=options.library, cancel=options.cancel)
 
     def report(message: str) -> None:
         tracker.step(done, f"{done}/{total} documents · {summary.chunks} chunks · {message}")
@@ -160,7 +156,7 @@ def ingest(
             if existed:  # an interrupted run may have written part of this document
                 store.remove_document(info.name, source.doc_id)
             try:
-                chunks.extend(chunk(source.load(), strategy, settings, llm=llm, library=library))
+                chunks.extend(chunk(source.load(), strategy, settings, per_document))
                 names.append(source.name)
                 ids.append(source.doc_id)
             except ChunkLabError as err:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.chunking.base import ChunkerConfig
@@ -39,35 +40,35 @@ def validated_config(name: str, settings: Mapping[str, Any]) -> ChunkerConfig:
     return make_config(name, strategy(name).config, settings)
 
 
-def run_llm(
-    documents: list[Document],
-    settings: Mapping[str, Any],
-    *,
-    llm: LLMSettings | None = None,
-    library: PromptLibrary | None = None,
-    progress: ProgressFn | None = None,
-    cancel: threading.Event | None = None,
-) -> list[LLMRun]:
+@dataclass(frozen=True)
+class RunOptions:
+    """What running a strategy may need besides the document and its settings: for the LLM
+    strategy the connection (default: the saved settings) and the prompt library; progress and
+    cancellation for every long run."""
+
+    llm: LLMSettings | None = None
+    library: PromptLibrary | None = None
+    progress: ProgressFn | None = None
+    cancel: threading.Event | None = None
+
+
+DEFAULT_OPTIONS = RunOptions()
+
+
+def run_llm(documents: list[Document], settings: Mapping[str, Any],
+            options: RunOptions = DEFAULT_OPTIONS) -> list[LLMRun]:
     """LLM chunking of ``documents`` with everything each run found (structure, boundaries)."""
     config = validated_config(LLM_STRATEGY.name, settings)
     assert isinstance(config, LLMConfig)
-    return LLM_STRATEGY.run(documents, config, settings=llm or load_settings(),
-                            library=library or PromptLibrary(), progress=progress, cancel=cancel)
+    return LLM_STRATEGY.run(documents, config, settings=options.llm or load_settings(),
+                            library=options.library or PromptLibrary(),
+                            progress=options.progress, cancel=options.cancel)
 
 
-def chunk(
-    document: Document,
-    strategy_name: str,
-    settings: Mapping[str, Any],
-    *,
-    llm: LLMSettings | None = None,
-    library: PromptLibrary | None = None,
-    progress: ProgressFn | None = None,
-    cancel: threading.Event | None = None,
-) -> list[Chunk]:
-    """The chunks of ``document``; an LLM strategy uses ``llm`` (default: the saved settings)."""
+def chunk(document: Document, strategy_name: str, settings: Mapping[str, Any],
+          options: RunOptions = DEFAULT_OPTIONS) -> list[Chunk]:
+    """The chunks of ``document``; the LLM strategy runs with ``options``."""
     chosen = strategy(strategy_name)
     if isinstance(chosen, LocalStrategy):
         return chosen.build(settings).chunk(document)
-    return run_llm([document], settings, llm=llm, library=library, progress=progress,
-                   cancel=cancel)[0].chunks
+    return run_llm([document], settings, options)[0].chunks
