@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,25 @@ def test_txt_transcript_turns_without_blank_lines_are_blocks():
     assert [doc.text[b.start:b.end] for b in doc.blocks] == [
         "Meeting notes", "Priya: Let's start.", "[00:01:05] Marcus: The van failed: brakes.",
         "Dr. Lee: Noted.", "Action: book the garage\nand tell Tom."]
+
+
+BLANK_LINE = re.compile(r"(?:\r\n|\r(?!\n)|\n)[^\S\r\n]*(?:\r\n|\r|\n)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Bo", " ", "\t", "\u00a0", "\n", "\r", "\r\n", "Tom: ",
+                                 "[10:02] Al: ", ":", "\x0c", "é"]), max_size=40).map("".join))
+def test_txt_blocks_are_trimmed_paragraphs_that_cover_every_visible_character(text):
+    blocks = convert((text + "x").encode(), "any.txt").blocks
+    text += "x"
+    covered = set()
+    for before, block in zip([None, *blocks], blocks, strict=False):
+        piece = text[block.start:block.end]
+        assert piece and piece == piece.strip()
+        assert BLANK_LINE.search(piece) is None  # a blank line always ends a paragraph
+        assert before is None or before.end <= block.start
+        covered.update(range(block.start, block.end))
+    assert all(i in covered for i, c in enumerate(text) if not c.isspace())
 
 
 def test_txt_with_utf8_bom_and_utf16():
