@@ -175,11 +175,22 @@ class _Cache:
     def __init__(self) -> None:
         self.memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self.lock = threading.Lock()
+        self.local = threading.local()  # each thread's open connection, by file
 
     def _connect(self) -> sqlite3.Connection:
+        """This thread's connection to the data folder's cache file, kept open: semantic
+        chunking looks vectors up once per section, and opening and closing the file each time
+        (a WAL checkpoint at every close) cost more than the lookups."""
         folder = data_dir() / "embeddings"
+        path = folder / f"{MODEL_ID}.sqlite"
+        opened: dict[Path, sqlite3.Connection] = self.local.__dict__.setdefault("open", {})
+        if path in opened:
+            if path.exists():
+                return opened[path]
+            opened.pop(path).close()  # the file was deleted: start a new one
         folder.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(folder / f"{MODEL_ID}.sqlite", timeout=30)
+        connection = sqlite3.connect(path, timeout=30)
+        opened[path] = connection
         connection.execute("PRAGMA journal_mode=WAL")
         # A cache: losing the last writes on a power cut costs a re-embedding, while a full sync
         # per write costs a query as much time as running the model.
@@ -211,7 +222,6 @@ class _Cache:
                     ).fetchall()
                     for key, blob in rows:
                         found[key] = np.frombuffer(blob, dtype=np.float32).copy()
-            connection.close()
             with self.lock:
                 for key in missing:
                     if key in found:
@@ -229,7 +239,6 @@ class _Cache:
                 "INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)",
                 [(key, vector.astype(np.float32).tobytes()) for key, vector in items.items()],
             )
-        connection.close()
 
 
 _CACHE = _Cache()
