@@ -8,6 +8,8 @@ between copies (the embedding cache cannot hide the work).
 
 Or a folder of documents with a question CSV (Chroma's format) instead of the samples. With
 ``--profile`` the cold run is profiled and the functions that take the most time are printed.
+Last, the model's work in the cold run (texts, word pieces, floating-point operations) and the
+least time any fp32 run of it could take on this machine, from onnxruntime's matmul peak.
 
 Usage, from the repository root:
 
@@ -28,10 +30,15 @@ import os
 import pstats
 import re
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
+from bench.bench_embeddings import flops_per_text, onnxruntime_matmul_peak_gflops
+from core.embeddings import MAX_WORD_PIECES, encoder
 from core.evaluation.questions import Question, QuestionSet
 from core.operations.evaluation import Candidate, CandidateResult, evaluate
 from core.operations.presets import preset
@@ -127,6 +134,7 @@ def main() -> None:
     names = args.preset or ([] if args.config else ["fixed 1000 chars", "recursive 500/50"])
     configs = [preset(name).candidate() for name in names] + [_config(c) for c in args.config]
     timings = []
+    work = _ModelWork()
     for label in ("cold", "warm (cached results)"):
         started = time.perf_counter()
 
@@ -143,6 +151,32 @@ def main() -> None:
         print(f"{label:>22}: {timings[-1]:7.1f} s for {len(configs)} configurations ({summary})")
         print(profile, end="")
     print(f"warm / cold: {timings[1] / timings[0]:.4f}")
+    peak = onnxruntime_matmul_peak_gflops(MAX_WORD_PIECES)
+    print(f"model work of the cold run: {work.texts} texts, {work.pieces / 1e6:.2f} M word pieces "
+          f"(padding included), {work.flops / 1e12:.2f} TFLOP; at onnxruntime's fp32 matmul peak "
+          f"here ({peak:.0f} GFLOP/s, measured now) that is {work.flops / peak / 1e9:.1f} s "
+          f"at the least")
+
+
+class _ModelWork:
+    """Texts, word pieces and floating-point operations of every model run (counted by wrapping
+    the embedder's batch runner)."""
+
+    def __init__(self) -> None:
+        self.texts = self.pieces = 0
+        self.flops = 0.0
+        self.lock = threading.Lock()
+        run_batch = encoder._Runner._run_batch
+
+        def counted(runner: encoder._Runner, ids: list[list[int]]) -> np.ndarray:
+            length = max(len(row) for row in ids)
+            with self.lock:
+                self.texts += len(ids)
+                self.pieces += len(ids) * length
+                self.flops += len(ids) * flops_per_text(length)
+            return run_batch(runner, ids)
+
+        encoder._Runner._run_batch = counted  # type: ignore[method-assign]
 
 if __name__ == "__main__":
     main()
