@@ -3,14 +3,16 @@
 The same pipeline as sentence-transformers' ``all-MiniLM-L6-v2``: WordPiece tokens truncated to
 256 (``[CLS]`` and ``[SEP]`` included), mean pooling over the attention mask, L2 normalisation.
 
-Speed comes from three things, measured in ``bench/bench_embeddings.py``:
+Speed comes from these, measured in ``bench/bench_embeddings.py``:
 - identical texts are embedded once: vectors are cached by text hash in memory and in a SQLite
   file under ``data_dir()/embeddings`` (re-processing a chunk set only embeds what changed);
 - texts are sorted by length and cut into batches under a word-piece budget, so padding is small
   and short texts (sentences, queries) share one model run;
-- batches run on one ONNX session per core, in threads (onnxruntime releases the GIL);
-- the graph runs without the export's NaN guards, which never fire here
-  (:mod:`core.embeddings.model_files`).
+- batches run on one ONNX session per core, in threads (onnxruntime releases the GIL), and a
+  call with little work is cut into one batch per session so no core waits;
+- the graph runs with its attention and GELU fused and without the export's NaN guards, which
+  never fire here (:mod:`core.embeddings.graph`); onnxruntime's SkipLayerNormalization fusion is
+  off, as its CPU kernel is slower here than the plain add and layer norm it replaces.
 
 onnxruntime and the tokenizer load on first use, so importing this module is cheap.
 """
@@ -25,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,6 +45,8 @@ MAX_WORD_PIECES = 256
 # it still lets ~60 short sentences share one run.
 BATCH_WORD_PIECES = 1024
 MAX_BATCH = 64
+# onnxruntime fusions that make this graph slower on the CPUs measured (bench_embeddings.py).
+SLOWER_FUSIONS = ("SkipLayerNormFusion",)
 MEMORY_CACHE_SIZE = 50_000
 
 
@@ -81,9 +86,14 @@ def piece_spans(text: str) -> list[tuple[int, int]]:
 
 
 class _Runner:
-    """One ONNX session per core; batches are spread over them from a small thread pool."""
+    """One ONNX session per core; batches are spread over them from a small thread pool.
 
-    def __init__(self) -> None:
+    ``model`` and ``disabled_fusions`` are for ``bench/bench_embeddings.py``, which times other
+    graphs the same way.
+    """
+
+    def __init__(self, model: Path | None = None,
+                 disabled_fusions: Sequence[str] = SLOWER_FUSIONS) -> None:
         import onnxruntime as ort
 
         workers = max(1, min(os.cpu_count() or 1, 4))
@@ -91,9 +101,10 @@ class _Runner:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        model = str(model_path())
+        graph = str(model or model_path())
         self.sessions = [
-            ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+            ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"],
+                                 disabled_optimizers=list(disabled_fusions))
             for _ in range(workers)
         ]
         self.inputs = {i.name for i in self.sessions[0].get_inputs()}
@@ -126,11 +137,14 @@ class _Runner:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         encodings = _tokenizer().encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        # Little work (a few sentences): one batch per session rather than one for all.
+        share = -(-sum(len(e.ids) for e in encodings) // len(self.sessions))
+        budget = min(BATCH_WORD_PIECES, share)
         batches: list[list[int]] = []
         current: list[int] = []
         for index in order:  # ascending length: the last text of a batch is its padded length
             width = len(encodings[index].ids)
-            full = width * (len(current) + 1) > BATCH_WORD_PIECES or len(current) >= MAX_BATCH
+            full = width * (len(current) + 1) > budget or len(current) >= MAX_BATCH
             if current and full:
                 batches.append(current)
                 current = []
@@ -161,11 +175,22 @@ class _Cache:
     def __init__(self) -> None:
         self.memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self.lock = threading.Lock()
+        self.local = threading.local()  # each thread's open connection, by file
 
     def _connect(self) -> sqlite3.Connection:
+        """This thread's connection to the data folder's cache file, kept open: semantic
+        chunking looks vectors up once per section, and opening and closing the file each time
+        (a WAL checkpoint at every close) cost more than the lookups."""
         folder = data_dir() / "embeddings"
+        path = folder / f"{MODEL_ID}.sqlite"
+        opened: dict[Path, sqlite3.Connection] = self.local.__dict__.setdefault("open", {})
+        if path in opened:
+            if path.exists():
+                return opened[path]
+            opened.pop(path).close()  # the file was deleted: start a new one
         folder.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(folder / f"{MODEL_ID}.sqlite", timeout=30)
+        connection = sqlite3.connect(path, timeout=30)
+        opened[path] = connection
         connection.execute("PRAGMA journal_mode=WAL")
         # A cache: losing the last writes on a power cut costs a re-embedding, while a full sync
         # per write costs a query as much time as running the model.
@@ -197,7 +222,6 @@ class _Cache:
                     ).fetchall()
                     for key, blob in rows:
                         found[key] = np.frombuffer(blob, dtype=np.float32).copy()
-            connection.close()
             with self.lock:
                 for key in missing:
                     if key in found:
@@ -215,7 +239,6 @@ class _Cache:
                 "INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)",
                 [(key, vector.astype(np.float32).tobytes()) for key, vector in items.items()],
             )
-        connection.close()
 
 
 _CACHE = _Cache()
