@@ -22,7 +22,7 @@ from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key,
 from ui.hand_edits import EditedColumn, edit_panel, edited_column
 from ui.llm_warnings import show_llm_warnings
 from ui.persist import kept_all
-from ui.render import md_escape, palette
+from ui.render import histogram_html, md_escape, palette
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import pick_document, show_error, warn_missing_key
@@ -107,12 +107,9 @@ def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> go.Fig
     return fig
 
 
-def _histogram(chunks: list[Chunk], slot: int) -> go.Figure:
-    fig = go.Figure(go.Histogram(x=[c.tokens for c in chunks], nbinsx=20,
-                                 marker_color=palette(slot * 2 + 1)))
-    fig.update_layout(height=200, margin={"l": 10, "r": 10, "t": 10, "b": 30},
-                      xaxis_title="tokens per chunk", yaxis_title="chunks", bargap=0.05)
-    return fig
+def _histogram(chunks: list[Chunk], slot: int) -> str:
+    return histogram_html([c.tokens for c in chunks], palette(slot * 2 + 1),
+                          axis="tokens per chunk", counted="chunks")
 
 
 def _columns(document: Document, configs: list[Configuration]
@@ -208,7 +205,7 @@ def main() -> None:
                 continue
             flagged = badges(slot, check_chunks(document, column.chunks))
             st.html(highlight(document, column.chunks, flagged))
-            st.plotly_chart(_histogram(column.chunks, slot), key=f"cmp_hist_{slot}")
+            st.html(_histogram(column.chunks, slot))
             inspector(document, column.chunks, slot)
             with st.expander("Export"):
                 exports(document, column.chunks, column.strategy, column.settings, slot)
