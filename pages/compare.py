@@ -27,6 +27,7 @@ from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import pick_document, show_error, warn_missing_key
 
+EDIT_OPEN = "cmp_edit_open"  # the hand edit panel is open (kept across page visits)
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 KEPT = ("cmp_count", "cmp0:", "cmp1:", "cmp2:", "cmp3:", "cmp_inspect_", "cmp_edit_",
         "cmp_save_slot", "cmp_preset_name")  # inputs kept across page visits
@@ -149,7 +150,10 @@ def _stats_table(document: Document, columns: list[EditedColumn]) -> None:
 
 
 def _save_preset(configs: list[Configuration]) -> None:
-    with st.expander("Save a configuration as a named preset"):
+    with st.expander("Save a configuration as a named preset", key="cmp_save_open",
+                     on_change="rerun") as box:
+        if not box.open:
+            return
         if saved := st.session_state.pop("cmp_saved", None):
             st.success(f"Saved “{md_escape(saved)}”: it is now in every configuration's list.")
         slot = st.selectbox("Configuration", range(len(configs)),
@@ -207,11 +211,15 @@ def main() -> None:
             st.html(highlight(document, column.chunks, flagged))
             st.html(_histogram(column.chunks, slot))
             inspector(document, column.chunks, slot)
-            with st.expander("Export"):
-                exports(document, column.chunks, column.strategy, column.settings, slot)
+            # Closed panels draw nothing (each draws many elements the browser would redo on
+            # every click); opening one reruns the page with it.
+            with st.expander("Export", key=f"cmp_export_{slot}", on_change="rerun") as box:
+                if box.open:
+                    exports(document, column.chunks, column.strategy, column.settings, slot)
 
-    st.subheader("Edit chunks by hand")
-    edit_panel(document, columns)
+    with st.expander("Edit chunks by hand", key=EDIT_OPEN, on_change="rerun") as box:
+        if box.open:
+            edit_panel(document, columns)
     _save_preset(configs)
 
 
