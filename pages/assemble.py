@@ -19,7 +19,14 @@ from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
-from ui.resources import answer_settings, chunk_store, library, llm_settings, prompt_library
+from ui.resources import (
+    answer_settings,
+    chunk_store,
+    html_by_content,
+    library,
+    llm_settings,
+    prompt_library,
+)
 from ui.state import show_error, warn_missing_key
 from ui.wording import count
 
@@ -48,10 +55,14 @@ def _source_name(doc_id: str) -> str:
     return found[0] if found else doc_id
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def _source_html(pack: Pack, mark: str, color: str) -> str:
-    """The pack's spans in their place in the document (cached: a new question often brings
-    back the same packs)."""
+    """The pack's spans in their place in the document (held by content: a new question often
+    brings back the same packs)."""
+    return html_by_content("pack source", (pack.doc_id, pack.spans, pack.text, mark, color),
+                           lambda: _draw_source(pack, mark, color))
+
+
+def _draw_source(pack: Pack, mark: str, color: str) -> str:
     found = _doc_text(pack.doc_id)
     if found is None:
         return highlight_html(pack.text, [HighlightSpan(0, len(pack.text), color, mark)],

@@ -10,7 +10,7 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
-from ui.resources import library, token_count
+from ui.resources import html_by_content, library, token_count
 from ui.state import pick_document, select_document, show_error
 from ui.wording import count, number
 
@@ -167,14 +167,13 @@ def remove_button(doc: Document) -> None:
 VIEWS = ["Sections", "Tables", "Text"]
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _strip(_doc: Document, doc_id: str) -> str:
-    return section_strip(_doc)
+def _strip(doc: Document) -> str:
+    return html_by_content("section strip", doc.doc_id, lambda: section_strip(doc))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _text_html(_doc: Document, doc_id: str) -> str:
-    return highlight_html(_doc.text, text_spans(_doc), max_chars=300_000, height_px=640)
+def _text_html(doc: Document) -> str:
+    return html_by_content("document text", doc.doc_id, lambda: highlight_html(
+        doc.text, text_spans(doc), max_chars=300_000, height_px=640))
 
 
 st.title("Documents")
@@ -190,12 +189,12 @@ if doc is not None:
                                 format_func=labels.get, label_visibility="collapsed") or "Sections"
     if view == "Sections":
         if doc.sections or doc.tables:
-            st.html(_strip(doc, doc.doc_id))
+            st.html(_strip(doc))
         section_tree(doc)
     elif view == "Tables":
         tables(doc)
     else:
         st.caption("Sections are coloured by level (up to their first subsection); tables are "
                    "lavender with an orange edge. Hover for the heading path.")
-        st.html(_text_html(doc, doc.doc_id))
+        st.html(_text_html(doc))
     remove_button(doc)
