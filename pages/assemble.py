@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, Budget
@@ -19,8 +18,15 @@ from core.store import ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
 from ui.persist import kept
-from ui.render import HighlightSpan, highlight_html, md_escape, palette
-from ui.resources import answer_settings, chunk_store, library, llm_settings, prompt_library
+from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
+from ui.resources import (
+    answer_settings,
+    chunk_store,
+    html_by_content,
+    library,
+    llm_settings,
+    prompt_library,
+)
 from ui.state import show_error, warn_missing_key
 from ui.wording import count
 
@@ -49,10 +55,14 @@ def _source_name(doc_id: str) -> str:
     return found[0] if found else doc_id
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
 def _source_html(pack: Pack, mark: str, color: str) -> str:
-    """The pack's spans in their place in the document (cached: a new question often brings
-    back the same packs)."""
+    """The pack's spans in their place in the document (held by content: a new question often
+    brings back the same packs)."""
+    return html_by_content("pack source", (pack.doc_id, pack.spans, pack.text, mark, color),
+                           lambda: _draw_source(pack, mark, color))
+
+
+def _draw_source(pack: Pack, mark: str, color: str) -> str:
     found = _doc_text(pack.doc_id)
     if found is None:
         return highlight_html(pack.text, [HighlightSpan(0, len(pack.text), color, mark)],
@@ -66,22 +76,19 @@ def _source_html(pack: Pack, mark: str, color: str) -> str:
     return highlight_html(text[lo:hi], spans, height_px=260)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _budget_chart(budget: Budget) -> go.Figure:
-    fig = go.Figure()
+def _budget_chart(budget: Budget) -> str:
+    """The prompt's budget as one stacked bar, with the context size marked."""
+    unit = "characters" if budget.estimator == "chars" else "tokens"
+    bars, legend, at = [], [], 0
     for label, value in budget.segments():
         if value:
-            fig.add_bar(y=["prompt"], x=[value], name=f"{label} ({value:,})", orientation="h",
-                        marker_color=BAR_COLORS[label], hovertemplate=f"{label}: {value:,}")
-    if budget.context_tokens is not None:
-        fig.add_vline(x=budget.context_tokens, line_dash="dash", line_color="#394150",
-                      annotation_text=f"context size {budget.context_tokens:,}")
-    unit = "characters" if budget.estimator == "chars" else "tokens"
-    fig.update_layout(barmode="stack", height=170, margin={"l": 0, "r": 0, "t": 24, "b": 0},
-                      showlegend=True, yaxis={"visible": False},
-                      legend={"orientation": "h", "y": -0.35, "traceorder": "normal",
-                              "title": {"text": f"{unit}:"}})
-    return fig
+            bars.append(Bar("prompt", at, value, BAR_COLORS[label], f"{label}: {value:,}"))
+            legend.append((f"{label} ({value:,})", BAR_COLORS[label]))
+            at += value
+    marks = [] if budget.context_tokens is None else [
+        (budget.context_tokens, f"context size {budget.context_tokens:,}")]
+    length = max(at, budget.context_tokens or 0)
+    return strip_html(["prompt"], bars, length, axis=unit, marks=marks, legend=legend)
 
 
 def _anchor(slot: str, n: int) -> str:
@@ -211,7 +218,7 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
     m2.metric("Prompt size", f"{assembled.tokens_estimated:,}")
     m3.metric("Left for the answer",
               "—" if budget.left_for_answer is None else f"{budget.left_for_answer:,}")
-    st.plotly_chart(_budget_chart(assembled.budget), key=f"budget_{slot}")
+    st.html(_budget_chart(assembled.budget))
     st.caption(budget.explain())
     if budget.over_budget:
         st.warning("The base prompt and the headroom alone exceed the context size: no pack fits.")

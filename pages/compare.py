@@ -22,11 +22,12 @@ from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key,
 from ui.hand_edits import EditedColumn, edit_panel, edited_column
 from ui.llm_warnings import show_llm_warnings
 from ui.persist import kept_all
-from ui.render import md_escape, palette
+from ui.render import histogram_html, md_escape, palette
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import pick_document, show_error, warn_missing_key
 
+EDIT_OPEN = "cmp_edit_open"  # the hand edit panel is open (kept across page visits)
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 KEPT = ("cmp_count", "cmp0:", "cmp1:", "cmp2:", "cmp3:", "cmp_inspect_", "cmp_edit_",
         "cmp_save_slot", "cmp_preset_name")  # inputs kept across page visits
@@ -107,12 +108,9 @@ def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> go.Fig
     return fig
 
 
-def _histogram(chunks: list[Chunk], slot: int) -> go.Figure:
-    fig = go.Figure(go.Histogram(x=[c.tokens for c in chunks], nbinsx=20,
-                                 marker_color=palette(slot * 2 + 1)))
-    fig.update_layout(height=200, margin={"l": 10, "r": 10, "t": 10, "b": 30},
-                      xaxis_title="tokens per chunk", yaxis_title="chunks", bargap=0.05)
-    return fig
+def _histogram(chunks: list[Chunk], slot: int) -> str:
+    return histogram_html([c.tokens for c in chunks], palette(slot * 2 + 1),
+                          axis="tokens per chunk", counted="chunks")
 
 
 def _columns(document: Document, configs: list[Configuration]
@@ -152,7 +150,10 @@ def _stats_table(document: Document, columns: list[EditedColumn]) -> None:
 
 
 def _save_preset(configs: list[Configuration]) -> None:
-    with st.expander("Save a configuration as a named preset"):
+    with st.expander("Save a configuration as a named preset", key="cmp_save_open",
+                     on_change="rerun") as box:
+        if not box.open:
+            return
         if saved := st.session_state.pop("cmp_saved", None):
             st.success(f"Saved “{md_escape(saved)}”: it is now in every configuration's list.")
         slot = st.selectbox("Configuration", range(len(configs)),
@@ -208,13 +209,17 @@ def main() -> None:
                 continue
             flagged = badges(slot, check_chunks(document, column.chunks))
             st.html(highlight(document, column.chunks, flagged))
-            st.plotly_chart(_histogram(column.chunks, slot), key=f"cmp_hist_{slot}")
+            st.html(_histogram(column.chunks, slot))
             inspector(document, column.chunks, slot)
-            with st.expander("Export"):
-                exports(document, column.chunks, column.strategy, column.settings, slot)
+            # Closed panels draw nothing (each draws many elements the browser would redo on
+            # every click); opening one reruns the page with it.
+            with st.expander("Export", key=f"cmp_export_{slot}", on_change="rerun") as box:
+                if box.open:
+                    exports(document, column.chunks, column.strategy, column.settings, slot)
 
-    st.subheader("Edit chunks by hand")
-    edit_panel(document, columns)
+    with st.expander("Edit chunks by hand", key=EDIT_OPEN, on_change="rerun") as box:
+        if box.open:
+            edit_panel(document, columns)
     _save_preset(configs)
 
 

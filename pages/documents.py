@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.documents import SUPPORTED_EXTENSIONS
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from ui.persist import kept
-from ui.render import HighlightSpan, highlight_html, md_escape, palette
-from ui.resources import library, token_count
+from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
+from ui.resources import html_by_content, library, token_count
 from ui.state import pick_document, select_document, show_error
 from ui.wording import count, number
 
@@ -78,36 +77,17 @@ def section_tree(doc: Document) -> None:
     st.markdown("\n".join(lines))
 
 
-def section_strip(doc: Document) -> go.Figure:
-    """Horizontal bars along the character offset: one row per heading level, plus tables."""
-    fig = go.Figure()
-    for level in sorted({s.level for s in doc.sections}):
-        shown = [s for s in doc.sections if s.level == level]
-        fig.add_bar(
-            y=[f"Level {level}"] * len(shown), x=[s.end - s.start for s in shown],
-            base=[s.start for s in shown], orientation="h", name=f"Level {level}",
-            marker={"color": palette(level - 1), "line": {"color": "#4b5563", "width": 1}},
-            customdata=[[s.title, s.start, s.end] for s in shown],
-            hovertemplate="%{customdata[0]}<br>chars %{customdata[1]:,}–%{customdata[2]:,}"
-                          "<extra></extra>",
-        )
-    if doc.tables:
-        fig.add_bar(
-            y=["Tables"] * len(doc.tables), x=[t.end - t.start for t in doc.tables],
-            base=[t.start for t in doc.tables], orientation="h", name="Tables",
-            marker={"color": TABLE_COLOR, "line": {"color": "#6d28d9", "width": 1}},
-            customdata=[[table_title(doc, i), t.start, t.end]
-                        for i, t in enumerate(doc.tables, start=1)],
-            hovertemplate="%{customdata[0]}<br>chars %{customdata[1]:,}–%{customdata[2]:,}"
-                          "<extra></extra>",
-        )
-    rows = len({s.level for s in doc.sections}) + bool(doc.tables)
-    fig.update_layout(
-        height=90 + 38 * rows, margin={"l": 10, "r": 10, "t": 10, "b": 30}, showlegend=False,
-        barmode="overlay", xaxis={"title": "character offset", "range": [0, len(doc.text)]},
-        yaxis={"autorange": "reversed"},
-    )
-    return fig
+def section_strip(doc: Document) -> str:
+    """Bars along the character offset: one row per heading level, plus tables (hover a bar
+    for its title and characters)."""
+    levels = sorted({s.level for s in doc.sections})
+    bars = [Bar(f"Level {s.level}", s.start, s.end - s.start, palette(s.level - 1),
+                f"{s.title} · chars {s.start:,}–{s.end:,}") for s in doc.sections]
+    bars += [Bar("Tables", t.start, t.end - t.start, TABLE_COLOR,
+                 f"{table_title(doc, i)} · chars {t.start:,}–{t.end:,}")
+             for i, t in enumerate(doc.tables, start=1)]
+    rows = [f"Level {level}" for level in levels] + (["Tables"] if doc.tables else [])
+    return strip_html(rows, bars, len(doc.text), axis="character offset")
 
 
 def table_title(doc: Document, number: int) -> str:
@@ -187,14 +167,13 @@ def remove_button(doc: Document) -> None:
 VIEWS = ["Sections", "Tables", "Text"]
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _strip(_doc: Document, doc_id: str) -> go.Figure:
-    return section_strip(_doc)
+def _strip(doc: Document) -> str:
+    return html_by_content("section strip", doc.doc_id, lambda: section_strip(doc))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _text_html(_doc: Document, doc_id: str) -> str:
-    return highlight_html(_doc.text, text_spans(_doc), max_chars=300_000, height_px=640)
+def _text_html(doc: Document) -> str:
+    return html_by_content("document text", doc.doc_id, lambda: highlight_html(
+        doc.text, text_spans(doc), max_chars=300_000, height_px=640))
 
 
 st.title("Documents")
@@ -210,12 +189,12 @@ if doc is not None:
                                 format_func=labels.get, label_visibility="collapsed") or "Sections"
     if view == "Sections":
         if doc.sections or doc.tables:
-            st.plotly_chart(_strip(doc, doc.doc_id), key="documents_strip")
+            st.html(_strip(doc))
         section_tree(doc)
     elif view == "Tables":
         tables(doc)
     else:
         st.caption("Sections are coloured by level (up to their first subsection); tables are "
                    "lavender with an orange edge. Hover for the heading path.")
-        st.html(_text_html(doc, doc.doc_id))
+        st.html(_text_html(doc))
     remove_button(doc)

@@ -362,20 +362,27 @@ with right:
 st.divider()
 st.subheader("Input")
 source = choose_input(working)
+# Only the open tab is drawn: the others' elements would be redrawn, unseen, on every click.
 preview_tab, run_tab, compare_tab, diff_tab, transfer_tab = st.tabs(
-    ["Preview", "Test", "A/B", "Diff vs default", "Import / export"], key="pw_tabs")
-with preview_tab:
-    show_preview(working, source)
-with run_tab:
-    test_tab(name, working, source, has_errors)
-with compare_tab:
-    ab_tab(name, working, source)
-with diff_tab:
-    diff = prompt_tests.text_diff(library.default(name).text, working.text, "default",
-                                  f"{variant} (editor)")
-    if diff:
-        st.code(diff, language="diff")
-    else:
-        st.success("The editor holds exactly the default text.")
-with transfer_tab:
-    io_tab()
+    ["Preview", "Test", "A/B", "Diff vs default", "Import / export"],
+    key=kept("pw_tabs", "Preview"), on_change="rerun")
+if preview_tab.open:
+    with preview_tab:
+        show_preview(working, source)
+if run_tab.open:
+    with run_tab:
+        test_tab(name, working, source, has_errors)
+if compare_tab.open:
+    with compare_tab:
+        ab_tab(name, working, source)
+if diff_tab.open:
+    with diff_tab:
+        diff = prompt_tests.text_diff(library.default(name).text, working.text, "default",
+                                      f"{variant} (editor)")
+        if diff:
+            st.code(diff, language="diff")
+        else:
+            st.success("The editor holds exactly the default text.")
+if transfer_tab.open:
+    with transfer_tab:
+        io_tab()

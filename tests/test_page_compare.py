@@ -31,8 +31,16 @@ def data_dir(tmp_path, monkeypatch):
     yield from use_samples(tmp_path, monkeypatch, {"policy.md": MARKDOWN})
 
 
-def run(at: AppTest | None = None) -> AppTest:
-    at = at or AppTest.from_file(PAGE, default_timeout=90)
+PANELS = ["cmp_edit_open", "cmp_save_open", "cmp_export_0", "cmp_export_1"]
+
+
+def run(at: AppTest | None = None, panels: bool = True) -> AppTest:
+    """Run the page (a new one: with the hand edit, preset and export panels open unless
+    ``panels`` is False)."""
+    if at is None:
+        at = AppTest.from_file(PAGE, default_timeout=90)
+        for key in PANELS if panels else []:
+            at.session_state[key] = True
     at.run()
     assert not at.exception, at.exception
     return at
@@ -49,10 +57,12 @@ def test_two_configurations_side_by_side(data_dir) -> None:
     assert table["1. fixed 1000 chars"]["tables kept whole"] == "0 of 1"
     assert table["2. recursive 500/50"]["tables kept whole"] == "1 of 1"
     assert table["2. recursive 500/50"]["tables split by rows"] == "0 of 1"
-    html = [h.proto.body for h in at.get("html")]
+    html = [h.proto.body for h in at.get("html") if "cl-text" in h.proto.body]
     assert len(html) == 2 and all("<mark" in h for h in html)
     assert 'class="cl-table"' in html[1] and 'class="cl-table"' not in html[0]
-    assert len(at.get("plotly_chart")) == 3  # the shared strip and one histogram per column
+    assert len(at.get("plotly_chart")) == 1  # the shared strip
+    histograms = [h.proto.body for h in at.get("html") if "cl-bins" in h.proto.body]
+    assert len(histograms) == 2 and all("chunks" in h for h in histograms)
     assert at.number_input(key="cmp_inspect_1").value == 1
     assert not at.error
 
@@ -75,7 +85,7 @@ def test_a_bad_setting_fails_only_its_column(data_dir) -> None:
     run(at)
     assert len(at.error) == 1 and "overlap must be between" in at.error[0].value
     assert "1. fixed 1000 chars" in stats(at)
-    assert len(at.get("html")) == 1
+    assert len([h for h in at.get("html") if "cl-text" in h.proto.body]) == 1
 
 
 def test_four_configurations_and_llm_without_endpoint(data_dir) -> None:
@@ -203,8 +213,18 @@ def test_a_typed_label_wins_over_the_automatic_one(data_dir) -> None:
     assert "1. my windows" in stats(at)
 
 
+def test_closed_panels_draw_nothing_until_opened(data_dir) -> None:
+    at = run(panels=False)
+    assert not at.get("download_button") and not [b for b in at.button if b.key == "cmpb_split"]
+    at.session_state["cmp_export_1"] = True  # what opening the expander does
+    run(at)
+    assert len(at.get("download_button")) == 3  # the second column's exports only
+    assert not [b for b in at.button if b.key == "cmpb_split"]
+
+
 def test_configurations_and_edits_survive_a_page_switch(data_dir) -> None:
     at = AppTest.from_file(str(Path(PAGE).parents[1] / "app.py"), default_timeout=90)
+    at.session_state["cmp_edit_open"] = True
     at.run()
     at.switch_page("pages/compare.py")
     run(at)
@@ -229,6 +249,7 @@ def test_configurations_and_edits_survive_a_page_switch(data_dir) -> None:
     run(at)
     assert at.radio(key="cmp_count").value == 3
     assert stats(at) == before
+    assert at.button(key="cmpb_undo")  # the hand edit panel is still open
 
 
 def test_merge_and_move_by_hand(data_dir) -> None:

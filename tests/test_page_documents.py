@@ -64,7 +64,9 @@ def test_lists_documents_and_shows_sections_tables_and_text(data_dir):
     assert metrics["Format"] == "DOCX" and metrics["Sections"] == "4" and metrics["Tables"] == "1"
     tree = markdown_text(at)
     assert "- **Home Insurance Policy**" in tree and "        - **Coverage limits**" in tree
-    assert not at.dataframe and not at.get("html")  # one view at a time: the sections first
+    [strip] = at.get("html")  # one view at a time: the sections (their strip) first
+    assert "cl-chart" in strip.proto.body and "Coverage limits · chars" in strip.proto.body
+    assert not at.dataframe and "cl-text" not in strip.proto.body
     at.session_state["documents_view"] = "Tables"
     at.run()
     assert "**Table 1: Coverage limits and deductibles**" in markdown_text(at)

@@ -31,6 +31,14 @@ def at(monkeypatch, tmp_path) -> AppTest:
     return app
 
 
+def open_tab(at: AppTest, label: str) -> AppTest:
+    """Open one of the tabs under the input (only the open one is drawn)."""
+    at.session_state["pw_tabs"] = label
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def texts(elements) -> str:
     """The elements' texts as a reader sees them (Markdown escapes removed)."""
     return "\n".join(shown(str(e.value)) for e in elements)
@@ -51,6 +59,8 @@ def test_unknown_placeholder_warns_live_and_stays_in_preview(at):
     assert "{{mood}} is not a placeholder of this template" in warnings
     assert "{{ mood }}" in texts(at.code)
     assert "edited, not saved" in texts(at.caption)
+    assert "+Also: {{ mood }}" not in texts(at.code)  # the diff is drawn when its tab opens
+    open_tab(at, "Diff vs default")
     assert "+Also: {{ mood }}" in texts(at.code)  # the diff against the default
 
 
@@ -93,6 +103,7 @@ def test_bad_variant_name_is_one_sentence(at):
 
 
 def test_no_endpoint_test_tab_explains_setup(at):
+    open_tab(at, "Test")
     info = texts(at.info)
     assert "No LLM endpoint configured" in info and "LLM_BASE_URL" in info
 
@@ -102,7 +113,7 @@ def test_settings_typed_on_the_settings_page_enable_the_test(at):
     from ui.resources import LLM_SETTINGS
 
     at.session_state[LLM_SETTINGS] = LLMSettings(base_url="http://127.0.0.1:9/v1", model="m")
-    at.run()
+    open_tab(at, "Test")
     assert not at.exception
     assert "No LLM endpoint configured" not in texts(at.info)
     assert any(b.label == "Run test" for b in at.button)
@@ -127,6 +138,7 @@ def test_rag_template_shows_json_errors_and_locale_preview(at):
 
 def test_ab_says_when_a_and_b_are_the_same_text(at):
     same = "A and B hold the same text"
+    open_tab(at, "A/B")
     assert same in texts(at.info)  # editor = default at first
     editor = at.text_area(key=TOPIC_TEXT)
     editor.set_value(editor.value + "\nBe brief.").run()
@@ -137,6 +149,7 @@ def test_a_rag_test_shows_the_answer_rendered_with_its_citations_checked(at, fak
     fake_llm.respond(lambda request: "The **deductible** is 500 EUR [1]. Also [7].")
     at.session_state["llm_settings"] = fake_llm.settings()
     at.selectbox(key="pw_template").set_value("rag_system").run()
+    open_tab(at, "Test")
     next(b for b in at.button if b.key == "pw_run").click().run()
     assert not at.exception, at.exception
     answer = next(m.value for m in at.markdown if "500 EUR [" in m.value)

@@ -39,3 +39,25 @@ def test_markdown_special_characters_are_escaped():
     escaped = md_escape(text)
     assert "!\\[px\\](http\u2060://host/x.png)" in escaped
     assert "\\*\\*bold\\*\\*" in escaped and "\\$5" in escaped and "\\<b>" in escaped
+
+
+def test_strip_places_bars_by_share_and_escapes_tooltips():
+    from ui.render import Bar, strip_html
+
+    out = strip_html(["<row>"], [Bar("<row>", 250, 500, "#abc", tooltip='<b>"x"</b>')], 1000,
+                     axis="offset", marks=[(900, "end")], legend=[("kept", "#abc")])
+    assert "left:25.000%;width:50.000%" in out and "left:90.000%" in out
+    assert "&lt;row&gt;" in out and "&lt;b&gt;&quot;x&quot;&lt;/b&gt;" in out and "<b>" not in out
+    assert "<span>1,000</span>" in out and "kept" in out
+
+
+def test_histogram_counts_every_value_once():
+    import re
+
+    from ui.render import histogram_html
+
+    values = [10, 11, 12, 50, 99, 100]
+    out = histogram_html(values, "#abc", axis="tokens", counted="chunks", bins=3)
+    counts = [int(n) for n in re.findall(r": (\d+) chunks", out)]
+    assert sum(counts) == len(values) and len(counts) == 3
+    assert histogram_html([], "#abc", axis="tokens", counted="chunks") == ""

@@ -1,8 +1,8 @@
 """What Compare draws for one chunking: the highlighted text, integrity badges that jump to the
 places they found, an inspector that shows table chunks as tables, and export buttons.
 
-The highlight HTML is cached by content (document, spans, flagged chunks), so a rerun that
-changed another column does not redraw this one's text.
+The highlight HTML is held by content (document, spans, flagged chunks), so a rerun that
+changed another column does not draw this one's text again.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.operations.export import SHAPES, export_chunks, python_snippet
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import html_by_content
 
 TABLE_COLOR = "#ffb65c"
 MAX_CHARS = 60_000
@@ -36,10 +37,8 @@ def chunk_color(chunk: Chunk, k: int) -> str:
     return TABLE_COLOR if chunk.chunk_type == "table" else palette(k % 2 * 2)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _highlight(doc_id: str, _text: str, spans: tuple[SpanKey, ...]) -> str:
-    """Keyed by the document id (its content hash) and the spans; the text is not hashed."""
-    return highlight_html(_text, [
+def _highlight(text: str, spans: tuple[SpanKey, ...]) -> str:
+    return highlight_html(text, [
         HighlightSpan(
             start, end, TABLE_COLOR if table else palette(k % 2 * 2),
             label=f"{k + 1}" + (" table" if table else ""),
@@ -54,7 +53,8 @@ def highlight(document: Document, chunks: list[Chunk], flagged: set[int]) -> str
     """The document with its chunks coloured; chunks in ``flagged`` are outlined in red."""
     spans = tuple((c.start, c.end, c.chunk_type == "table", c.tokens, k in flagged)
                   for k, c in enumerate(chunks))
-    return _highlight(document.doc_id, document.text, spans)
+    return html_by_content("chunks", (document.doc_id, spans),
+                           lambda: _highlight(document.text, spans))
 
 
 def _focus(slot: int, kind: CheckKind, chunk: int | None) -> None:

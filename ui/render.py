@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -135,3 +136,91 @@ def _escape_match(match: re.Match[str]) -> str:
     if stripped[:1].isdigit():  # "1." or "1)" at a line's start: escape what follows the number
         return f"{text[:-1]}\\{text[-1]}"
     return f"{text[: len(text) - len(stripped)]}\\{stripped}"
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A bar on one row of a strip chart: from ``start`` over ``size`` along the axis."""
+
+    row: str
+    start: float
+    size: float
+    color: str
+    tooltip: str = ""
+
+
+CHART_STYLE = """<style>
+.cl-chart{font-family:system-ui,sans-serif;font-size:0.75rem;color:#394150;margin:0.3rem 0}
+.cl-chart .cl-row{display:flex;align-items:center;height:1.7rem}
+.cl-chart .cl-name{width:8rem;flex:none;text-align:right;padding-right:0.5rem;overflow:hidden;
+text-overflow:ellipsis;white-space:nowrap}
+.cl-chart .cl-lane{position:relative;flex:1;height:1.15rem;background:#f4f5f7;border-radius:2px}
+.cl-chart .cl-bar{position:absolute;top:0;bottom:0;box-sizing:border-box;
+border:1px solid rgba(57,65,80,.55)}
+.cl-chart .cl-mark{position:absolute;top:-0.3rem;bottom:-0.3rem;border-left:2px dashed #394150}
+.cl-chart .cl-axis{display:flex;justify-content:space-between;margin-left:8rem;color:#6b7280}
+.cl-chart .cl-title{text-align:center;margin-left:8rem;color:#6b7280}
+.cl-chart .cl-legend{display:flex;flex-wrap:wrap;gap:0.2rem 0.9rem;margin:0.3rem 0 0 8rem}
+.cl-chart .cl-key{display:inline-block;width:0.7rem;height:0.7rem;border-radius:2px;
+margin-right:0.25rem;vertical-align:-0.05rem}
+.cl-chart .cl-bins{display:flex;align-items:flex-end;gap:2px;height:7rem;margin-left:8rem;
+border-bottom:1px solid #9aa1ab}
+.cl-chart .cl-bin{flex:1;min-width:2px}
+</style>"""
+
+
+def _pct(value: float, whole: float) -> str:
+    return f"{100 * max(0.0, min(value, whole)) / whole:.3f}%"
+
+
+def strip_html(rows: Sequence[str], bars: Sequence[Bar], length: float, *, axis: str,
+               marks: Sequence[tuple[float, str]] = (),
+               legend: Sequence[tuple[str, str]] = ()) -> str:
+    """Rows of bars along one axis from 0 to ``length`` (sections along a document, a prompt's
+    token budget), drawn as plain HTML: hover a bar or a mark for its tooltip. ``marks``: dashed
+    lines at (position, tooltip); ``legend``: (label, colour)."""
+    whole = max(float(length), 1.0)
+    out = [CHART_STYLE, '<div class="cl-chart">']
+    for row in rows:
+        out.append(f'<div class="cl-row"><span class="cl-name">{html.escape(row)}</span>'
+                   '<div class="cl-lane">')
+        for bar in (b for b in bars if b.row == row):
+            size = min(bar.size, whole - bar.start)
+            out.append(f'<div class="cl-bar" title="{html.escape(bar.tooltip)}" style="left:'
+                       f'{_pct(bar.start, whole)};width:{_pct(size, whole)};'
+                       f'background:{html.escape(bar.color)}"></div>')
+        for at, tooltip in marks:
+            out.append(f'<div class="cl-mark" title="{html.escape(tooltip)}" '
+                       f'style="left:{_pct(at, whole)}"></div>')
+        out.append("</div></div>")
+    ticks = [round(whole * k / 4) for k in range(5)]
+    out.append('<div class="cl-axis">' + "".join(f"<span>{t:,}</span>" for t in ticks)
+               + f'</div><div class="cl-title">{html.escape(axis)}</div>')
+    if legend:
+        out.append('<div class="cl-legend">' + "".join(
+            f'<span><span class="cl-key" style="background:{html.escape(color)}"></span>'
+            f"{html.escape(label)}</span>" for label, color in legend) + "</div>")
+    return "".join(out) + "</div>"
+
+
+def histogram_html(values: Sequence[int], color: str, *, axis: str, counted: str,
+                   bins: int = 20) -> str:
+    """A histogram of ``values`` in at most ``bins`` equal bins, as plain HTML; each bin's
+    tooltip gives its range and how many ``counted`` fall in it."""
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    width = max(1, -(-(high - low + 1) // bins))
+    counts = [0] * (-(-(high - low + 1) // width))
+    for value in values:
+        counts[(value - low) // width] += 1
+    top = max(counts)
+    out = [CHART_STYLE, '<div class="cl-chart"><div class="cl-bins">']
+    for n, found in enumerate(counts):
+        start = low + n * width
+        out.append(f'<div class="cl-bin" title="{start:,}–{start + width - 1:,}: {found:,} '
+                   f'{html.escape(counted)}" style="height:{_pct(found, top)};'
+                   f'background:{html.escape(color)}"></div>')
+    out.append(f'</div><div class="cl-axis"><span>{low:,}</span><span>{high:,}</span></div>'
+               f'<div class="cl-title">{html.escape(axis)}</div></div>')
+    return "".join(out)

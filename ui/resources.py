@@ -1,14 +1,18 @@
 """Every resource the pages share, held once: the document library, the chunk store, the prompt
-library, token counts, and this session's LLM and answer settings.
+library, token counts, the HTML drawn from content (highlighted text, bar charts), and this
+session's LLM and answer settings.
 
-Nothing else in the app caches a resource. The store and the prompt library are keyed by where
-they live (data folder, Chroma server), so a test or a second data folder gets its own.
+Nothing else in the app caches a resource or drawn HTML. The store and the prompt library are
+keyed by where they live (data folder, Chroma server), so a test or a second data folder gets its
+own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -70,6 +74,19 @@ def token_count(document: Document) -> int:
     return _token_count(document.doc_id, document.text)
 
 
+@st.cache_data(show_spinner=False, max_entries=512)
+def _html(kind: str, key: str, _draw: Callable[[], str]) -> str:
+    return _draw()
+
+
+def html_by_content(kind: str, content: object, draw: Callable[[], str]) -> str:
+    """The HTML ``draw`` makes, drawn once per ``kind`` and content: ``content`` is everything
+    the drawing depends on (a document id, which is its content hash, spans, colours…), so an
+    unchanged part of a page costs nothing on the next click, whatever objects carry it."""
+    key = hashlib.sha256(repr(content).encode()).hexdigest()
+    return _html(kind, key, draw)
+
+
 @st.cache_resource(show_spinner=False)
 def warm_embedder() -> threading.Thread:
     """Load the embedding model in the background once per server, so the first chunk set or
@@ -93,5 +110,5 @@ def answer_settings() -> AnswerSettings:
 
 def clear() -> None:
     """Forget every held resource (tests switch data folders between runs)."""
-    for cached in (_library, _chunk_store, _prompt_library, _token_count):
+    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html):
         cached.clear()

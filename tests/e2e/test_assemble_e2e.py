@@ -32,7 +32,7 @@ def test_ask_a_question_and_see_citations(page, start_app, tmp_path, fake_llm): 
     wait_for_app(page)
     expect(page.get_by_text("You may reference [¹]…").first).to_be_visible(timeout=120_000)
     expect(page.get_by_text("a cluster with five tolerates two").first).to_be_visible()
-    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    expect(page.locator(".cl-chart .cl-bar").first).to_be_visible()  # the token budget
     first_source = page.locator(".cl-text mark").first
     expect(first_source).to_be_attached(timeout=120_000)
     expect(first_source).to_contain_text("a cluster with five tolerates two")

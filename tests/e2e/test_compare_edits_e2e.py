@@ -32,7 +32,11 @@ def test_split_undo_and_save_a_hand_edit(page: Page, app_url: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.goto(f"{app_url}/compare")
     wait_for_app(page)
-    expect(page.get_by_role("heading", name="Edit chunks by hand")).to_be_visible(timeout=180_000)
+    panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
+    expect(panel).to_be_visible(timeout=180_000)
+    wait_for_app(page)
+    expect(page.get_by_role("button", name="Split here")).to_have_count(0)  # drawn when opened
+    panel.get_by_text("Edit chunks by hand").click()
     wait_for_app(page)
     before_chunks, before_badges = _chunks(page), _badges(page)
     assert before_chunks > 1 and before_badges  # fixed windows cut words: badges are shown

@@ -35,7 +35,7 @@ def test_upload_docx_and_see_sections_and_table(page, start_app):
     tree = page.get_by_test_id("stMarkdown").filter(has_text="Coverage limits ·")
     for title in ("Home Insurance Policy", "Coverage", "Coverage limits", "Exclusions"):
         expect(tree).to_contain_text(title, timeout=WAIT)
-    expect(page.locator(".js-plotly-plot")).to_be_visible(timeout=WAIT)
+    expect(page.locator(".cl-chart .cl-bar").first).to_be_visible(timeout=WAIT)  # the strip
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
     page.get_by_text("Tables (1)", exact=True).click()

@@ -69,6 +69,7 @@ def test_edit_warn_save_and_ab(page: Page, start_app, fake):
     expect(page.get_by_text("Saved variant “fewer chunks”")).to_be_visible()
 
     page.get_by_role("tab", name="A/B").click()
+    wait_for_app(page)  # the tab's contents are drawn when it opens
     _choose(page, "A", "default")
     _choose(page, "B", "fewer chunks")
     page.get_by_role("button", name="Run A and B").click()
