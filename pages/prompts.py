@@ -254,7 +254,6 @@ def run_button(button: str, key: str, running: str, outcome: tuple[str, str],
         st.info(f"{md_escape(settings.missing_message())} Open **Settings** in the sidebar; "
                 "editing, checks and the preview work without it.", icon=":material/power_off:")
         return None
-    warn_missing_key(settings)
     if not st.button(button, type="primary", key=key, disabled=disabled):
         return None
     with st.status(running) as status:
@@ -350,6 +349,7 @@ st.caption(
 name, variant, stored = choose_template()
 st.markdown(f"**{md_escape(stored.title)}** — {md_escape(stored.description)}")
 flash()
+warn_missing_key(llm_settings())  # above the tabs: the runs in Test and A/B need the key
 if unsaved := drafts(editor_key(name, variant)):
     st.warning("Unsaved edits are kept as drafts in: " + md_escape("; ".join(unsaved))
                + ". Save them as a variant, or reset them, before you close the browser tab.",
