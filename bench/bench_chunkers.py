@@ -11,7 +11,8 @@ recursive`` (a new process: imports, encoder load, conversion, chunking, JSON li
 a new process that loads tiktoken and encodes the same text, both net of the same run on a tiny
 file, so start-up costs cancel out: ratio = (cold encode big - tiny) / (CLI big - tiny), by wall
 clock (what the user waits) and by CPU time (user + system of the process: steadier when other
-processes share the cores, but it counts the CLI's two encoding threads twice). BIG is
+processes share the cores, but it adds up the CLI's encoding thread and its chunking, which
+run at the same time). BIG is
 ``--mb`` MB of realistic text: the converted sample documents, repeated, for two thirds, and the
 generated prose for the rest.
 
@@ -39,7 +40,6 @@ from pathlib import Path
 
 from core.chunking.recursive import DEFAULT_SEPARATORS
 from core.chunking.registry import build_chunker
-from core.chunking.token_index import PARALLEL_PARTS, encoding_threads
 from core.documents import convert
 from core.documents.model import Document
 from core.tokens import count_tokens, get_encoding
@@ -184,11 +184,9 @@ def cli_report(texts: list[str], megabytes: float, repeat: int) -> None:
         big, tiny = Path(folder) / "big.txt", Path(folder) / "tiny.txt"
         big.write_text(long_text(texts, megabytes), encoding="utf-8")
         tiny.write_text("A tiny file.\n", encoding="utf-8")
-        wall, cpu, parallel = _time_runs(big, tiny, repeat)
+        wall, cpu = _time_runs(big, tiny, repeat)
         megabytes = big.stat().st_size / 1e6
     print(f"\n== CLI, {megabytes:.2f} MB text file, best of {repeat} rounds ==")
-    print(f"the CLI could encode in {PARALLEL_PARTS} threads (load average low enough) in "
-          f"{parallel} of {repeat} rounds")
     for name, best in (("wall clock", wall), ("CPU time", cpu)):
         print(f"{name + ' of':42} {'big s':>7} {'tiny s':>7} {'net s':>7} {'MB/s':>7}")
         net = {}
@@ -210,18 +208,14 @@ CLI_RUNS = {
 
 
 def _time_runs(big: Path, tiny: Path, repeat: int
-               ) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float], int]:
-    """Best wall-clock and CPU seconds of each process on each file, and in how many rounds
-    the CLI on the big file could use parallel encoding (the load average it saw)."""
+               ) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
+    """Best wall-clock and CPU seconds of each process on each file."""
     get_encoding("cl100k_base")  # the BPE file is in the data folder the children share
     wall: dict[tuple[str, str], float] = {}
     cpu: dict[tuple[str, str], float] = {}
-    parallel = 0
     for _ in range(repeat):  # interleaved: a neighbour's burst hits both alike
         for label, command in CLI_RUNS.items():
             for path in (big, tiny):
-                if path is big and label.startswith("python -m core"):
-                    parallel += encoding_threads() > 1
                 argv = [str(path) if a == "{}" else a for a in command]
                 used = _children_cpu()
                 start = time.perf_counter()
@@ -229,7 +223,7 @@ def _time_runs(big: Path, tiny: Path, repeat: int
                 key = (label, path.name)
                 wall[key] = min(wall.get(key, float("inf")), time.perf_counter() - start)
                 cpu[key] = min(cpu.get(key, float("inf")), _children_cpu() - used)
-    return wall, cpu, parallel
+    return wall, cpu
 
 
 def _children_cpu() -> float:

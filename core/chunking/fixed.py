@@ -9,6 +9,8 @@ start where one fits (:mod:`core.chunking.overlap`), so no chunk holds more than
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from core.chunking import table_aware as sized
 from core.chunking.token_index import TokenIndex
 
@@ -24,5 +26,5 @@ class FixedChunker(sized.SegmentChunker):
     strategy = "fixed"
     config: FixedConfig
 
-    def split(self, index: TokenIndex, start: int, end: int) -> list[sized.Cut]:
+    def split(self, index: TokenIndex, start: int, end: int) -> Iterator[sized.Cut]:
         return self.overlapped(index, self.window_cut(index, start, end, self.core_size(), 0))

@@ -16,10 +16,12 @@ the overlap) does the chunk share less: from the earliest word start that fits, 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from core.chunking.boundaries import non_space, sentence_starts, word_starts
 from core.chunking.token_index import TokenIndex
 
+C = TypeVar("C", bound=tuple[int, int, int])  # a core: start, end, tokens
 ESTIMATE_MARGIN = 8  # token estimates this close to a bound are checked by exact count
 
 
@@ -100,10 +102,10 @@ class OverlapPlanner:
                 return p
         return None
 
-    def widen(self, cores: Iterable[tuple[int, int, int]]
-              ) -> Iterator[tuple[int, int, int | None]]:
-        """The chunks of a segment's cores (start, end, tokens), in order: each core widened
-        into the previous chunk, with its size in the unit when it was measured."""
+    def widen(self, cores: Iterable[C]) -> Iterator[tuple[C, int, int | None]]:
+        """Each core of a segment (start, end, tokens), as the cores come, with where its chunk
+        starts once widened into the previous chunk and the chunk's size in the unit when it
+        was measured (``None`` when the core is left as it is)."""
         prev: tuple[int, int] | None = None
         for core in cores:
             core_start, core_end, _ = core
@@ -113,4 +115,4 @@ class OverlapPlanner:
                 if start >= core_start:
                     start, size = core_start, None
             prev = (start, core_end)
-            yield start, core_end, size
+            yield core, start, size

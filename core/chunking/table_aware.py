@@ -12,6 +12,7 @@ chunk never crosses a section boundary either.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Iterable, Iterator
 from typing import Annotated, Literal, NamedTuple
 
 from pydantic import Field, model_validator
@@ -129,7 +130,7 @@ class SegmentChunker(Chunker):
     config: SizedConfig
 
     @abstractmethod
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
+    def split(self, index: TokenIndex, start: int, end: int) -> Iterable[Cut]:
         """Cut ``text[start:end]`` (no table inside) into stripped spans in order."""
 
     def chunk(self, document: Document) -> list[Chunk]:
@@ -166,21 +167,22 @@ class SegmentChunker(Chunker):
         """Largest core: what a chunk holds besides what it shares with the previous one."""
         return self.config.size - self.config.overlap
 
-    def overlapped(self, index: TokenIndex, cores: list[Cut]) -> list[Cut]:
-        """The chunks of one segment's cores, each widened into the previous chunk so that
-        they share between half the overlap and the overlap (:mod:`core.chunking.overlap`)."""
+    def overlapped(self, index: TokenIndex, cores: Iterable[Cut]) -> Iterator[Cut]:
+        """The chunks of one segment's cores, as the cores come, each widened into the previous
+        chunk so that they share between half the overlap and the overlap
+        (:mod:`core.chunking.overlap`)."""
         if not self.config.overlap:
-            return cores
+            yield from cores
+            return
         planner = OverlapPlanner(index, self.config.unit == "tokens", self.config.size,
                                  self.config.overlap)
-        widened = planner.widen(cores)
         by_tokens = self.config.unit == "tokens"
-        return [
-            core if start == core.start
-            else Cut(start, end, size if by_tokens and size is not None
-                     else index.count(start, end))
-            for core, (start, end, size) in zip(cores, widened, strict=True)
-        ]
+        for core, start, size in planner.widen(cores):
+            if start == core.start:
+                yield core
+            else:
+                yield Cut(start, core.end, size if by_tokens and size is not None
+                          else index.count(start, core.end))
 
     def measure(self, index: TokenIndex, start: int, end: int) -> int:
         """Size of a span in the configured unit (exact)."""

@@ -11,20 +11,17 @@ neighbouring characters, whatever comes before or after ("safe" boundaries):
 So the count of ``text[s:e]`` is additive over safe boundaries inside it: tokens of the head up
 to the first safe boundary ``u1``, plus the document's own tokens between ``u1`` and the last
 safe boundary ``u2`` (one subtraction of token indices), plus tokens of the tail. Only the
-short edges are re-encoded, which is what makes exact counts cheap. The same fact lets the
-document be encoded in parallel parts cut at safe boundaries (tiktoken releases the GIL) —
-only when a core is idle: two threads spend about a quarter more CPU time than one (each
-thread's regex warms its own cache, the parts are copied), which a busy machine pays for in
-wall time too.
+short edges are re-encoded, which is what makes exact counts cheap. The same fact lets a long
+document be encoded in parts cut at safe boundaries, in the background (:class:`TokenIndex`).
 ``tests/test_chunking_tokens.py`` checks the additivity on random strings.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache, cached_property
+from queue import SimpleQueue
+from threading import Lock, Thread
 
 import numpy as np
 
@@ -33,20 +30,7 @@ from core.tokens import get_encoding
 SAFE_BOUNDARY = re.compile(r"(?<=\S)(?=[ \t])|(?<=[\r\n])(?=[^\s/])")
 # The same positions found in the reversed text, so the last one before an offset is one search.
 SAFE_BOUNDARY_REVERSED = re.compile(r"(?<=[ \t])(?=\S)|(?<=[^\s/])(?=[\r\n])")
-PARALLEL_MIN_CHARS = 200_000  # below this, one encode call is faster than threads
-PARALLEL_PARTS = 2
-
-
-def encoding_threads() -> int:
-    """Threads for a long text: :data:`PARALLEL_PARTS` when the 1-minute load average leaves
-    that many of this process's cores idle, else one."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity else os.cpu_count() or 1
-    try:
-        idle = cores - os.getloadavg()[0]
-    except OSError:  # no load average to go by: one thread
-        return 1
-    return PARALLEL_PARTS if idle >= PARALLEL_PARTS - 0.5 else 1
+PART_CHARS = 250_000  # a longer text is encoded part by part in the background
 
 
 @cache
@@ -63,51 +47,98 @@ def _token_byte_lengths(encoding: str) -> np.ndarray:
     return lengths
 
 
-def _safe_cut_points(text: str, parts: int) -> list[int]:
+def _safe_cuts(text: str, part_chars: int) -> list[int]:
+    """``0``, safe boundaries about ``part_chars`` apart, ``len(text)``."""
     cuts = [0]
-    for i in range(1, parts):
-        match = SAFE_BOUNDARY.search(text, i * len(text) // parts)
-        if match and match.start() > cuts[-1]:
-            cuts.append(match.start())
+    while len(text) - cuts[-1] > part_chars:
+        match = SAFE_BOUNDARY.search(text, cuts[-1] + part_chars)
+        if match is None:
+            break
+        cuts.append(match.start())
     return [*cuts, len(text)]
 
 
 class TokenIndex:
-    """One encoding of ``text`` with the character offset where each token starts."""
+    """One encoding of ``text`` with the character offset where each token starts.
+
+    A long text is cut at safe boundaries into parts that a background thread encodes in order
+    (tiktoken releases the GIL) while the caller already works on the first parts: a lookup
+    waits only until the part it needs is in. Chunkers work from the start to the end, so the
+    encoding and the chunking overlap instead of adding up.
+    """
 
     def __init__(self, text: str, encoding: str) -> None:
         self.text = text
         self.encoding = encoding
         self._enc = get_encoding(encoding)
-        tokens = self._encode_all(text)
-        byte_starts = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(_token_byte_lengths(encoding)[tokens], out=byte_starts[1:])
-        if text.isascii():
-            starts = byte_starts
-        else:  # the character a byte belongs to: its offset less the continuation bytes
-            raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)  # up to it (speed: few)
-            continuations = np.flatnonzero((raw & 0xC0) == 0x80)
-            starts = byte_starts - continuations.searchsorted(byte_starts, side="right")
-        #: ``starts[k]`` is where token k starts; ``starts[-1] == len(text)``.
-        self.starts = starts
-        self._search = starts[:-1].searchsorted
+        self._lengths = _token_byte_lengths(encoding)
         self._length = len(text)
         self._safe_match = SAFE_BOUNDARY.match
+        self._cuts = _safe_cuts(text, PART_CHARS)
+        self._parts = len(self._cuts) - 1
+        self._taken = 0  # parts whose tokens are in ``_starts``
+        self._ready = 0  # lookups at positions up to this offset have all the tokens they need
+        self._n = 0
+        self._starts = np.empty(len(text.encode("utf-8")) + 1, dtype=np.int64)
+        self._search = self._starts[:0].searchsorted
+        self._encoded: SimpleQueue[np.ndarray | BaseException] = SimpleQueue()
+        self._taking = Lock()  # one thread at a time takes the parts, in order
+        if self._parts == 1:
+            self._take(self._encode(text))
+        else:
+            Thread(target=self._encode_parts, daemon=True, name="token-index").start()
 
-    def _encode_all(self, text: str) -> np.ndarray:
-        threads = encoding_threads() if len(text) >= PARALLEL_MIN_CHARS else 1
-        if threads == 1:
-            return self._encode_part(text)
-        cuts = _safe_cut_points(text, threads)
-        parts = [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
-        with ThreadPoolExecutor(len(parts)) as pool:
-            encoded = list(pool.map(self._encode_part, parts))
-        return np.concatenate(encoded)
-
-    def _encode_part(self, text: str) -> np.ndarray:
+    def _encode(self, text: str) -> np.ndarray:
         # Straight into a numpy buffer, no list of Python ints (about 10% faster than
         # encode_ordinary); with no special token allowed or disallowed the tokens are the same.
         return self._enc.encode_to_numpy(text, disallowed_special=())
+
+    def _encode_parts(self) -> None:
+        text, cuts = self.text, self._cuts
+        try:
+            for a, b in zip(cuts, cuts[1:], strict=False):
+                self._encoded.put(self._encode(text[a:b]))
+        except BaseException as error:  # handed to the thread that waits for the tokens
+            self._encoded.put(error)
+
+    def _take(self, tokens: np.ndarray) -> None:
+        """Add the next part's token starts (character offsets) to ``_starts``."""
+        a, b = self._cuts[self._taken], self._cuts[self._taken + 1]
+        starts = np.zeros(len(tokens), dtype=np.int64)
+        np.cumsum(self._lengths[tokens[:-1]], out=starts[1:])
+        part = self.text[a:b]
+        if not part.isascii():  # the character a byte belongs to: its offset less the
+            raw = np.frombuffer(part.encode("utf-8"), dtype=np.uint8)  # continuation bytes
+            continuations = np.flatnonzero((raw & 0xC0) == 0x80)  # up to it (speed: few)
+            starts -= continuations.searchsorted(starts, side="right")
+        n = self._n + len(tokens)
+        self._starts[self._n : n] = starts + a
+        self._taken += 1
+        if self._taken == self._parts:
+            self._starts[n] = self._length
+            self._starts = self._starts[: n + 1]
+        self._search = self._starts[:n].searchsorted
+        self._n = n
+        # last: a lookup that sees the new offset without the lock finds the tokens in
+        self._ready = self._length if self._taken == self._parts else b
+
+    def _take_next(self) -> None:
+        tokens = self._encoded.get()
+        if isinstance(tokens, BaseException):
+            raise tokens
+        self._take(tokens)
+
+    def _wait_for(self, position: int) -> None:
+        """Take parts until every token that starts before ``position`` is in."""
+        with self._taking:
+            while self._ready < position:
+                self._take_next()
+
+    @property
+    def starts(self) -> np.ndarray:
+        """``starts[k]`` is where token k starts; ``starts[-1] == len(text)``."""
+        self._wait_for(self._length)
+        return self._starts
 
     @property
     def n_tokens(self) -> int:
@@ -115,14 +146,22 @@ class TokenIndex:
 
     def index(self, position: int) -> int:
         """Number of the document's tokens that start before ``position``."""
+        if position > self._ready:
+            self._wait_for(position)
         return int(self._search(position))
 
     def indices(self, positions: list[int]) -> list[int]:
+        self._wait_for(max(positions, default=0))
         return self._search(positions).tolist()
 
     def position(self, token: int) -> int:
         """Character offset where token ``token`` starts (``len(text)`` past the end)."""
-        return int(self.starts[max(0, min(token, self.n_tokens))])
+        token = max(0, token)
+        if token >= self._n:
+            with self._taking:
+                while token >= self._n and self._taken < self._parts:
+                    self._take_next()
+        return int(self._starts[min(token, self._n)])
 
     @cached_property
     def _reversed(self) -> str:
@@ -167,4 +206,6 @@ class TokenIndex:
             tail = len(encode(text[u2:end])) if end > u2 else 0
         if u2 == u1:
             return head + tail
+        if u2 > self._ready:
+            self._wait_for(u2)
         return head + int(self._search(u2)) - int(self._search(u1)) + tail
