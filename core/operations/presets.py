@@ -18,6 +18,7 @@ from core.files import read_json_object, write_json
 from core.operations.evaluation import Candidate
 from core.operations.strategies import validated_config
 from core.retrieval.ranking import RankMode
+from core.store import ChunkSetInfo
 
 PRESETS_FILE = "chunk_presets.json"
 MAX_NAME = 80
@@ -62,6 +63,16 @@ BUILTIN_PRESETS: dict[str, Preset] = {
     )
 }
 BASELINE = "fixed 1000 chars"  # what table-aware chunkings are measured against
+
+
+def built_with(info: ChunkSetInfo) -> Preset | None:
+    """The built-in preset a chunk set was built with: the one it is named after, else the
+    first whose chunking it holds (a set stores its resolved settings); None when none."""
+    if info.name in BUILTIN_PRESETS:
+        return BUILTIN_PRESETS[info.name]
+    return next((p for p in BUILTIN_PRESETS.values() if p.strategy == info.strategy
+                 and validated_config(p.strategy, p.settings).model_dump(mode="json")
+                 == info.settings), None)
 
 
 def _path() -> Path:
