@@ -12,6 +12,10 @@ set's recall by more than a point.
 Usage, from the repository root:
 
     .venv/bin/python -m bench.bench_retrieval_quality [--only "small-to-big"] [--sets long corpus]
+        [--curve]
+
+``--curve`` measures small-to-big retrieval (recursive chunks, neighbouring hits merged) by
+chunk size instead: the trade-off between recall and IoU the preset's size was chosen on.
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ ROWS: list[tuple[Candidate, str]] = [
     (Candidate("semantic 150", "semantic", {"size": 150, "tables": True}), "hybrid"),
     (Candidate("recursive 100/0", "recursive", {"size": 100, "overlap": 0, **TOKENS}), "hybrid"),
     (BUILTIN_PRESETS[SMALL_TO_BIG].candidate(), "hybrid"),
+]
+CURVE: list[tuple[Candidate, str]] = [
+    (Candidate(f"small-to-big recursive {size}", "recursive",
+               {"size": size, "overlap": 0, **TOKENS}, ranking=ranking, merge_adjacent=True),
+     ranking)
+    for ranking, sizes in (("hybrid", (50, 75, 100, 125, 150, 175, 200)),
+                           ("vector", (100, 150, 200)))
+    for size in sizes
 ]
 
 
@@ -74,6 +86,8 @@ def main() -> None:
     parser.add_argument("--only", help="rows whose label contains this text")
     parser.add_argument("--sets", nargs="*",
                         help="set names to run (default: the shipped ones, long and corpus)")
+    parser.add_argument("--curve", action="store_true",
+                        help="small-to-big by chunk size instead of the configurations")
     args = parser.parse_args()
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-quality-"))
     shipped = {p.stem: load_shipped([p], p.stem) for p in shipped_sets()}
@@ -83,7 +97,8 @@ def main() -> None:
     sets["corpus"] = (corpus.questions, corpus.documents)
     if args.sets:
         sets = {name: value for name, value in sets.items() if name in args.sets}
-    rows = [(c, r) for c, r in ROWS if not args.only or args.only in c.label]
+    rows = [(c, r) for c, r in (CURVE if args.curve else ROWS)
+            if not args.only or args.only in c.label]
     print("recall % / IoU % per set (top-5); mean over the shipped sets; long = mixed document; "
           "corpus = bench/corpus")
     print(f"{'configuration':64} {'mean':>11} " + " ".join(f"{n[:11]:>11}" for n in sets))

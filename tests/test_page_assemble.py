@@ -188,7 +188,7 @@ def test_merging_neighbouring_hits_cites_them_as_one_passage(data_dir):
     """Small 100-token chunks: the question's best hit and a neighbour of it come back as two
     citations, or, merged, as one passage under one marker."""
     default_library().add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
-    handbook_set(ChunkStore(), SMALL_TO_BIG, size=100)
+    handbook_set(ChunkStore(), SMALL_TO_BIG, size=100)  # named after the preset
     handbook_set(ChunkStore(), "handbook 100", size=100)
     plain = run_page(assemble_question=QUESTION, assemble_set_a="handbook 100")
     toggle = plain.toggle(key="assemble_merge:handbook 100")

@@ -97,7 +97,7 @@ def test_merged_packs_need_every_hit_in_the_document_order():
 def test_the_small_to_big_preset_carries_its_retrieval():
     candidate = BUILTIN_PRESETS[SMALL_TO_BIG].candidate()
     assert candidate.merge_adjacent and candidate.ranking == "hybrid"
-    assert candidate.strategy == "recursive" and candidate.settings["size"] == 100
+    assert candidate.strategy == "recursive" and candidate.settings["size"] == 150
     plain = BUILTIN_PRESETS["semantic"].candidate()
     assert not plain.merge_adjacent and plain.ranking is None
 

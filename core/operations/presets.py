@@ -39,7 +39,7 @@ class Preset:
                          ranking=self.ranking, merge_adjacent=self.merge_adjacent)
 
 
-SMALL_TO_BIG = "small-to-big (recursive 100, hybrid, neighbours merged)"
+SMALL_TO_BIG = "small-to-big (recursive 150, hybrid, neighbours merged)"
 BUILTIN_PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -56,9 +56,11 @@ BUILTIN_PRESETS: dict[str, Preset] = {
                 "respect_sections": True}),
         Preset("semantic", "semantic", {"size": 400, "tables": True}),
         # Small chunks ranked by words and meaning; neighbouring hits return as one passage:
-        # the recall of larger chunks at the precision of small ones.
+        # the recall of larger chunks at the precision of small ones. 150 tokens, not 100: on
+        # the benchmark corpus of paragraph-sized answers (bench/corpus) recall 82 → 94 % at an
+        # IoU of 12 %, and no shipped question set loses recall (bench_retrieval_quality).
         Preset(SMALL_TO_BIG, "recursive",
-               {"size": 100, "overlap": 0, "unit": "tokens", "tables": True},
+               {"size": 150, "overlap": 0, "unit": "tokens", "tables": True},
                ranking="hybrid", merge_adjacent=True),
     )
 }
