@@ -360,7 +360,7 @@ def asset_register(rng: random.Random) -> Doc:
             rows.append([_plate(rng), f"{vehicle} ({kind})", str(year), f"{miles:,}", status])
         table = _table(["Registration", "Vehicle", "Year", "Mileage", "Status"], rows)
         oldest = min(rows, key=lambda r: int(r[2]))
-        doc.add(table, [f"What vehicles are kept at {depot} and which of them are off the road?",
+        doc.add(f"Vehicles and plant at {depot}:\n\n" + table, [f"What vehicles are kept at {depot} and which of them are off the road?",
                         f"How old is the oldest vehicle in the {depot} fleet and how many miles "
                         f"has it done?"], kind="table")
         budget = [rng.randrange(4, 90) * 1000 for _ in COST_LINES]
@@ -370,7 +370,8 @@ def asset_register(rng: random.Random) -> Doc:
         cost_rows.append(["Total", f"£{sum(budget):,}", f"£{sum(spent):,}",
                           f"{100 * (sum(spent) - sum(budget)) / sum(budget):+.0f}%"])
         worst = max(range(len(COST_LINES)), key=lambda i: spent[i] - budget[i])
-        doc.add(_table(["Cost line", "Budget", "Spent", "Variance"], cost_rows),
+        doc.add(f"Running costs at {depot}, budget against spend:\n\n"
+                + _table(["Cost line", "Budget", "Spent", "Variance"], cost_rows),
                 [f"Did the {depot} depot stay within its fleet budget last year?",
                  f"Which running cost went furthest over budget at {depot}?"], kind="table")
         reason = {
