@@ -11,10 +11,10 @@ import streamlit as st
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, Budget
 from core.errors import ChunkLabError
 from core.operations.answers import Assembly, AssemblyOptions, ask, assemble
-from core.operations.presets import BUILTIN_PRESETS
+from core.operations.presets import BUILTIN_PRESETS, built_with
 from core.retrieval.packs import Pack
 from core.retrieval.ranking import RANK_MODES
-from core.store import ChunkStore
+from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
 from ui.persist import kept
@@ -95,8 +95,16 @@ def _anchor(slot: str, n: int) -> str:
     return f"cite-{slot}-{n}"
 
 
-def _controls(documents: dict[str, str]) -> tuple[str, AssemblyOptions]:
+def _merge_key(info: ChunkSetInfo) -> str:
+    """The merge switch's key for a chunk set (kept per set), first on for a set built with a
+    preset that merges neighbouring hits (small-to-big)."""
+    preset = built_with(info)
+    return kept(f"assemble_merge:{info.name}", preset is not None and preset.merge_adjacent)
+
+
+def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyOptions]:
     """Every input of the page, kept for the session (the question across restarts too)."""
+    merge = bool(st.session_state[merge_key])
     st.text_area("Question", key=kept("assemble_question", "", durable=True), height=80,
                  placeholder="e.g. What does the policy pay for water damage?")
     c1, c2, c3, c4 = st.columns(4)
@@ -104,7 +112,9 @@ def _controls(documents: dict[str, str]) -> tuple[str, AssemblyOptions]:
                  help="vector: Chroma similarity · bm25: lexical · hybrid: reciprocal rank fusion")
     c2.number_input("Limit (hits)", 1, 50, key=kept("assemble_limit", 5))
     c3.number_input("Neighbours per hit", 0, 5, key=kept("assemble_neighbors", 0),
-                    help="Chunks added on each side of a hit, merged into contiguous spans.")
+                    disabled=merge,
+                    help="Chunks added on each side of a hit, merged into contiguous spans "
+                         "(not with neighbouring hits merged).")
     c4.number_input("Headroom tokens", 0, 100_000, step=50, key=kept("assemble_headroom", 300))
     d1, d2, d3, d4 = st.columns(4)
     d1.selectbox("Style", STYLES, key=kept("assemble_style", STYLES[0]))
@@ -125,6 +135,10 @@ def _controls(documents: dict[str, str]) -> tuple[str, AssemblyOptions]:
                     key=kept("assemble_context", _default_context()), disabled=not use_context)
     e3.text_input("Locale (library prompt)", key=kept("assemble_locale", "", durable=True),
                   placeholder="e.g. ja")
+    st.toggle("Merge neighbouring hits into one passage", key=merge_key,
+              help="Small-to-big: hits next to each other in their document come back as one "
+                   "pack, so a passage told across small chunks is cited once. On at first for "
+                   "a set built with the small-to-big preset.")
     docs_key = kept("assemble_docs", [])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
     st.multiselect("Only these documents", list(documents), key=docs_key, format_func=documents.get,
@@ -133,12 +147,13 @@ def _controls(documents: dict[str, str]) -> tuple[str, AssemblyOptions]:
     s = st.session_state
     return s["assemble_question"].strip(), AssemblyOptions(
         ranking=s["assemble_rank"], limit=int(s["assemble_limit"]),
-        neighbors=int(s["assemble_neighbors"]), headroom=int(s["assemble_headroom"]),
+        neighbors=0 if merge else int(s["assemble_neighbors"]),
+        headroom=int(s["assemble_headroom"]),
         style=s["assemble_style"], citation_style=s["assemble_citation_style"],
         estimator=s["assemble_estimator"],
         context_tokens=int(s["assemble_context"]) if use_context else None,
         system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
-        doc_ids=tuple(s[docs_key]),
+        doc_ids=tuple(s[docs_key]), merge_adjacent=merge,
     )
 
 
@@ -291,7 +306,9 @@ def main() -> None:
             "Second chunk set", names,
             key=kept("assemble_set_b", names[(first + 1) % len(names)], valid=names)))
     in_sets = [d for info in sets if info.name in chosen for d in info.doc_ids]
-    question, options = _controls({d: _source_name(d) for d in dict.fromkeys(in_sets)})
+    merge_key = _merge_key(next(info for info in sets if info.name == chosen[0]))
+    question, options = _controls({d: _source_name(d) for d in dict.fromkeys(in_sets)},
+                                  merge_key)
     if not question:
         st.info("Type a question to retrieve and assemble a prompt.")
         return

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 import ui.resources
 from core.library import default_library
 from core.llm.settings import AnswerSettings, save_answer_settings
+from core.operations.presets import SMALL_TO_BIG
 from core.store import ChunkStore
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, shown
@@ -174,3 +175,38 @@ def test_quick_start_builds_an_active_set_from_the_library(data_dir):
     assert store.active_set() == "recursive 500/50"
     assert store.info("recursive 500/50").docs == 1
     assert at.selectbox(key="assemble_set_a").value == "recursive 500/50"
+
+
+def cited_packs(at: AppTest) -> list[tuple[str, str]]:
+    """(marker heading, caption) of every cited pack, best first."""
+    headings = [h.value for h in at.subheader if h.value.startswith("[")]
+    captions = [c.value for c in at.caption if c.value.startswith("score ")]
+    return list(zip(headings, captions, strict=False))
+
+
+def test_merging_neighbouring_hits_cites_them_as_one_passage(data_dir):
+    """Small 100-token chunks: the question's best hit and a neighbour of it come back as two
+    citations, or, merged, as one passage under one marker."""
+    default_library().add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    handbook_set(ChunkStore(), SMALL_TO_BIG, size=100)  # named after the preset
+    handbook_set(ChunkStore(), "handbook 100", size=100)
+    plain = run_page(assemble_question=QUESTION, assemble_set_a="handbook 100")
+    toggle = plain.toggle(key="assemble_merge:handbook 100")
+    assert not plain.exception and toggle.value is False  # a set of no merging preset
+    separate = cited_packs(plain)
+    assert all(caption.endswith("1 chunk") for _, caption in separate)
+    first, neighbour = (shown(caption).split(" · spans ")[1].split(" · ")[0]
+                        for _, caption in separate[:3:2])
+    merged = toggle.set_value(True).run()
+    assert not merged.exception
+    (marker, caption), *_ = cited_packs(merged)
+    assert shown(marker).startswith("[¹] ")
+    assert f"spans {neighbour}, {first} · 2 chunks" in shown(caption)
+    assert merged.number_input(key="assemble_neighbors").disabled
+    user_prompt = merged.code[1].value
+    passage = user_prompt.split("\n[¹]\n")[1].split("\n[²]\n")[0]
+    assert "a cluster with five tolerates two" in passage
+    assert len(cited_packs(merged)) == 5  # the merged hit leaves room for another passage
+    preset_set = run_page(assemble_question=QUESTION, assemble_set_a=SMALL_TO_BIG)
+    assert preset_set.toggle(key=f"assemble_merge:{SMALL_TO_BIG}").value is True
+    assert cited_packs(preset_set)[0][1].endswith("2 chunks")

@@ -36,6 +36,7 @@ def test_assemble_keeps_its_inputs_across_a_page_switch_and_the_question_across_
     at.selectbox(key="assemble_system").set_value("library")
     at.text_input(key="assemble_locale").set_value("ja")
     at.number_input(key="assemble_headroom").set_value(450)
+    at.toggle(key="assemble_merge:handbook").set_value(True)
     at.run()
     at = open_page("home", at)
     assert "assemble_question" not in [w.key for w in at.text_area]
@@ -44,6 +45,7 @@ def test_assemble_keeps_its_inputs_across_a_page_switch_and_the_question_across_
     assert at.selectbox(key="assemble_system").value == "library"
     assert at.text_input(key="assemble_locale").value == "ja"
     assert at.number_input(key="assemble_headroom").value == 450
+    assert at.toggle(key="assemble_merge:handbook").value is True
     restarted = open_page("assemble")  # a new session on the same data folder
     assert restarted.text_area(key="assemble_question").value == "How many coordinators fail?"
     assert restarted.selectbox(key="assemble_system").value == "library"

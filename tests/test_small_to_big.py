@@ -9,10 +9,12 @@ from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate, EvaluationError, evaluate
-from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
+from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, built_with
+from core.operations.strategies import validated_config
 from core.retrieval.packs import merge_adjacent, merge_depth, merged_packs
 from core.retrieval.ranking import rank_merged
 from core.retrieval.retrieve import retrieve
+from core.store import ChunkSetInfo
 from tests.retrieval_helpers import FakeStore, chunks_of
 
 # Three sentences about the kiln: a question about it should get them back as one passage.
@@ -95,9 +97,19 @@ def test_merged_packs_need_every_hit_in_the_document_order():
 def test_the_small_to_big_preset_carries_its_retrieval():
     candidate = BUILTIN_PRESETS[SMALL_TO_BIG].candidate()
     assert candidate.merge_adjacent and candidate.ranking == "hybrid"
-    assert candidate.strategy == "recursive" and candidate.settings["size"] == 100
+    assert candidate.strategy == "recursive" and candidate.settings["size"] == 150
     plain = BUILTIN_PRESETS["semantic"].candidate()
     assert not plain.merge_adjacent and plain.ranking is None
+
+
+def test_a_set_is_known_by_the_preset_it_is_named_after_or_whose_chunking_it_holds():
+    preset = BUILTIN_PRESETS[SMALL_TO_BIG]
+    resolved = validated_config(preset.strategy, preset.settings).model_dump(mode="json")
+    assert built_with(ChunkSetInfo(name=SMALL_TO_BIG, strategy="fixed")) is preset
+    assert built_with(ChunkSetInfo(name="mine", strategy="recursive",
+                                   settings=resolved)) is preset
+    other = {**resolved, "size": 120}
+    assert built_with(ChunkSetInfo(name="mine", strategy="recursive", settings=other)) is None
 
 
 @pytest.mark.parametrize("limit", [1, 2])
