@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 DATA_DIR_ENV = "CHUNKLAB_DATA_DIR"
@@ -31,6 +32,13 @@ def configure_runtime() -> None:
 
 def data_dir() -> Path:
     """The folder that holds uploads, caches, settings and the Chroma store (created on demand)."""
-    path = Path(os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR).expanduser().resolve()
+    path = _resolved(os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR, os.getcwd())
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@lru_cache(maxsize=32)
+def _resolved(folder: str, cwd: str) -> Path:
+    """The absolute path of ``folder`` seen from ``cwd`` (resolving looks at every part of the
+    path on disk, and a page asks for the data folder a hundred times a click)."""
+    return (Path(cwd) / Path(folder).expanduser()).resolve()
