@@ -93,9 +93,12 @@ class ChunkStore:
             path = Path(path) if path is not None else data_dir() / "chroma"
             path.mkdir(parents=True, exist_ok=True)
             self.location = str(path)
-            self.client = chromadb.PersistentClient(path=str(path), settings=settings)
             self._flag_path = path.parent / f"{path.name}.active_chunk_set.json"
             self._lock_path = path.parent / f"{path.name}.lock"
+            # Opening a new store creates its tables: two processes doing it at once would
+            # both try ("table collections already exists"), so they take turns.
+            with file_lock(self._lock_path):
+                self.client = chromadb.PersistentClient(path=str(path), settings=settings)
             self._generation_path = path.parent / f"{path.name}.generation"
         self._settings = settings
         self._seen = self._generation()
