@@ -37,3 +37,25 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
         expect(page.locator("p:visible").filter(has_text=label).first).to_be_visible()
     expect(page.get_by_text("tables split by rows").first).to_be_attached()  # a canvas grid
     page.screenshot(path=str(ARTIFACTS / "compare_settings_and_stats.png"), full_page=True)
+
+
+def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> None:
+    # an app of its own: configuration 2 stays the untouched default, as a new user has it
+    page.goto(f"{start_app()}/compare")
+    wait_for_app(page)
+    first_panel = page.locator('[data-testid="stExpander"]').first
+    first_panel.locator("summary").click()
+    size = first_panel.get_by_label("size", exact=True)
+    size.fill("300")
+    size.press("Enter")
+    wait_for_app(page)
+    first_panel.locator("summary").click()  # closed again before leaving
+    wait_for_app(page)
+    page.get_by_role("link", name="Documents").click()
+    wait_for_app(page)
+    page.get_by_role("link", name="Compare").click()
+    wait_for_app(page)
+    page.screenshot(path=str(ARTIFACTS / "compare_after_page_switch.png"), full_page=True)
+    # the stats table's column headers name both configurations as they were left
+    expect(page.get_by_text("1. fixed 1000 chars (edited)", exact=True).first).to_be_visible()
+    expect(page.get_by_text("2. recursive 500/50", exact=True).first).to_be_visible()
