@@ -31,12 +31,13 @@ def data_dir(tmp_path, monkeypatch):
     yield from use_samples(tmp_path, monkeypatch, {"policy.md": MARKDOWN})
 
 
-PANELS = ["cmp_edit_open", "cmp_save_open", "cmp_export_0", "cmp_export_1"]
+SETTINGS = [f"cmp{slot}:settings_open" for slot in range(4)]  # the configurations' settings
+PANELS = ["cmp_edit_open", "cmp_save_open", "cmp_export_0", "cmp_export_1", *SETTINGS]
 
 
 def run(at: AppTest | None = None, panels: bool = True) -> AppTest:
-    """Run the page (a new one: with the hand edit, preset and export panels open unless
-    ``panels`` is False)."""
+    """Run the page (a new one: with the settings, hand edit, preset and export panels open
+    unless ``panels`` is False)."""
     if at is None:
         at = AppTest.from_file(PAGE, default_timeout=90)
         for key in PANELS if panels else []:
@@ -102,6 +103,7 @@ def test_four_configurations_and_llm_without_endpoint(data_dir) -> None:
 def test_llm_uses_the_settings_typed_on_the_settings_page(data_dir, fake_llm) -> None:  # noqa: F811
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.session_state[LLM_SETTINGS] = fake_llm.settings()
+    at.session_state["cmp1:settings_open"] = True
     at.run()
     at.selectbox(key="cmp1:recursive 500/50:strategy").set_value("llm")
     at.run()
@@ -216,6 +218,9 @@ def test_a_typed_label_wins_over_the_automatic_one(data_dir) -> None:
 def test_closed_panels_draw_nothing_until_opened(data_dir) -> None:
     at = run(panels=False)
     assert not at.get("download_button") and not [b for b in at.button if b.key == "cmpb_split"]
+    assert not [n for n in at.number_input if n.key.endswith(":size")]  # closed settings: a
+    # summary line instead of widgets
+    assert at.caption[0].value.startswith("fixed · size 1000 · overlap 0 · unit chars · tables no")
     at.session_state["cmp_export_1"] = True  # what opening the expander does
     run(at)
     assert len(at.get("download_button")) == 3  # the second column's exports only
@@ -224,7 +229,8 @@ def test_closed_panels_draw_nothing_until_opened(data_dir) -> None:
 
 def test_configurations_and_edits_survive_a_page_switch(data_dir) -> None:
     at = AppTest.from_file(str(Path(PAGE).parents[1] / "app.py"), default_timeout=90)
-    at.session_state["cmp_edit_open"] = True
+    for key in ["cmp_edit_open", *SETTINGS]:
+        at.session_state[key] = True
     at.run()
     at.switch_page("pages/compare.py")
     run(at)
@@ -292,6 +298,7 @@ def test_a_saved_hand_edit_is_not_edited_again_but_points_to_its_source(data_dir
 def test_a_tolerant_llm_column_lists_its_repairs(data_dir, slipping_llm) -> None:  # noqa: F811
     at = AppTest.from_file(PAGE, default_timeout=90)
     at.session_state[LLM_SETTINGS] = slipping_llm.settings()
+    at.session_state["cmp1:settings_open"] = True
     at.run()
     at.selectbox(key="cmp1:recursive 500/50:strategy").set_value("llm").run()
     assert any("phase 1 (structure analysis) failed: line" in e.value for e in at.error)

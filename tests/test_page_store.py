@@ -22,7 +22,9 @@ def data(tmp_path, monkeypatch) -> Path:
 
 
 def run() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["store:settings_open"] = True  # the preset's settings shown
+    at.run()
     assert not at.exception, at.exception
     return at
 

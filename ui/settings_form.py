@@ -22,6 +22,7 @@ from core.errors import ChunkLabError
 from core.operations.presets import Preset
 from core.operations.strategies import PICKABLE, STRATEGIES, strategy, validated_config
 from ui.persist import kept
+from ui.render import md_escape
 
 
 @dataclass(frozen=True)
@@ -46,38 +47,73 @@ def _advanced(field: FieldInfo) -> bool:
     return isinstance(extra, dict) and bool(extra.get("advanced"))
 
 
+def _is_list(field: FieldInfo) -> bool:
+    return typing.get_origin(field.annotation) is list
+
+
+def _choices(field: FieldInfo) -> tuple[Any, ...]:
+    annotation = field.annotation
+    return typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal else ()
+
+
+def _held(field: FieldInfo, value: Any) -> Any:
+    """A setting's value as its widget holds it (a list as JSON text)."""
+    if _is_list(field):
+        return json.dumps(value)
+    if field.annotation is bool:
+        return bool(value)
+    if _choices(field):
+        return value
+    if field.annotation is int:
+        return int(value)
+    if field.annotation is float:
+        return float(value)
+    return str(value)
+
+
+def _setting(field: FieldInfo, held: Any) -> Any:
+    """The setting a widget's value stands for (JSON text that does not parse is left for the
+    configuration's validation to name)."""
+    if _is_list(field):
+        try:
+            return json.loads(held)
+        except ValueError:
+            return held
+    if field.annotation is int:
+        return int(held)
+    if field.annotation is float:
+        return float(held)
+    return held
+
+
 def _widget(name: str, field: FieldInfo, value: Any, key: str) -> Any:
+    """The widget for one setting, starting from ``value`` as :func:`_held` gives it."""
     label = name.replace("_", " ")
     help_text = field.description
-    annotation = field.annotation
-    if typing.get_origin(annotation) is list:
-        raw = st.text_input(f"{label} (JSON list)", json.dumps(value), key=key, help=help_text)
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw  # the configuration's validation names the problem
-    if annotation is bool:
-        return st.checkbox(label, value=bool(value), key=key, help=help_text)
-    choices = typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal \
-        else ()
-    if choices:
+    if _is_list(field):
+        return st.text_input(f"{label} (JSON list)", value, key=key, help=help_text)
+    if field.annotation is bool:
+        return st.checkbox(label, value=value, key=key, help=help_text)
+    if choices := _choices(field):
         return st.selectbox(label, list(choices), index=list(choices).index(value), key=key,
                             help=help_text)
     low, high = _limits(field)
-    if annotation is int:
-        return int(st.number_input(label, value=int(value), step=10 if int(value) >= 50 else 1,
-                                   min_value=None if low is None else int(low),
-                                   max_value=None if high is None else int(high),
-                                   key=key, help=help_text))
-    if annotation is float:
-        return float(st.number_input(label, value=float(value), step=0.05, min_value=low,
-                                     max_value=high, key=key, help=help_text))
-    return st.text_input(label, str(value), key=key, help=help_text)
+    if field.annotation is int:
+        return st.number_input(label, value=value, step=10 if value >= 50 else 1,
+                               min_value=None if low is None else int(low),
+                               max_value=None if high is None else int(high),
+                               key=key, help=help_text)
+    if field.annotation is float:
+        return st.number_input(label, value=value, step=0.05, min_value=low, max_value=high,
+                               key=key, help=help_text)
+    return st.text_input(label, value, key=key, help=help_text)
 
 
-def settings_inputs(strategy_name: str, values: Mapping[str, Any], key: str) -> dict[str, Any]:
+def settings_inputs(strategy_name: str, values: Mapping[str, Any], key: str,
+                    drawn: bool = True) -> dict[str, Any]:
     """A widget per setting of the strategy, starting from ``values`` (else the defaults);
-    advanced settings have no widget and keep their value from ``values``."""
+    advanced settings have no widget and keep their value from ``values``. Not ``drawn``: the
+    same settings, from the values the widgets hold (kept) without drawing them."""
     fields = strategy(strategy_name).config.model_fields
     settings = {}
     for name, field in fields.items():
@@ -86,7 +122,11 @@ def settings_inputs(strategy_name: str, values: Mapping[str, Any], key: str) -> 
                 settings[name] = values[name]
             continue
         default = field.get_default(call_default_factory=True)
-        settings[name] = _widget(name, field, values.get(name, default), kept(f"{key}:{name}"))
+        start = _held(field, values.get(name, default))
+        widget_key = kept(f"{key}:{name}")
+        held = _widget(name, field, start, widget_key) if drawn \
+            else st.session_state.get(widget_key, start)
+        settings[name] = _setting(field, held)
     return settings
 
 
@@ -101,22 +141,44 @@ def configuration_editor(key: str, presets: Mapping[str, Preset], default: str,
                                                  default if default in names else names[0],
                                                  valid=names))
     preset = presets[chosen]
-    with st.expander("Settings", expanded=False):
-        options = PICKABLE if preset.strategy in PICKABLE else [*PICKABLE, preset.strategy]
-        name = st.selectbox("Strategy", options,
-                            key=kept(f"{key}:{chosen}:strategy", preset.strategy, valid=options),
-                            help="; ".join(f"{s.name}: {s.summary}" for s in STRATEGIES.values()))
+    # Closed settings draw nothing (a dozen widgets per configuration, redrawn on every click);
+    # the settings then come from the values their widgets hold. The open state is a kept toggle
+    # of our own: a keyed expander that reruns on change disagreed with the restored widgets
+    # after a page switch (another configuration took the first one's preset).
+    drawn = st.toggle("Settings", key=kept(f"{key}:settings_open", False))
+    options = PICKABLE if preset.strategy in PICKABLE else [*PICKABLE, preset.strategy]
+    strategy_key = kept(f"{key}:{chosen}:strategy", preset.strategy, valid=options)
+    with st.container(border=drawn):
+        name = st.selectbox(
+            "Strategy", options, key=strategy_key,
+            help="; ".join(f"{s.name}: {s.summary}" for s in STRATEGIES.values()),
+        ) if drawn else st.session_state[strategy_key]
         start = preset.settings if name == preset.strategy else {}
-        settings = settings_inputs(name, start, f"{key}:{chosen}:{name}")
-        typed = st.text_input("label", key=f"{key}:label", placeholder="automatic",
-                              help="A name of your own for this configuration") \
-            if own_label else ""
+        settings = settings_inputs(name, start, f"{key}:{chosen}:{name}", drawn=drawn)
+        typed = ""
+        if own_label and drawn:
+            typed = st.text_input("label", key=kept(f"{key}:label"), placeholder="automatic",
+                                  help="A name of your own for this configuration")
+        elif own_label:
+            typed = st.session_state.get(f"{key}:label", "")
+        if not drawn:
+            st.caption(md_escape(settings_summary(name, settings)))
     if typed.strip():
         return Configuration(typed.strip(), name, settings)
     if name != preset.strategy:
         return Configuration(strategy_label(name, settings), name, settings)
     edited = _differs(preset, name, settings)
     return Configuration(f"{chosen} (edited)" if edited else chosen, name, settings)
+
+
+def settings_summary(name: str, settings: Mapping[str, Any]) -> str:
+    """The settings in one line, for closed settings: "fixed · size 1000 · tables no · …"."""
+    def shown(value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return json.dumps(value) if isinstance(value, list) else f"{value}"
+    return " · ".join([name, *(f"{field.replace('_', ' ')} {shown(value)}"
+                               for field, value in settings.items())])
 
 
 def strategy_label(name: str, settings: Mapping[str, Any]) -> str:

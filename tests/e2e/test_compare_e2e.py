@@ -32,7 +32,8 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
     strip.screenshot(path=str(ARTIFACTS / "compare_boundary_strip.png"))
     page.locator(".cl-text").first.scroll_into_view_if_needed()
     # the settings form shows the overlap and table options; the stats count split tables
-    page.locator('[data-testid="stExpander"] summary').filter(has_text="Settings").nth(1).click()
+    page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").nth(1).click()
+    wait_for_app(page)
     for label in ("overlap mode", "table split", "table max tokens"):
         expect(page.locator("p:visible").filter(has_text=label).first).to_be_visible()
     expect(page.get_by_text("tables split by rows").first).to_be_attached()  # a canvas grid
@@ -43,13 +44,14 @@ def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> N
     # an app of its own: configuration 2 stays the untouched default, as a new user has it
     page.goto(f"{start_app()}/compare")
     wait_for_app(page)
-    first_panel = page.locator('[data-testid="stExpander"]').first
-    first_panel.locator("summary").click()
-    size = first_panel.get_by_label("size", exact=True)
+    settings = page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").first
+    settings.click()
+    wait_for_app(page)
+    size = page.get_by_label("size", exact=True).first
     size.fill("300")
     size.press("Enter")
     wait_for_app(page)
-    first_panel.locator("summary").click()  # closed again before leaving
+    settings.click()  # closed again before leaving
     wait_for_app(page)
     page.get_by_role("link", name="Documents").click()
     wait_for_app(page)
