@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.chunking.checks import check_chunks
@@ -19,10 +18,11 @@ from core.llm.pipeline import LLMRun
 from core.operations.presets import all_presets, save_user_preset
 from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
+from ui.clickable import clickable_html
 from ui.hand_edits import EditedColumn, edit_panel, edited_column
 from ui.llm_warnings import show_llm_warnings
 from ui.persist import kept_all
-from ui.render import histogram_html, md_escape, palette
+from ui.render import Bar, histogram_html, md_escape, palette, strip_html
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import pick_document, show_error, warn_missing_key
@@ -38,6 +38,7 @@ STATS_LABELS = {
     "boundaries_on_break": "starts on a section or paragraph",
     "overlap_tokens": "overlap tokens", "mean_overlap_tokens": "mean overlap tokens",
 }
+SECTION_SHADES = ("#e4e7ec", "#c9ced6")  # neighbouring sections on the strip
 SHARES = {"within_target", "boundaries_on_section", "boundaries_on_break"}
 
 
@@ -76,43 +77,26 @@ def _stats_column(stats: ChunkStats) -> dict[str, str]:
     return shown
 
 
-def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> go.Figure:
-    fig = go.Figure()
+def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> str:
+    """Every configuration's chunks along the document, section starts as dashed lines; a click
+    on a chunk reports "slot:chunk"."""
     rows = [f"{i + 1}. {label}" for i, (label, _) in enumerate(results)]
-    for row, (slot, (_, chunks)) in zip(rows, enumerate(results), strict=True):
-        fig.add_bar(
-            y=[row] * len(chunks), x=[c.end - c.start for c in chunks],
-            base=[c.start for c in chunks], orientation="h", opacity=0.75, showlegend=False,
-            marker_color=[chunk_color(c, k) for k, c in enumerate(chunks)],
-            marker_line={"color": "#394150", "width": 1},
-            customdata=[[slot, k] for k in range(len(chunks))],
-            hovertemplate=[f"chunk {k + 1} · {c.tokens} tokens · {c.chunk_type}<extra></extra>"
-                           for k, c in enumerate(chunks)],
-        )
-    starts = [s.start for s in document.sections]
-    if starts:
-        fig.add_scatter(
-            x=starts, y=["sections"] * len(starts), mode="markers", showlegend=False,
-            marker={"symbol": "triangle-up", "size": 10, "color": "#394150"},
-            hovertext=[s.title for s in document.sections], hoverinfo="text",
-        )
-        # The section lines as one trace over the whole height (a layout shape per section
-        # cost plotly more, on the server and in the browser, than all the bars).
-        fig.add_scatter(
-            x=[x for start in starts for x in (start, start, None)],
-            y=[y for _ in starts for y in (0, 1, None)], yaxis="y2", mode="lines",
-            line={"width": 1, "dash": "dot", "color": "#9aa1ab"}, hoverinfo="skip",
-            showlegend=False,
-        )
-    fig.update_layout(
-        yaxis2={"overlaying": "y", "range": [0, 1], "visible": False, "fixedrange": True},
-        barmode="overlay", height=90 + 48 * (len(rows) + 1), margin={"l": 10, "r": 10, "t": 10,
-                                                                   "b": 30},
-        xaxis={"title": "character offset", "range": [0, max(1, len(document.text))]},
-        yaxis={"categoryorder": "array", "categoryarray": ["sections", *rows[::-1]]},
-        clickmode="event+select",
-    )
-    return fig
+    bars = [Bar(row, c.start, c.end - c.start, chunk_color(c, k),
+                f"chunk {k + 1} · {c.tokens:,} tokens · {c.chunk_type}", pick=f"{slot}:{k}")
+            for slot, (row, (_, chunks)) in enumerate(zip(rows, results, strict=True))
+            for k, c in enumerate(chunks)]
+    starts = sorted({s.start: s.title for s in document.sections}.items())
+    ends = [start for start, _ in starts[1:]] + [len(document.text)]
+    bars += [Bar("sections", start, end - start, SECTION_SHADES[n % 2], f"section: {title}")
+             for n, ((start, title), end) in enumerate(zip(starts, ends, strict=True))]
+    return strip_html([*rows, "sections"] if starts else rows, bars, len(document.text),
+                      axis="character offset", marks=[(start, "") for start, _ in starts])
+
+
+def _inspect(picked: str) -> None:
+    """Show the clicked chunk in its column's inspector."""
+    slot, k = (int(part) for part in picked.split(":"))
+    st.session_state[inspect_key(slot)] = k + 1
 
 
 def _histogram(chunks: list[Chunk], slot: int) -> str:
@@ -194,12 +178,8 @@ def main() -> None:
         warn_missing_key(llm_settings())
     columns, problems, runs = _columns(document, configs)
 
-    event = st.plotly_chart(_strip([(c.label, c.chunks) for c in columns], document),
-                            on_select="rerun", key="cmp_strip", selection_mode="points")
-    for point in (event.selection.points if event else []) or []:
-        data = point.get("customdata")
-        if data and len(data) == 2:
-            st.session_state[inspect_key(int(data[0]))] = int(data[1]) + 1
+    clickable_html(_strip([(c.label, c.chunks) for c in columns], document), key="cmp_strip",
+                   on_pick=_inspect)
     _stats_table(document, columns)
 
     for slot, place in enumerate(st.columns(count)):

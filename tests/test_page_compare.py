@@ -61,7 +61,8 @@ def test_two_configurations_side_by_side(data_dir) -> None:
     html = [h.proto.body for h in at.get("html") if "cl-text" in h.proto.body]
     assert len(html) == 2 and all("<mark" in h for h in html)
     assert 'class="cl-table"' in html[1] and 'class="cl-table"' not in html[0]
-    assert len(at.get("plotly_chart")) == 1  # the shared strip
+    strip = json.loads(at.get("bidi_component")[0].proto.json)["html"]  # the shared strip
+    assert 'data-pick="0:0"' in strip and 'data-pick="1:0"' in strip and "section: " in strip
     histograms = [h.proto.body for h in at.get("html") if "cl-bins" in h.proto.body]
     assert len(histograms) == 2 and all("chunks" in h for h in histograms)
     assert at.number_input(key="cmp_inspect_1").value == 1

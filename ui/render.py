@@ -140,13 +140,15 @@ def _escape_match(match: re.Match[str]) -> str:
 
 @dataclass(frozen=True)
 class Bar:
-    """A bar on one row of a strip chart: from ``start`` over ``size`` along the axis."""
+    """A bar on one row of a strip chart: from ``start`` over ``size`` along the axis; ``pick``
+    is what a click on it reports when drawn through :mod:`ui.clickable` ("" not clickable)."""
 
     row: str
     start: float
     size: float
     color: str
     tooltip: str = ""
+    pick: str = ""
 
 
 CHART_STYLE = """<style>
@@ -157,6 +159,8 @@ text-overflow:ellipsis;white-space:nowrap}
 .cl-chart .cl-lane{position:relative;flex:1;height:1.15rem;background:#f4f5f7;border-radius:2px}
 .cl-chart .cl-bar{position:absolute;top:0;bottom:0;box-sizing:border-box;
 border:1px solid rgba(57,65,80,.55)}
+.cl-chart .cl-bar[data-pick]{cursor:pointer}
+.cl-chart .cl-bar[data-pick]:hover{outline:2px solid #394150;z-index:1}
 .cl-chart .cl-mark{position:absolute;top:-0.3rem;bottom:-0.3rem;border-left:2px dashed #394150}
 .cl-chart .cl-axis{display:flex;justify-content:space-between;margin-left:8rem;color:#6b7280}
 .cl-chart .cl-title{text-align:center;margin-left:8rem;color:#6b7280}
@@ -182,11 +186,13 @@ def strip_html(rows: Sequence[str], bars: Sequence[Bar], length: float, *, axis:
     whole = max(float(length), 1.0)
     out = [CHART_STYLE, '<div class="cl-chart">']
     for row in rows:
-        out.append(f'<div class="cl-row"><span class="cl-name">{html.escape(row)}</span>'
+        out.append(f'<div class="cl-row"><span class="cl-name" title="{html.escape(row)}">'
+                   f'{html.escape(row)}</span>'
                    '<div class="cl-lane">')
         for bar in (b for b in bars if b.row == row):
             size = min(bar.size, whole - bar.start)
-            out.append(f'<div class="cl-bar" title="{html.escape(bar.tooltip)}" style="left:'
+            pick = f' data-pick="{html.escape(bar.pick)}"' if bar.pick else ""
+            out.append(f'<div class="cl-bar"{pick} title="{html.escape(bar.tooltip)}" style="left:'
                        f'{_pct(bar.start, whole)};width:{_pct(size, whole)};'
                        f'background:{html.escape(bar.color)}"></div>')
         for at, tooltip in marks:

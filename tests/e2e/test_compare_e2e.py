@@ -25,11 +25,14 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
         assert marks.count() > 3
         background = marks.first.get_attribute("style") or ""
         assert "background" in background
-    expect(page.get_by_text("2. recursive 500/50 (no tables)").first).to_be_visible()
-    strip = page.locator('[data-testid="stPlotlyChart"]').first
-    expect(strip).to_be_visible()
+    strip = page.locator(".cl-clickable").first
+    expect(strip.get_by_text("2. recursive 500/50 (no tables)")).to_be_visible()
     ARTIFACTS.mkdir(exist_ok=True)
     strip.screenshot(path=str(ARTIFACTS / "compare_boundary_strip.png"))
+    # a click on the second configuration's third chunk shows it in that column's inspector
+    strip.locator('[data-pick="1:2"]').click()
+    wait_for_app(page)
+    expect(page.get_by_label("Inspect chunk").nth(1)).to_have_value("3")
     page.locator(".cl-text").first.scroll_into_view_if_needed()
     # the settings form shows the overlap and table options; the stats count split tables
     page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").nth(1).click()
@@ -58,6 +61,7 @@ def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> N
     page.get_by_role("link", name="Compare").click()
     wait_for_app(page)
     page.screenshot(path=str(ARTIFACTS / "compare_after_page_switch.png"), full_page=True)
-    # the stats table's column headers name both configurations as they were left
-    expect(page.get_by_text("1. fixed 1000 chars (edited)", exact=True).first).to_be_visible()
-    expect(page.get_by_text("2. recursive 500/50", exact=True).first).to_be_visible()
+    # the strip's rows name both configurations as they were left
+    strip = page.locator(".cl-clickable").first
+    expect(strip.get_by_text("1. fixed 1000 chars (edited)", exact=True)).to_be_visible()
+    expect(strip.get_by_text("2. recursive 500/50", exact=True)).to_be_visible()
