@@ -44,24 +44,27 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
 
 
 def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> None:
-    # an app of its own: configuration 2 stays the untouched default, as a new user has it
+    # an app of its own: configuration 2 stays the untouched default, as a new user has it.
+    # Three rounds: a restore that races the browser's first draw fails only now and then.
     page.goto(f"{start_app()}/compare")
     wait_for_app(page)
     settings = page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").first
-    settings.click()
-    wait_for_app(page)
-    size = page.get_by_label("size", exact=True).first
-    size.fill("300")
-    size.press("Enter")
-    wait_for_app(page)
-    settings.click()  # closed again before leaving
-    wait_for_app(page)
-    page.get_by_role("link", name="Documents").click()
-    wait_for_app(page)
-    page.get_by_role("link", name="Compare").click()
-    wait_for_app(page)
-    page.screenshot(path=str(ARTIFACTS / "compare_after_page_switch.png"), full_page=True)
-    # the strip's rows name both configurations as they were left
     strip = page.locator(".cl-clickable").first
-    expect(strip.get_by_text("1. fixed 1000 chars (edited)", exact=True)).to_be_visible()
-    expect(strip.get_by_text("2. recursive 500/50", exact=True)).to_be_visible()
+    for size in ("300", "350", "400"):
+        settings.click()
+        wait_for_app(page)
+        box = page.get_by_label("size", exact=True).first
+        box.fill(size)
+        box.press("Enter")
+        wait_for_app(page)
+        settings.click()  # closed again before leaving
+        wait_for_app(page)
+        page.get_by_role("link", name="Documents").click()
+        wait_for_app(page)
+        page.get_by_role("link", name="Compare").click()
+        wait_for_app(page)
+        # the strip's rows name both configurations as they were left
+        expect(strip.get_by_text("1. fixed 1000 chars (edited)", exact=True)).to_be_visible()
+        expect(strip.get_by_text("2. recursive 500/50", exact=True)).to_be_visible()
+        expect(page.get_by_text(f"fixed · size {size} · overlap 0")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "compare_after_page_switch.png"), full_page=True)
