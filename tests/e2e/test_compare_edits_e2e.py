@@ -44,7 +44,8 @@ def test_split_undo_and_save_a_hand_edit(page: Page, app_url: str) -> None:
     page.get_by_role("button", name="Split here").click()
     wait_for_app(page)
     expect(page.get_by_text("1. split chunk 1 at character").first).to_be_visible()
-    expect(page.get_by_text("1. fixed 1000 chars · hand-edited").first).to_be_visible()
+    strip = page.locator(".cl-clickable").first  # its rows name the configurations
+    expect(strip.get_by_text("1. fixed 1000 chars · hand-edited")).to_be_visible()
     assert _chunks(page) == before_chunks + 1
     assert _badges(page) != before_badges  # the new boundary is checked too
     _first_column(page).get_by_role("button", name=BADGE).first.scroll_into_view_if_needed()
