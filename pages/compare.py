@@ -137,7 +137,7 @@ def _stats_table(document: Document, columns: list[EditedColumn]) -> None:
             table[f"{slot + 1}. {column.label}"] = _stats_column(
                 chunk_stats(document, column.chunks, target))
     if table:
-        st.dataframe(pd.DataFrame(table), height=36 + 35 * (len(STATS_LABELS) + 1))
+        st.table(pd.DataFrame(table))
 
 
 def _save_preset(configs: list[Configuration]) -> None:

@@ -48,7 +48,7 @@ def run(at: AppTest | None = None, panels: bool = True) -> AppTest:
 
 
 def stats(at: AppTest) -> dict:
-    return at.dataframe[0].value.to_dict()
+    return at.table[0].value.to_dict()
 
 
 def test_two_configurations_side_by_side(data_dir) -> None:
@@ -201,7 +201,7 @@ def test_table_chunks_show_as_a_table_and_exports_are_offered(data_dir) -> None:
     at = run()
     at.number_input(key="cmp_inspect_1").set_value(table_chunk())
     run(at)
-    tables = [d.value for d in at.dataframe[1:]]
+    tables = [d.value for d in at.dataframe]
     assert any(list(t.columns) == ["Plan", "Deductible", "Limit"] and len(t) == 40
                for t in tables)
     downloads = [e for e in at.get("download_button")]
