@@ -94,9 +94,11 @@ def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> str:
 
 
 def _inspect(picked: str) -> None:
-    """Show the clicked chunk in its column's inspector."""
-    slot, k = (int(part) for part in picked.split(":"))
-    st.session_state[inspect_key(slot)] = k + 1
+    """Show the clicked chunk in its column's inspector (a value that is not one of the strip's
+    "slot:chunk" picks is ignored; the inspector keeps a chunk number in range)."""
+    slot, _, k = picked.partition(":")
+    if slot.isdigit() and k.isdigit():
+        st.session_state[inspect_key(int(slot))] = int(k) + 1
 
 
 def _histogram(chunks: list[Chunk], slot: int) -> str:
