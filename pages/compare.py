@@ -19,9 +19,9 @@ from core.operations.presets import all_presets, save_user_preset
 from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
-from ui.hand_edits import EditedColumn, edit_panel, edited_column
+from ui.hand_edits import EditedColumn, edit_panel, edited_column, set_aside_inputs
 from ui.llm_warnings import show_llm_warnings
-from ui.persist import kept_all
+from ui.persist import kept_all, set_aside
 from ui.render import Bar, histogram_html, md_escape, palette, strip_html
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
@@ -146,6 +146,8 @@ def _save_preset(configs: list[Configuration]) -> None:
     with st.expander("Save a configuration as a named preset", key="cmp_save_open",
                      on_change="rerun") as box:
         if not box.open:
+            for key in ("cmp_save_slot", "cmp_preset_name"):
+                set_aside(key)
             return
         if saved := st.session_state.pop("cmp_saved", None):
             st.success(f"Saved “{md_escape(saved)}”: it is now in every configuration's list.")
@@ -209,6 +211,8 @@ def main() -> None:
     with st.expander("Edit chunks by hand", key=EDIT_OPEN, on_change="rerun") as box:
         if box.open:
             edit_panel(document, columns)
+        else:
+            set_aside_inputs()
     _save_preset(configs)
 
 

@@ -31,6 +31,7 @@ from core.chunking.edits import (
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.edits import edit_chunks, edited_config, save_edited
+from ui.persist import set_aside
 from ui.render import md_escape
 
 EDITS = "cmp_hand_edits"  # {column key: [edit as a dict]}
@@ -127,6 +128,15 @@ def _preview(text: str, at: int) -> str:
     left = text[max(0, at - CONTEXT) : at].replace("\n", "⏎")
     right = text[at : at + CONTEXT].replace("\n", "⏎")
     return f"…{left} ▌ {right}…"
+
+
+INPUTS = ("cmp_edit_slot", "cmp_edit_chunk", "cmp_edit_pos", "cmp_edit_name")
+
+
+def set_aside_inputs() -> None:
+    """The closed panel's inputs wait for it to open again (:func:`ui.persist.set_aside`)."""
+    for key in INPUTS:
+        set_aside(key)
 
 
 def edit_panel(document: Document, columns: Sequence[EditedColumn]) -> None:

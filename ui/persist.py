@@ -75,6 +75,20 @@ def kept(key: str, default: Any = None, *, durable: bool = False,
     return key
 
 
+def set_aside(key: str) -> Any:
+    """The kept value of a widget this run does not draw (a closed panel's), held by its shadow
+    alone until the widget is drawn again. The browser shows a value set from code only when it
+    was set in the run that draws the widget; :func:`kept` (or :func:`kept_all`) then puts it
+    back in that run. Left under its key, a value restored after a page switch would be drawn
+    by the server but shown as the widget's default in the browser."""
+    state = st.session_state
+    shadow = SHADOW + key
+    if key in state:
+        state[shadow] = state[key]
+        del state[key]
+    return state.get(shadow)
+
+
 def forget(key: str) -> None:
     """Drop a kept value (the widget starts from its default next time)."""
     st.session_state.pop(key, None)

@@ -21,7 +21,7 @@ from pydantic.fields import FieldInfo
 from core.errors import ChunkLabError
 from core.operations.presets import Preset
 from core.operations.strategies import PICKABLE, STRATEGIES, strategy, validated_config
-from ui.persist import kept
+from ui.persist import kept, set_aside
 from ui.render import md_escape
 
 
@@ -123,9 +123,12 @@ def settings_inputs(strategy_name: str, values: Mapping[str, Any], key: str,
             continue
         default = field.get_default(call_default_factory=True)
         start = _held(field, values.get(name, default))
-        widget_key = kept(f"{key}:{name}")
-        held = _widget(name, field, start, widget_key) if drawn \
-            else st.session_state.get(widget_key, start)
+        widget_key = f"{key}:{name}"
+        if drawn:
+            held = _widget(name, field, start, kept(widget_key))
+        else:
+            held = set_aside(widget_key)
+            held = start if held is None else held
         settings[name] = _setting(field, held)
     return settings
 
@@ -142,9 +145,9 @@ def configuration_editor(key: str, presets: Mapping[str, Preset], default: str,
                                                  valid=names))
     preset = presets[chosen]
     # Closed settings draw nothing (a dozen widgets per configuration, redrawn on every click);
-    # the settings then come from the values their widgets hold. The open state is a kept toggle
-    # of our own: a keyed expander that reruns on change disagreed with the restored widgets
-    # after a page switch (another configuration took the first one's preset).
+    # the settings then come from the values set aside for their widgets. The open state is a
+    # kept toggle of our own: with a keyed expander that reruns on change, a page switch could
+    # give one configuration another's preset in the browser.
     drawn = st.toggle("Settings", key=kept(f"{key}:settings_open", False))
     options = PICKABLE if preset.strategy in PICKABLE else [*PICKABLE, preset.strategy]
     strategy_key = kept(f"{key}:{chosen}:strategy", preset.strategy, valid=options)
@@ -152,7 +155,7 @@ def configuration_editor(key: str, presets: Mapping[str, Preset], default: str,
         name = st.selectbox(
             "Strategy", options, key=strategy_key,
             help="; ".join(f"{s.name}: {s.summary}" for s in STRATEGIES.values()),
-        ) if drawn else st.session_state[strategy_key]
+        ) if drawn else set_aside(strategy_key)
         start = preset.settings if name == preset.strategy else {}
         settings = settings_inputs(name, start, f"{key}:{chosen}:{name}", drawn=drawn)
         typed = ""
@@ -160,7 +163,7 @@ def configuration_editor(key: str, presets: Mapping[str, Preset], default: str,
             typed = st.text_input("label", key=kept(f"{key}:label"), placeholder="automatic",
                                   help="A name of your own for this configuration")
         elif own_label:
-            typed = st.session_state.get(f"{key}:label", "")
+            typed = set_aside(f"{key}:label") or ""
         if not drawn:
             st.caption(md_escape(settings_summary(name, settings)))
     if typed.strip():

@@ -43,6 +43,13 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
     page.screenshot(path=str(ARTIFACTS / "compare_settings_and_stats.png"), full_page=True)
 
 
+def switch_away_and_back(page: Page) -> None:
+    page.get_by_role("link", name="Documents").click()
+    wait_for_app(page)
+    page.get_by_role("link", name="Compare").click()
+    wait_for_app(page)
+
+
 def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> None:
     # an app of its own: configuration 2 stays the untouched default, as a new user has it.
     # Three rounds: a restore that races the browser's first draw fails only now and then.
@@ -50,21 +57,40 @@ def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> N
     wait_for_app(page)
     settings = page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").first
     strip = page.locator(".cl-clickable").first
-    for size in ("300", "350", "400"):
-        settings.click()
+    size = page.get_by_label("size", exact=True).first
+    settings.click()
+    wait_for_app(page)
+    for typed in ("300", "350", "400"):
+        size.fill(typed)
+        size.press("Enter")
         wait_for_app(page)
-        box = page.get_by_label("size", exact=True).first
-        box.fill(size)
-        box.press("Enter")
+        settings.click()  # closed before leaving
         wait_for_app(page)
-        settings.click()  # closed again before leaving
-        wait_for_app(page)
-        page.get_by_role("link", name="Documents").click()
-        wait_for_app(page)
-        page.get_by_role("link", name="Compare").click()
-        wait_for_app(page)
+        switch_away_and_back(page)
         # the strip's rows name both configurations as they were left
         expect(strip.get_by_text("1. fixed 1000 chars (edited)", exact=True)).to_be_visible()
         expect(strip.get_by_text("2. recursive 500/50", exact=True)).to_be_visible()
-        expect(page.get_by_text(f"fixed · size {size} · overlap 0")).to_be_visible()
+        expect(page.get_by_text(f"fixed · size {typed} · overlap 0")).to_be_visible()
+        settings.click()  # opened again, the field shows what was typed
+        wait_for_app(page)
+        expect(size).to_have_value(typed)
     page.screenshot(path=str(ARTIFACTS / "compare_after_page_switch.png"), full_page=True)
+
+
+def test_a_closed_hand_edit_panel_keeps_its_inputs_across_a_page_switch(page: Page,
+                                                                        app_url: str) -> None:
+    page.goto(f"{app_url}/compare")
+    wait_for_app(page)
+    panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
+    panel.get_by_text("Edit chunks by hand").click()
+    wait_for_app(page)
+    chunk = page.get_by_label("Chunk", exact=True)
+    chunk.fill("3")
+    chunk.press("Enter")
+    wait_for_app(page)
+    panel.get_by_text("Edit chunks by hand").click()  # closed before leaving
+    wait_for_app(page)
+    switch_away_and_back(page)
+    panel.get_by_text("Edit chunks by hand").click()
+    wait_for_app(page)
+    expect(chunk).to_have_value("3")
