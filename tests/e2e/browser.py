@@ -17,18 +17,21 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 
 def wait_for_app(page: Page, timeout_ms: int = 120_000) -> None:
-    """Wait until Streamlit has finished the current run: script idle, no spinner, no skeleton."""
+    """Wait until Streamlit has finished the current run: script idle, no spinner, no skeleton —
+    seen twice, 300 ms apart, so a rerun the run asked for (the first visit of a page URL reruns
+    once in the router) is waited for too even when it starts late on a loaded machine."""
     page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_timeout(300)  # a rerun triggered just now may not have started yet
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            return app && app.getAttribute('data-test-script-state') === 'notRunning'
-                && !document.querySelector('[data-testid="stStatusWidget"]')
-                && !document.querySelector('[data-testid="stSkeleton"]');
-        }""",
-        timeout=timeout_ms,
-    )
+    for _ in range(2):
+        page.wait_for_timeout(300)  # a rerun triggered just now may not have started yet
+        page.wait_for_function(
+            """() => {
+                const app = document.querySelector('[data-testid="stApp"]');
+                return app && app.getAttribute('data-test-script-state') === 'notRunning'
+                    && !document.querySelector('[data-testid="stStatusWidget"]')
+                    && !document.querySelector('[data-testid="stSkeleton"]');
+            }""",
+            timeout=timeout_ms,
+        )
 
 
 def guide_app_with_llm(start_app: Callable[..., str], data: Path, llm: FakeLLM) -> str:
