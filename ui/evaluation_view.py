@@ -1,6 +1,6 @@
-"""The Evaluate page's result views: metrics with intervals, integrity checks, the table-question
-rule, B against A question by question, contextual prefixes with and without, the drill-down
-and the history."""
+"""The Evaluate page's result views: each configuration's outcome (failed ones with their
+reason), metrics with intervals, integrity checks, the table-question rule, B against A question
+by question, contextual prefixes with and without, the drill-down and the history."""
 
 from __future__ import annotations
 
@@ -12,7 +12,12 @@ from core.chunking.checks import INVARIANTS, LABELS
 from core.documents.model import Document
 from core.evaluation.metrics import METRIC_LABELS, METRICS
 from core.evaluation.stats import format_p
-from core.operations.evaluation import CandidateResult, QuestionResult
+from core.operations.evaluation import (
+    CandidateFailure,
+    CandidateResult,
+    Evaluation,
+    QuestionResult,
+)
 from core.operations.evaluation_report import TABLE_GAIN_TARGET, metrics_table, table_verdict
 from core.operations.evaluation_runs import history_csv, history_json, run_history
 from core.operations.evaluation_stats import (
@@ -48,6 +53,35 @@ def _open_question(results: list[CandidateResult], index: int) -> None:
     """Show question ``index`` in the drill-down (drawn later in this run)."""
     st.session_state[QUESTION_KEY] = index
     st.session_state[picker_key(QUESTION_KEY, _question_labels(results))] = index
+
+
+def show_configurations(evaluation: Evaluation) -> None:
+    """One row per configuration, in the order asked: recall and IoU beside the mean tokens
+    retrieved per question (the cost they were reached at), or why it failed. A failure is
+    reported, never a reason to drop the others' results."""
+    rows = []
+    for outcome in evaluation.outcomes:
+        if isinstance(outcome, CandidateFailure):
+            rows.append({"Configuration": outcome.candidate.label, "Status": "failed",
+                         "Recall": "—", "IoU": "—", "Mean tokens / question": "—",
+                         "Chunks": "—", "Time": "—", "Reason": outcome.reason})
+            continue
+        overall = outcome.metrics.overall
+        rows.append({"Configuration": outcome.candidate.label, "Status": "ok",
+                     "Recall": f"{overall.recall:.1%}", "IoU": f"{overall.iou:.1%}",
+                     "Mean tokens / question": f"{overall.mean_tokens:,.0f}",
+                     "Chunks": f"{sum(outcome.chunk_counts.values()):,}",
+                     "Time": "cached" if outcome.cached else f"{outcome.seconds:.1f} s",
+                     "Reason": ""})
+    st.subheader("Configurations")
+    if evaluation.failures:
+        total = len(evaluation.outcomes)
+        kept = (f"the results of the other {len(evaluation.results)} are kept"
+                if evaluation.results else "none could be evaluated")
+        st.warning(md_escape(f"{len(evaluation.failures)} of {total} configurations failed; "
+                             f"{kept}. The reason is in its row."), icon=":material/error:")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="evaluate_configurations",
+                 column_config={"Reason": st.column_config.TextColumn(width="large")})
 
 
 def show_metrics(results: list[CandidateResult]) -> None:
@@ -143,6 +177,9 @@ def show_comparison(results: list[CandidateResult]) -> None:
     """B against A: the verdict on one metric, every metric's sign test, and the per-question
     wins, losses and ties (a row opens that question in the drill-down)."""
     st.subheader("Is the difference real?")
+    if len(results) < 2:
+        st.info("Only one configuration has results: there is nothing to compare it with.")
+        return
     labels = [r.candidate.label for r in results]
     by_label = dict(zip(labels, results, strict=True))
     left, middle, right = st.columns(3)
@@ -227,7 +264,8 @@ def drill_down(results: list[CandidateResult], documents: dict[str, Document]) -
             s = q.scores
             st.caption(f"recall {s.recall:.0%} · precision {s.precision:.0%} · "
                        f"IoU {s.iou:.0%} · precision Ω {s.precision_omega:.0%} · "
-                       f"first hit at rank {s.first_hit_rank or '—'}")
+                       f"first hit at rank {s.first_hit_rank or '—'} · "
+                       f"{s.retrieved_tokens:,} tokens retrieved")
             st.html(_drawing(text, q))
             st.dataframe(pd.DataFrame([
                 {"Rank": r.rank, "Span": f"{r.start}–{r.end}" + (" (cut)" if r.cut else ""),

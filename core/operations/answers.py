@@ -54,6 +54,7 @@ class AssemblyOptions:
     locale: str | None = None  # of the library's RAG template
     doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one pack
+    autocut: int | None = None  # jumps: hits up to the first large drop in score (limit: most)
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
     filters = {"doc_id": list(options.doc_ids)} if options.doc_ids else None
     packs = retrieve(question, limit=options.limit, per_hit_neighbors=options.neighbors,
                      ranking=options.ranking, chunk_set=name or None, filters=filters,
-                     store=store, merge_adjacent=options.merge_adjacent)
+                     store=store, merge_adjacent=options.merge_adjacent,
+                     autocut=options.autocut)
     system = (library_system_prompt(options.locale, library or PromptLibrary())
               if options.system == "library" else None)
     assembled = assemble_prompt(

@@ -6,7 +6,10 @@ embeddings module caches vectors by text hash; a chunk scores the best of its vi
 questions in one batch (once per run, shared by every candidate), rank the chunks of the
 question's own document in memory (vector, BM25 or hybrid), keep the top ``k`` — or, with a
 ``budget``, the best chunks until that many tokens, the last one cut to fit
-(:mod:`core.evaluation.budget`) — and score them with :mod:`core.evaluation.metrics`.
+(:mod:`core.evaluation.budget`), or with ``autocut`` the top ``k`` up to the first large drop
+in their scores (:mod:`core.retrieval.autocut`) — and score them with
+:mod:`core.evaluation.metrics`. Every question's retrieved tokens are counted, so
+configurations are compared at a known cost.
 
 Contextual retrieval is a dimension of a candidate: with ``contextual=False`` the same chunks
 are embedded without the LLM's contextual prefixes, so the two can be compared.
@@ -14,6 +17,10 @@ are embedded without the LLM's contextual prefixes, so the two can be compared.
 A candidate's result is cached on disk under ``data_dir()/evaluation`` by a content hash of
 everything that decides it (questions and references, document texts, chunks, ranking, k or
 budget, embedder, metrics version), so re-running an unchanged candidate is instant.
+
+Each candidate stands on its own: one that fails with a typed error (a chunk set without one of
+the documents, an embedding endpoint down…) becomes a :class:`CandidateFailure` with its reason,
+and the others are still evaluated and kept (:class:`Evaluation`).
 """
 
 from __future__ import annotations
@@ -23,10 +30,10 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -49,7 +56,8 @@ from core.evaluation.metrics import (
 from core.evaluation.questions import Question, QuestionSet
 from core.files import write_json
 from core.operations.strategies import chunk
-from core.progress import ProgressFn, Tracker
+from core.progress import Cancelled, ProgressFn, Tracker
+from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.packs import MERGE_DEPTH_FACTOR
 from core.retrieval.ranking import (
@@ -62,9 +70,10 @@ from core.retrieval.ranking import (
 )
 from core.store import ChunkStore
 from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
+from core.tokens import count_tokens
 
 DEFAULT_K = 5
-RESULTS_VERSION = "3"  # bump when metrics or the result layout change: old cache entries go stale
+RESULTS_VERSION = "4"  # bump when metrics or the result layout change: old cache entries go stale
 _CHUNK_MEMO_SIZE = 64
 
 
@@ -152,11 +161,12 @@ class CandidateResult:
     cached: bool = False
     integrity: dict[str, int] = field(default_factory=dict)  # check kind -> places, all corpora
     budget: int | None = None  # tokens retrieved per question instead of the top k
+    autocut: int | None = None  # jumps: the top k cut at the first large drop in score
 
     @property
     def retrieval(self) -> str:
-        """``top-5`` or ``1,000-token budget``."""
-        return f"top-{self.k}" if self.budget is None else f"{self.budget:,}-token budget"
+        """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
+        return retrieval_label(self.k, self.budget, self.autocut)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -164,6 +174,7 @@ class CandidateResult:
             "ranking": self.ranking,
             "k": self.k,
             "budget": self.budget,
+            "autocut": self.autocut,
             "values": "fractions (0..1)",
             "metrics": self.metrics.to_json(),
             "chunk_counts": self.chunk_counts,
@@ -178,7 +189,77 @@ class CandidateResult:
                    Aggregate.from_json(data["metrics"]),
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
-                   integrity=data.get("integrity", {}), budget=data.get("budget"))
+                   integrity=data.get("integrity", {}), budget=data.get("budget"),
+                   autocut=data.get("autocut"))
+
+
+@dataclass(frozen=True)
+class CandidateFailure:
+    """A configuration that could not be evaluated, and why (the typed error's sentence)."""
+
+    candidate: Candidate
+    reason: str
+    error: str  # the error's kind: its class name, e.g. "EvaluationError"
+
+    @classmethod
+    def of(cls, candidate: Candidate, err: ChunkLabError) -> CandidateFailure:
+        return cls(candidate, str(err), type(err).__name__)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"config": self.candidate.as_dict(), "status": "failed", "error": self.error,
+                "reason": self.reason}
+
+
+class Evaluation(Sequence[CandidateResult]):
+    """What one run gives: the results of the configurations that ran (a sequence, input
+    order) and the failures of those that could not (:attr:`failures`)."""
+
+    def __init__(self, outcomes: Sequence[CandidateResult | CandidateFailure], ranking: RankMode,
+                 k: int, budget: int | None = None, autocut: int | None = None) -> None:
+        self.outcomes = list(outcomes)  # every configuration, in input order
+        self.results = [o for o in self.outcomes if isinstance(o, CandidateResult)]
+        self.failures = [o for o in self.outcomes if isinstance(o, CandidateFailure)]
+        self.ranking = ranking
+        self.k = k
+        self.budget = budget
+        self.autocut = autocut
+
+    @property
+    def retrieval(self) -> str:
+        """As :attr:`CandidateResult.retrieval`."""
+        return retrieval_label(self.k, self.budget, self.autocut)
+
+    @overload
+    def __getitem__(self, index: int) -> CandidateResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[CandidateResult]: ...
+    def __getitem__(self, index: int | slice) -> CandidateResult | list[CandidateResult]:
+        return self.results[index]
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self) -> Iterator[CandidateResult]:
+        return iter(self.results)
+
+    def require_all(self) -> list[CandidateResult]:
+        """Every configuration's result, or :class:`EvaluationError` naming the first that
+        failed (for callers that need them all, such as a benchmark)."""
+        if self.failures:
+            first = self.failures[0]
+            raise EvaluationError(f"{first.candidate.label}: {first.reason}")
+        return self.results
+
+
+def retrieval_label(k: int, budget: int | None = None, autocut: int | None = None) -> str:
+    """How many chunks a question retrieves, in words: ``top-5``, ``1,000-token budget``,
+    ``autocut of top-10`` (``autocut (2 jumps) of top-10`` past the first jump)."""
+    if budget is not None:
+        return f"{budget:,}-token budget"
+    if autocut is not None:
+        jumps = "" if autocut == 1 else f" ({autocut} jumps)"
+        return f"autocut{jumps} of top-{k}"
+    return f"top-{k}"
 
 
 _chunk_memo: OrderedDict[tuple[str, str], list[Chunk]] = OrderedDict()
@@ -213,11 +294,16 @@ def evaluate(
     use_cache: bool = True,
     store: ChunkStore | None = None,
     budget: int | None = None,
-) -> list[CandidateResult]:
+    autocut: int | None = None,
+) -> Evaluation:
     """Evaluate each candidate on the (validated) question set; results in input order. With
-    ``budget`` (tokens), each question retrieves that much text instead of the top ``k``.
+    ``budget`` (tokens), each question retrieves that much text instead of the top ``k``; with
+    ``autocut`` (jumps), the top ``k`` up to the first large drop in their scores.
 
-    Progress counts candidates (fractions within one); cancelling stops at the next step.
+    Settings that concern the whole run (ranking, k, budget, no question) raise
+    :class:`EvaluationError`; a candidate that fails with a typed error is reported in
+    :attr:`Evaluation.failures` and the others go on. Progress counts candidates (fractions
+    within one) and reaches the end whatever failed; cancelling stops at the next step.
     """
     if ranking not in RANK_MODES:
         raise EvaluationError(
@@ -226,45 +312,79 @@ def evaluate(
         raise EvaluationError(f"k must be at least 1, not {k}.")
     if budget is not None and budget < 1:
         raise EvaluationError(f"The token budget must be at least 1, not {budget}.")
-    if budget is not None and any(c.merge_adjacent for c in candidates):
-        raise EvaluationError("Small-to-big retrieval is measured at top k: clear the token "
-                              "budget to evaluate it.")
+    if autocut is not None and (autocut < 1 or budget is not None):
+        raise EvaluationError("Autocut cuts the top k at a jump in the scores: give it at "
+                              "least 1 jump, and no token budget.")
     questions = [q for q in question_set.questions if q.corpus_id in documents]
     if not questions:
         raise EvaluationError("The question set has no valid question to evaluate.")
     tracker = Tracker(progress, len(candidates), cancel, what="The evaluation")
-    base_key = _questions_key(questions, documents, ranking, k) + f"|budget={budget}"
-    question_vectors: np.ndarray | None = None
-    results: list[CandidateResult] = []
+    run = _Run(questions, documents, ranking, k, budget, autocut, use_cache, store)
+    outcomes: list[CandidateResult | CandidateFailure] = []
     for index, candidate in enumerate(candidates):
 
         def step(fraction: float, message: str, index: int = index,
                  label: str = candidate.label) -> None:
             tracker.step(index + fraction, f"{label}: {message}")
 
+        try:
+            outcomes.append(run.candidate(candidate, step))
+        except Cancelled:
+            raise
+        except ChunkLabError as err:
+            outcomes.append(CandidateFailure.of(candidate, err))
+    failed = sum(isinstance(o, CandidateFailure) for o in outcomes)
+    tracker.step(len(candidates), f"Done; {failed} of {len(candidates)} configurations failed"
+                 if failed else "Done")
+    return Evaluation(outcomes, ranking, k, budget, autocut)
+
+
+class _Run:
+    """What the candidates of one evaluation share: the questions, their documents, the
+    retrieval settings, and the question vectors (embedded once, by the first that needs
+    them)."""
+
+    def __init__(self, questions: list[Question], documents: dict[str, Document],
+                 ranking: RankMode, k: int, budget: int | None, autocut: int | None,
+                 use_cache: bool, store: ChunkStore | None) -> None:
+        self.questions = questions
+        self.documents = documents
+        self.ranking = ranking
+        self.k = k
+        self.budget = budget
+        self.autocut = autocut
+        self.use_cache = use_cache
+        self.store = store
+        self.base_key = (_questions_key(questions, documents, ranking, k)
+                         + f"|budget={budget}|autocut={autocut}")
+        self.question_vectors: np.ndarray | None = None
+
+    def candidate(self, candidate: Candidate, step: Step) -> CandidateResult:
+        if self.budget is not None and candidate.merge_adjacent:
+            raise EvaluationError("Small-to-big retrieval is measured at top k: evaluate it "
+                                  "without a token budget.")
         started = time.perf_counter()
-        chunks = _chunk_corpora(questions, documents, candidate, step, store)
-        key = _hash(base_key + candidate.key() + _chunks_key(chunks))
+        chunks = _chunk_corpora(self.questions, self.documents, candidate, step, self.store)
+        key = _hash(self.base_key + candidate.key() + _chunks_key(chunks))
         cache_path = _cache_dir() / f"{key}.json"
-        if use_cache and cache_path.exists():
+        if self.use_cache and cache_path.exists():
             cached = CandidateResult.from_json(json.loads(cache_path.read_text()))
-            cached.integrity = integrity_counts(documents, chunks)
-            results.append(cached)
+            cached.integrity = integrity_counts(self.documents, chunks)
             step(1.0, "cached")
-            continue
-        ranks = candidate.ranking or ranking
-        if ranks != "bm25" and question_vectors is None:
+            return cached
+        ranks = candidate.ranking or self.ranking
+        if ranks != "bm25" and self.question_vectors is None:
             step(0.2, "embedding the questions")
-            question_vectors = embed([q.question for q in questions])
+            self.question_vectors = embed([q.question for q in self.questions])
         if not candidate.contextual:
             chunks = {cid: [_without_prefix(c) for c in items] for cid, items in chunks.items()}
-        result = _score(questions, chunks, candidate, ranks, k, question_vectors, step, budget)
+        texts = {cid: self.documents[cid].text for cid in chunks}
+        result = _score(self.questions, chunks, texts, candidate, ranks, self.k,
+                        self.question_vectors, step, self.budget, self.autocut)
         result.seconds = time.perf_counter() - started
-        result.integrity = integrity_counts(documents, chunks)
+        result.integrity = integrity_counts(self.documents, chunks)
         write_json(cache_path, result.to_json())
-        results.append(result)
-    tracker.step(len(candidates), "Done")
-    return results
+        return result
 
 
 Step = Callable[[float, str], None]
@@ -295,6 +415,11 @@ def _chunk_corpora(
     for n, corpus_id in enumerate(corpus_ids):
         step(0.2 * n / len(corpus_ids), f"chunking {corpus_id}")
         chunks[corpus_id] = chunks_for(documents[corpus_id], candidate, store)
+        if not chunks[corpus_id] and candidate.chunk_set:
+            raise EvaluationError(
+                f"The chunk set “{candidate.chunk_set}” holds no chunk of {corpus_id}: add "
+                "that document to the set, or evaluate the set on questions about its own "
+                "documents.")
         if not chunks[corpus_id]:
             raise EvaluationError(f"{candidate.label} produced no chunks for {corpus_id}.")
     return chunks
@@ -303,12 +428,14 @@ def _chunk_corpora(
 def _score(
     questions: list[Question],
     chunks: dict[str, list[Chunk]],
+    texts: dict[str, str],
     candidate: Candidate,
     ranking: RankMode,
     k: int,
     question_vectors: np.ndarray | None,
     step: Step,
     budget: int | None,
+    autocut: int | None,
 ) -> CandidateResult:
     corpus_ids = sorted(chunks)
     vectors: dict[str, ChunkVectors] = {}
@@ -329,6 +456,7 @@ def _score(
     step(0.8, "ranking and scoring")
     scored = []
     rows: list[QuestionResult] = []
+    tokens = _TokenCounts(texts)
     for qi, q in enumerate(questions):
         doc_chunks = chunks[q.corpus_id]
         options: dict[str, Any] = {
@@ -336,14 +464,17 @@ def _score(
             "query_embedding": None if question_vectors is None else question_vectors[qi]}
         refs = [r.span for r in q.references]
         if candidate.merge_adjacent:
-            runs = rank_merged(q.question, doc_chunks, ranking, limit=k, **options)
+            runs = rank_merged(q.question, doc_chunks, ranking, limit=k, autocut=autocut,
+                               **options)
             retrieved = [_run(n, doc_chunks, run, s, refs) for n, (run, s) in enumerate(runs, 1)]
         else:
             ranked = rank_chunks(q.question, doc_chunks, ranking,
                                  limit=None if budget else k, **options)
+            ranked = cut(ranked, [s for _, s in ranked], autocut)
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
         score = score_question(
-            [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks]
+            [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks],
+            retrieved_tokens=sum(tokens.of(q.corpus_id, r.start, r.end) for r in retrieved),
         )
         scored.append((q.corpus_id, q.kind, score))
         rows.append(QuestionResult(
@@ -352,7 +483,22 @@ def _score(
         ))
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
-                           budget=budget)
+                           budget=budget, autocut=autocut)
+
+
+class _TokenCounts:
+    """Tokens (cl100k) of spans of the documents, each span counted once per run: a chunk
+    retrieved for many questions is not counted again."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+        self.counts: dict[tuple[str, int, int], int] = {}
+
+    def of(self, corpus_id: str, start: int, end: int) -> int:
+        key = (corpus_id, start, end)
+        if key not in self.counts:
+            self.counts[key] = count_tokens(self.texts[corpus_id][start:end])
+        return self.counts[key]
 
 
 def _retrieved(ranked: list[tuple[int, float]], chunks: list[Chunk], refs: list[Range],

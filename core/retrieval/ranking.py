@@ -14,6 +14,7 @@ import numpy as np
 
 from core.chunking.chunk import Chunk
 from core.embeddings.encoder import embed
+from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import RRF_K, fused_scores
 from core.retrieval.packs import merge_adjacent, merge_depth
@@ -154,17 +155,20 @@ def rank_merged(
     chunks: Sequence[Chunk],
     ranking: RankMode = "vector",
     limit: int = DEFAULT_LIMIT,
+    autocut: int | None = None,
     **options: Any,
 ) -> list[tuple[list[int], float]]:
     """Small-to-big: rank ``chunks`` as :func:`rank_chunks` does (``options`` are its keyword
-    arguments), walk the best :func:`~core.retrieval.packs.merge_depth` and merge hits that
-    are neighbours in their document (:func:`core.retrieval.packs.merge_adjacent`). Hybrid
-    ranking fuses with :data:`MERGED_FUSION_K`. Returns up
+    arguments), walk the best :func:`~core.retrieval.packs.merge_depth` — with ``autocut``
+    (jumps), only those before the jump (:mod:`core.retrieval.autocut`) — and merge hits
+    that are neighbours in their document (:func:`core.retrieval.packs.merge_adjacent`).
+    Hybrid ranking fuses with :data:`MERGED_FUSION_K`. Returns up
     to ``limit`` runs best first, each as ``(indices into chunks in document order, best hit's
     score)``.
     """
     ranked = rank_chunks(question, chunks, ranking, limit=merge_depth(limit),
                          fusion_k=MERGED_FUSION_K, **options)
+    ranked = cut(ranked, [s for _, s in ranked], autocut)
     order = sorted(range(len(chunks)), key=lambda i: (chunks[i].doc_id, chunks[i].start,
                                                       chunks[i].end))
     position = {index: place for place, index in enumerate(order)}

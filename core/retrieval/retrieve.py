@@ -11,6 +11,7 @@ from typing import Any
 
 from core.chunking.chunk import Chunk
 from core.errors import ChunkLabError, StoreError
+from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import RRF_K
 from core.retrieval.packs import Pack, build_packs, merge_depth, merged_packs
@@ -77,6 +78,7 @@ def retrieve(
     filters: Filters | None = None,
     store: ChunkStore | None = None,
     merge_adjacent: bool = False,
+    autocut: int | None = None,
 ) -> list[Pack]:
     """Up to ``limit`` packs for ``question`` from ``chunk_set`` (default: the active set).
 
@@ -86,13 +88,16 @@ def retrieve(
     ``{"doc_id": [a, b]}``. A blank question retrieves nothing. ``merge_adjacent`` is
     small-to-big retrieval: the best :func:`~core.retrieval.packs.merge_depth` hits are
     walked and hits that are neighbours in their document come back as one pack (then with
-    no extra neighbours).
+    no extra neighbours). ``autocut`` (jumps) keeps the ranked hits only up to the first
+    large drop in their scores (:mod:`core.retrieval.autocut`), before any merging.
     """
     if ranking not in RANK_MODES:
         raise RetrievalError(
             f"Unknown ranking “{ranking}”; choose one of {', '.join(RANK_MODES)}.")
     if limit < 1 or per_hit_neighbors < 0:
         raise RetrievalError("The limit must be at least 1 and neighbours cannot be negative.")
+    if autocut is not None and autocut < 1:
+        raise RetrievalError("Autocut cuts at a jump in the scores: give it at least 1 jump.")
     store = store or ChunkStore()
     name = chunk_set or store.active_set()
     if not name:
@@ -102,6 +107,7 @@ def retrieve(
     depth = merge_depth(limit) if merge_adjacent else limit
     hits = _hits(store, name, question, depth, ranking, filters,
                  MERGED_FUSION_K if merge_adjacent else RRF_K)
+    hits = cut(hits, [score for _, score in hits], autocut)
     doc_chunks: dict[str, Sequence[Chunk]] = {}
     if per_hit_neighbors or merge_adjacent:
         for doc_id in dict.fromkeys(c.doc_id for c, _ in hits):
