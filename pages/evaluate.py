@@ -26,6 +26,7 @@ from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (
     drill_down,
     reset_question_picker,
+    show_chunk_map,
     show_comparison,
     show_configurations,
     show_contextual,
@@ -209,4 +210,5 @@ if state:
         file_name=f"evaluation-{state['set']}.json", mime="application/json")
     if results:
         drill_down(results, state["documents"])
+        show_chunk_map(results, state["documents"])
 show_history()

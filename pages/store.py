@@ -17,6 +17,7 @@ from core.operations.ingest import DEFAULT_BATCH_SIZE
 from core.operations.presets import all_presets
 from core.operations.strategies import strategy, validated_config
 from core.store import ChunkSetInfo, ChunkStore
+from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
 from ui.persist import forget, kept, remember
 from ui.render import md_escape
@@ -264,6 +265,7 @@ try:
     if infos:
         show_sets(store, infos)
         cutover(store, infos)
+        show_set_map([info.name for info in infos])
     else:
         st.info("No chunk sets yet: create the first one below.")
     create_form(store, {info.name for info in infos})

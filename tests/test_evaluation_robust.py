@@ -41,8 +41,8 @@ def one_breaks(monkeypatch):
     monkeypatch.setattr(runner, "chunks_for", chunker)
 
 
-def test_a_failed_configuration_is_reported_and_the_others_are_kept(  # noqa: F811
-        question_set, documents, one_breaks):
+def test_a_failed_configuration_is_reported_and_the_others_are_kept(
+        question_set, documents, one_breaks):  # noqa: F811
     seen = []
     evaluation = evaluate(question_set, documents, [
         Candidate("para", "stub"), Candidate("broken", "stub"),

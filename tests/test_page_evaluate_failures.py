@@ -4,6 +4,8 @@ configurations' results are kept and shown, and the progress bar is gone."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -37,10 +39,10 @@ def ran(data) -> AppTest:
 
 
 def test_a_failed_configuration_has_its_own_row_and_the_others_are_kept(ran):
-    rows = next(d for d in ran.dataframe if "Status" in d.value.columns).value
-    assert list(rows["Configuration"]) == ["fixed 1000 chars", BROKEN, "recursive 500/50"]
+    rows = ran.table[0].value
+    assert list(rows.index) == ["fixed 1000 chars", BROKEN, "recursive 500/50"]
     assert list(rows["Status"]) == ["ok", "failed", "ok"]
-    reason = rows.set_index("Configuration").loc[BROKEN, "Reason"]
+    reason = rows.loc[BROKEN, "Reason"]
     assert "holds no chunk of insurance_policy" in reason
     assert "1 of 3 configurations failed" in texts(ran)
     metrics = ran.dataframe[0].value
@@ -55,10 +57,25 @@ def test_the_progress_bar_ends(ran):
 
 
 def test_mean_tokens_per_question_sit_beside_recall_and_iou(ran):
-    rows = next(d for d in ran.dataframe if "Status" in d.value.columns).value
+    rows = ran.table[0].value
     assert {"Recall", "IoU", "Mean tokens / question"} <= set(rows.columns)
     ok = rows[rows["Status"] == "ok"]
     assert all(float(v.replace(",", "")) > 0 for v in ok["Mean tokens / question"])
     evaluation = ran.session_state["evaluate_results"]["groups"]["top-5"]
     fixed = evaluation[0].metrics.overall.mean_tokens
     assert ok["Mean tokens / question"].iloc[0] == f"{fixed:,.0f}"
+
+
+def test_the_map_shows_the_drill_down_question_with_what_it_retrieved(ran):
+    ran.toggle(key="evaluate_map_on").set_value(True).run()
+    assert not ran.exception, ran.exception
+    [chart] = ran.get("plotly_chart")[1:]  # after the metrics' bars
+    traces = {t["name"]: t for t in json.loads(chart.proto.spec)["data"]}
+    assert {"insurance_policy.docx", "retrieved (rank)", "reference excerpt", "question",
+            "chunk with reference text"} <= set(traces)
+    evaluation = ran.session_state["evaluate_results"]["groups"]["top-5"]
+    first = evaluation[0].questions[0]
+    assert traces["question"]["hovertext"] == [first.question]
+    assert traces["retrieved (rank)"]["text"] == [f"#{r.rank}" for r in first.retrieved]
+    ran.selectbox(key="evaluate_map_config").set_value("recursive 500/50").run()
+    assert not ran.exception

@@ -1,6 +1,7 @@
 """The Evaluate page's result views: each configuration's outcome (failed ones with their
 reason), metrics with intervals, integrity checks, the table-question rule, B against A question
-by question, contextual prefixes with and without, the drill-down and the history."""
+by question, contextual prefixes with and without, the drill-down, the map of the chunks with the
+drill-down's question on it, and the history."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core.chunking.checks import INVARIANTS, LABELS
 from core.documents.model import Document
 from core.evaluation.metrics import METRIC_LABELS, METRICS
 from core.evaluation.stats import format_p
+from core.operations.chunk_map import evaluation_question
 from core.operations.evaluation import (
     CandidateFailure,
     CandidateResult,
@@ -29,7 +31,10 @@ from core.operations.evaluation_stats import (
     outcome_rows,
     verdict,
 )
+from ui.chunk_map import show_map
+from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
+from ui.resources import result_map
 from ui.state import picker_key
 
 QUESTION_KEY = "evaluate_question"  # the drill-down's question index (its widget: picker_key)
@@ -80,8 +85,7 @@ def show_configurations(evaluation: Evaluation) -> None:
                 if evaluation.results else "none could be evaluated")
         st.warning(md_escape(f"{len(evaluation.failures)} of {total} configurations failed; "
                              f"{kept}. The reason is in its row."), icon=":material/error:")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="evaluate_configurations",
-                 column_config={"Reason": st.column_config.TextColumn(width="large")})
+    st.table(pd.DataFrame(rows).set_index("Configuration"))  # every row and reason in full
 
 
 def show_metrics(results: list[CandidateResult]) -> None:
@@ -294,6 +298,30 @@ def _drawing(text: str, q: QuestionResult) -> str:
     note = (f"<p>Retrieved elsewhere in the document: ranks {', '.join(map(str, elsewhere))}</p>"
             if elsewhere else "")
     return highlight_html(text[lo:hi], spans, height_px=420) + note
+
+
+def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document]) -> None:
+    """A configuration's chunks on a 2-D map, with the drill-down's question, what it retrieved
+    and its reference excerpts; a click opens a chunk in its document. Drawn on request: it
+    embeds every chunk of the question set's documents (cached after the first time)."""
+    st.subheader("Map of the chunks")
+    if not st.toggle("Draw the map", key=kept("evaluate_map_on", False),
+                     help="PCA of the chunk vectors of one configuration, coloured by document "
+                          "or section, with the question picked above."):
+        st.caption("A map of where each chunk sits for retrieval, with the question picked "
+                   "above, what it retrieved and where its answer is.")
+        return
+    labels = [r.candidate.label for r in results]
+    key = kept("evaluate_map_config", labels[0], valid=labels)
+    label = st.selectbox("Configuration", labels, key=key)
+    result = results[labels.index(label)]
+    index = st.session_state.get(QUESTION_KEY, 0)
+    question = result.questions[index if index in range(len(result.questions)) else 0]
+    chunk_map = result_map(result, documents)
+    placed = evaluation_question(chunk_map, question, documents[question.corpus_id])
+    st.caption(md_escape(f"Question: {question.question}"))
+    texts = {d.doc_id: d.text for d in documents.values()}
+    show_map(chunk_map, "evaluate_map", texts.get, placed)
 
 
 def show_history() -> None:

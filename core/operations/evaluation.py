@@ -377,7 +377,7 @@ class _Run:
             step(0.2, "embedding the questions")
             self.question_vectors = embed([q.question for q in self.questions])
         if not candidate.contextual:
-            chunks = {cid: [_without_prefix(c) for c in items] for cid, items in chunks.items()}
+            chunks = {cid: [without_prefix(c) for c in items] for cid, items in chunks.items()}
         texts = {cid: self.documents[cid].text for cid in chunks}
         result = _score(self.questions, chunks, texts, candidate, ranks, self.k,
                         self.question_vectors, step, self.budget, self.autocut)
@@ -390,7 +390,8 @@ class _Run:
 Step = Callable[[float, str], None]
 
 
-def _without_prefix(chunk: Chunk) -> Chunk:
+def without_prefix(chunk: Chunk) -> Chunk:
+    """``chunk`` as embedded without its LLM contextual prefix."""
     if chunk.llm is None or not chunk.llm.context_prefix:
         return chunk
     return chunk.model_copy(update={"llm": chunk.llm.model_copy(update={"context_prefix": None})})

@@ -1,0 +1,65 @@
+"""Browser: the map of a chunk set on the Chunk sets page — a question lands on it with what it
+retrieved, and clicking a point opens that chunk in its document."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from core.library import DocumentLibrary
+from core.store import ChunkStore
+from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
+
+pytestmark = pytest.mark.e2e
+expect.set_options(timeout=60_000)
+QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
+
+# Where a trace's point is drawn, in page pixels: Plotly's own axis maps, read in the browser.
+POINT_XY = """([trace, point]) => {
+    const plot = document.querySelector('.js-plotly-plot');
+    const layout = plot._fullLayout, data = plot._fullData[trace];
+    const box = plot.getBoundingClientRect();
+    return [box.left + layout._size.l + layout.xaxis.l2p(data.x[point]),
+            box.top + layout._size.t + layout.yaxis.l2p(data.y[point])];
+}"""
+TRACES = "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)"
+
+
+def click_point(page: Page, trace: int, point: int) -> None:
+    x, y = page.evaluate(POINT_XY, [trace, point])
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)  # hover first, as a hand does: Plotly picks the point it hovers
+    page.mouse.click(x, y)
+
+
+def test_a_click_on_the_map_opens_the_chunk_in_its_document(page, start_app, tmp_path):
+    data = tmp_path / "data"
+    handbook_set(ChunkStore(data / "chroma"), "handbook recursive 200")
+    DocumentLibrary(data / "documents").add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data)})
+    page.goto(f"{url}/store")
+    wait_for_app(page)
+    page.get_by_text("Draw a map").click()
+    wait_for_app(page)
+    expect(page.locator(".js-plotly-plot")).to_be_visible()
+    question = page.get_by_label("Question (optional)")
+    question.fill(QUESTION)
+    question.press("Enter")
+    wait_for_app(page)
+    expect(page.get_by_text("black points what it retrieved")).to_be_visible()
+    names = page.evaluate(TRACES)
+    assert names == [HANDBOOK, "retrieved (rank)", "question"]
+    page.locator(".js-plotly-plot").scroll_into_view_if_needed()
+
+    click_point(page, names.index("retrieved (rank)"), 0)  # the best hit
+    wait_for_app(page)
+    expect(page.get_by_text(f"Chunk in {HANDBOOK}")).to_be_visible()
+    expect(page.get_by_text("retrieved at rank 1")).to_be_visible()
+    chunk = page.locator(".cl-text mark.cl-map-chunk").first
+    expect(chunk).to_contain_text("five")  # the passage that answers the question
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.mouse.move(5, 5)  # the hover label off the map
+    page.locator(".js-plotly-plot").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "chunk_map_store.png"))
+    chunk.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "chunk_map_store_opened.png"))
