@@ -135,7 +135,8 @@ def _retrieval_options() -> tuple[str, int, list[Retrieval]]:
                         help="A token budget gives every chunking the same amount of text: "
                         "ranked chunks until the budget is used, the last one cut to fit. "
                         "Autocut keeps the top k only up to the first large drop in their "
-                        "scores (k is then the most). Both: top-k and the token budget.")
+                        "scores (k is then the most; it was measured with k = 10). Both: "
+                        "top-k and the token budget.")
     k = right.number_input("k (chunks per question)", 1, 50, DEFAULT_K, key="evaluate_k")
     budget = last.number_input("Token budget", 50, 32_000, DEFAULT_BUDGET, step=100,
                                key="evaluate_budget")

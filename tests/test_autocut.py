@@ -5,19 +5,25 @@ import json
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
+import ui.resources
 from core.cli import main
+from core.library import default_library
 from core.operations.evaluation import Candidate, EvaluationError, evaluate
 from core.retrieval.autocut import autocut, cut
 from core.retrieval.retrieve import RetrievalError, retrieve
+from core.store import ChunkStore
 from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
     documents,
     question_set,
     stand_in_chunker,
 )
-from tests.retrieval_helpers import FakeStore, chunks_of
+from tests.pages import page_path
+from tests.retrieval_helpers import HANDBOOK, SAMPLES, FakeStore, chunks_of, handbook_set
 
 ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
 
 
 @pytest.mark.parametrize("scores, jumps, kept", [
@@ -81,3 +87,20 @@ def test_cli_eval_takes_autocut(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["autocut"] == 1 and out["retrieval"] == "autocut of top-8"
     assert 0 < out["overall"]["mean_tokens"]
+
+
+def test_assemble_cuts_when_autocut_is_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    ui.resources.clear()
+    default_library().add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    handbook_set(ChunkStore(), "handbook 200")
+    at = AppTest.from_file(page_path("assemble"), default_timeout=120)
+    at.session_state["assemble_question"] = QUESTION
+    at.session_state["assemble_limit"] = 10
+    at.run()
+    every = len([s for s in at.subheader if "technical_handbook" in s.value])
+    at.toggle(key="assemble_autocut").set_value(True).run()
+    assert not at.exception
+    kept = len([s for s in at.subheader if "technical_handbook" in s.value])
+    assert every == 10 and 1 <= kept < every
+    ui.resources.clear()

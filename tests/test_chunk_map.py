@@ -34,7 +34,7 @@ def test_pca_finds_the_spread_and_places_new_vectors_on_the_same_axes():
         (100 + 9) / (100 + 9 + 18 * 0.01), abs=0.02)
     assert abs(projection.axes[0, 0]) == pytest.approx(1, abs=0.01)  # the widest input axis
     xy = projection.place(vectors)
-    assert xy.shape == (300, 2) and abs(xy.mean(axis=0)).max() < 1e-9
+    assert xy.shape == (300, 2) and abs(xy.mean(axis=0)).max() < 1e-6
     again = pca(vectors.copy())
     assert np.allclose(again.place(vectors), xy)  # the same vectors, the same map
     single = pca(np.ones((3, 4)))
@@ -103,10 +103,13 @@ def test_the_figure_escapes_names_and_keeps_each_points_index():
     points = (_point(0, "<b>evil</b>.md"), _point(1), _point(2))
     chunk_map = ChunkMap(points, pca(np.eye(3)))
     figure = map_figure(chunk_map, "document")
-    names = [t.name for t in figure.data]
-    assert names == ["&lt;b&gt;evil&lt;/b&gt;.md", "doc.md"]
-    assert "&lt;b&gt;evil" in figure.data[0].hovertext[0]
-    assert list(figure.data[1].customdata) == [1, 2]
+    chunks, *legend = figure.data
+    assert [t.name for t in legend] == ["&lt;b&gt;evil&lt;/b&gt;.md", "doc.md"]
+    assert "&lt;b&gt;evil" in chunks.hovertext[0] and chunks.type == "scattergl"
+    assert list(chunks.customdata) == [0, 1, 2]
+    assert list(chunks.marker.color) == [0, 1, 1]  # colour numbers on a stepped scale:
+    scale = dict(chunks.marker.colorscale)
+    assert scale[0.0] == legend[0].marker.color and scale[1.0] == legend[1].marker.color
     many = ChunkMap(tuple(_point(n, section=f"s{n}") for n in range(MAX_LEGEND + 1)),
                     pca(np.eye(3)))
     [single] = map_figure(many, "section").data  # too many colours for a legend: one trace

@@ -2,10 +2,11 @@
 the chunks it retrieved (numbered by rank) and its reference excerpts, and a click on a point
 that opens its chunk in its document below the map.
 
-The figure is built from arrays, one WebGL trace per colour (one trace for all when there are
-too many colours for a legend), so 5,000 chunks draw in well under 2 s
-(``bench/bench_chunk_map.py``). Names and headings come from users' files: they are escaped
-before Plotly reads its HTML-like hover text.
+The figure is built from arrays: every chunk in one WebGL trace (coloured point by point; a
+WebGL trace costs the browser a fixed setup, whatever its points, so one instead of one per
+colour), the legend as empty SVG entries, and the few marks of a question as SVG on top
+(``bench/bench_chunk_map.py`` times it with 5,000 chunks). Names and headings come from users'
+files: they are escaped before Plotly reads its HTML-like hover text.
 """
 
 from __future__ import annotations
@@ -33,15 +34,24 @@ RETRIEVED_COLOUR = "#111111"
 CHUNK_COLOUR = "#cfe3ff"
 HIGHLIGHT_REFERENCE = "#ffe066"
 MARGIN = 300  # characters of the document shown around an opened chunk
-Scatter = go.Scattergl
 # A click selects its point: the others keep their look (Plotly would fade them) and the picked
 # one grows.
 PICKED = {"marker": {"size": 14, "opacity": 1.0}}
 
 
-def _hover(p: MapPoint) -> str:
-    return (f"{html.escape(p.document)}<br>{html.escape(p.section)}<br>"
-            f"{p.chunk_type} · chars {p.start:,}–{p.end:,}")
+def _hovers(points: Sequence[MapPoint]) -> np.ndarray:
+    """Each point's hover text; a name or heading is escaped once, however many chunks share
+    it."""
+    escaped: dict[str, str] = {}
+
+    def safe(text: str) -> str:
+        if text not in escaped:
+            escaped[text] = html.escape(text)
+        return escaped[text]
+
+    return np.array([f"{safe(p.document)}<br>{safe(p.section)}<br>"
+                     f"{p.chunk_type} · chars {p.start:,}–{p.end:,}" for p in points],
+                    dtype=object)
 
 
 def _groups(points: Sequence[MapPoint], colour_by: ColourBy) -> dict[str, list[int]]:
@@ -54,31 +64,33 @@ def _groups(points: Sequence[MapPoint], colour_by: ColourBy) -> dict[str, list[i
 
 def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
                question: MapQuestion | None = None) -> go.Figure:
-    """The map as a figure; every chunk point carries its index as ``customdata``."""
+    """The map as a figure: every chunk in one WebGL trace (each point carries its index as
+    ``customdata``), a legend of the colours while there are few enough, and the question's
+    marks on top as SVG (a handful of points)."""
     points = chunk_map.points
     xy = np.array([(p.x, p.y) for p in points])
-    hover = np.array([_hover(p) for p in points], dtype=object)
+    hover = _hovers(points)
     groups = _groups(points, colour_by)
+    colour_of = {name: COLOURS[n % len(COLOURS)] for n, name in enumerate(groups)}
+    # Colours as numbers on a stepped scale: Plotly checks an array of numbers at once, an
+    # array of colour names one by one (seconds for 5,000 points).
+    group_of = np.empty(len(points), dtype=np.int32)
+    for n, members in enumerate(groups.values()):
+        group_of[members] = n
+    steps = [[edge, colour] for n, colour in enumerate(colour_of.values())
+             for edge in (n / len(groups), (n + 1) / len(groups))]
     opacity = 0.45 if question is not None else 0.8
-    marker = {"size": 6, "opacity": opacity}
-    keep = {"selected": PICKED, "unselected": {"marker": {"opacity": opacity}}}
-    traces: list[go.Scattergl] = []
-    if len(groups) <= MAX_LEGEND:
-        for n, (name, members) in enumerate(groups.items()):
-            idx = np.array(members)
-            traces.append(Scatter(
-                x=xy[idx, 0], y=xy[idx, 1], mode="markers", name=html.escape(name),
-                marker={**marker, "color": COLOURS[n % len(COLOURS)]}, customdata=idx,
-                hovertext=hover[idx], hovertemplate="%{hovertext}<extra></extra>", **keep))
-    else:
-        colour_of = {name: COLOURS[n % len(COLOURS)] for n, name in enumerate(groups)}
-        colours = np.empty(len(points), dtype=object)
-        for name, members in groups.items():
-            colours[members] = colour_of[name]
-        traces.append(Scatter(
-            x=xy[:, 0], y=xy[:, 1], mode="markers", name="chunks", showlegend=False,
-            marker={**marker, "color": colours}, customdata=np.arange(len(points)),
-            hovertext=hover, hovertemplate="%{hovertext}<extra></extra>", **keep))
+    traces: list[go.Scattergl | go.Scatter] = [go.Scattergl(
+        x=xy[:, 0], y=xy[:, 1], mode="markers", name="chunks", showlegend=False,
+        marker={"size": 6, "opacity": opacity, "color": group_of, "colorscale": steps,
+                "cmin": -0.5, "cmax": len(groups) - 0.5, "showscale": False},
+        customdata=np.arange(len(points)), hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
+        selected=PICKED, unselected={"marker": {"opacity": opacity}})]
+    if len(groups) <= MAX_LEGEND:  # legend entries only: no points of their own
+        traces += [go.Scatter(x=[None], y=[None], mode="markers", name=html.escape(name),
+                              marker={"size": 8, "color": colour}, hoverinfo="skip")
+                   for name, colour in colour_of.items()]
     if question is not None:
         traces += _question_traces(xy, hover, question)
     explained = chunk_map.explained
@@ -87,19 +99,20 @@ def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
         height=560, margin={"t": 10, "b": 10, "l": 10, "r": 10},
         xaxis={"title": f"PC 1 ({explained[0]:.0%} of the variance)", "zeroline": False},
         yaxis={"title": f"PC 2 ({explained[1]:.0%})", "zeroline": False},
-        legend={"orientation": "h", "y": -0.12, "font": {"size": 11}},
+        legend={"orientation": "h", "y": -0.12, "font": {"size": 11}, "itemclick": False,
+                "itemdoubleclick": False},
         hoverlabel={"align": "left"}, clickmode="event+select", dragmode="pan")
     return figure
 
 
 def _question_traces(xy: np.ndarray, hover: np.ndarray,
-                     question: MapQuestion) -> list[go.Scattergl]:
+                     question: MapQuestion) -> list[go.Scatter]:
     keep = {"selected": PICKED, "unselected": {"marker": {"opacity": 1.0},
                                                "textfont": {"color": RETRIEVED_COLOUR}}}
     traces = []
     touching = np.array(sorted(question.touching), dtype=int)
     if len(touching):
-        traces.append(Scatter(
+        traces.append(go.Scatter(
             x=xy[touching, 0], y=xy[touching, 1], mode="markers",
             name="chunk with reference text", customdata=touching, hovertext=hover[touching],
             hovertemplate="%{hovertext}<extra>holds reference text</extra>",
@@ -108,7 +121,7 @@ def _question_traces(xy: np.ndarray, hover: np.ndarray,
     if question.retrieved:
         order = sorted(question.retrieved.items(), key=lambda item: item[1])
         idx = np.array([i for i, _ in order])
-        traces.append(Scatter(
+        traces.append(go.Scatter(
             x=xy[idx, 0], y=xy[idx, 1], mode="markers+text", name="retrieved (rank)",
             text=[f"#{rank}" for _, rank in order], textposition="top center",
             customdata=idx, hovertext=hover[idx],
@@ -116,14 +129,14 @@ def _question_traces(xy: np.ndarray, hover: np.ndarray,
             marker={"size": 10, "color": RETRIEVED_COLOUR,
                     "line": {"width": 1, "color": "#ffffff"}}, **keep))
     if question.references:
-        traces.append(Scatter(
+        traces.append(go.Scatter(
             x=[r.x for r in question.references], y=[r.y for r in question.references],
             mode="markers", name="reference excerpt",
             hovertext=[f"reference · chars {r.start:,}–{r.end:,}" for r in question.references],
             hovertemplate="%{hovertext}<extra></extra>",
             marker={"size": 16, "symbol": "star", "color": REFERENCE_COLOUR,
                     "line": {"width": 1, "color": "#7a5a00"}}, **keep))
-    traces.append(Scatter(
+    traces.append(go.Scatter(
         x=[question.x], y=[question.y], mode="markers", name="question",
         hovertext=[html.escape(question.text)], hovertemplate="%{hovertext}<extra></extra>",
         marker={"size": 16, "symbol": "x", "color": "#d1242f"}, **keep))

@@ -47,7 +47,7 @@ def test_a_click_on_the_map_opens_the_chunk_in_its_document(page, start_app, tmp
     wait_for_app(page)
     expect(page.get_by_text("black points what it retrieved")).to_be_visible()
     names = page.evaluate(TRACES)
-    assert names == [HANDBOOK, "retrieved (rank)", "question"]
+    assert names == ["chunks", HANDBOOK, "retrieved (rank)", "question"]
     page.locator(".js-plotly-plot").scroll_into_view_if_needed()
 
     click_point(page, names.index("retrieved (rank)"), 0)  # the best hit

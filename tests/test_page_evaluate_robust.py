@@ -1,6 +1,8 @@
-"""The Evaluate page under AppTest when one configuration cannot run: a chunk set that lacks the
-question set's document is reported as failed in its own row with its reason, the other
-configurations' results are kept and shown, and the progress bar is gone."""
+"""The Evaluate page under AppTest: one configuration that cannot run (a chunk set that lacks the
+question set's document) is reported as failed in its own row with its reason while the other
+configurations' results are kept and shown and the progress bar is gone; mean tokens per
+question beside recall and IoU; the map with the drill-down's question; autocut as a way to
+retrieve."""
 
 from __future__ import annotations
 
@@ -79,3 +81,15 @@ def test_the_map_shows_the_drill_down_question_with_what_it_retrieved(ran):
     assert traces["retrieved (rank)"]["text"] == [f"#{r.rank}" for r in first.retrieved]
     ran.selectbox(key="evaluate_map_config").set_value("recursive 500/50").run()
     assert not ran.exception
+
+
+def test_autocut_is_a_way_to_retrieve(ran):
+    ran.radio(key="evaluate_retrieval").set_value("autocut").run()
+    ran.number_input(key="evaluate_k").set_value(10).run()
+    ran.button(key="evaluate_run").click().run()
+    assert not ran.exception, ran.exception
+    evaluation = ran.session_state["evaluate_results"]["groups"]["autocut of top-10"]
+    assert evaluation.autocut == 1 and len(evaluation.failures) == 1
+    assert "ranking bm25 · autocut of top-10 · chunks" in texts(ran)
+    assert all(len(q.retrieved) <= 10 for r in evaluation for q in r.questions)
+    assert any(len(q.retrieved) < 10 for q in evaluation[0].questions)
