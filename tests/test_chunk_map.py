@@ -22,7 +22,7 @@ from core.retrieval.packs import Pack
 from core.retrieval.projection import pca
 from core.store import ChunkStore
 from tests.retrieval_helpers import chunks_of, handbook_set
-from ui.chunk_map import MAX_LEGEND, map_figure, picked_point
+from ui.chunk_map import MAX_LEGEND, SVG_MAX, map_figure, picked_point
 
 
 def test_pca_finds_the_spread_and_places_new_vectors_on_the_same_axes():
@@ -105,7 +105,7 @@ def test_the_figure_escapes_names_and_keeps_each_points_index():
     figure = map_figure(chunk_map, "document")
     chunks, *legend = figure.data
     assert [t.name for t in legend] == ["&lt;b&gt;evil&lt;/b&gt;.md", "doc.md"]
-    assert "&lt;b&gt;evil" in chunks.hovertext[0] and chunks.type == "scattergl"
+    assert "&lt;b&gt;evil" in chunks.hovertext[0] and chunks.type == "scatter"  # few: SVG
     assert list(chunks.customdata) == [0, 1, 2]
     assert list(chunks.marker.color) == [0, 1, 1]  # colour numbers on a stepped scale:
     scale = dict(chunks.marker.colorscale)
@@ -114,6 +114,8 @@ def test_the_figure_escapes_names_and_keeps_each_points_index():
                     pca(np.eye(3)))
     [single] = map_figure(many, "section").data  # too many colours for a legend: one trace
     assert list(single.customdata) == list(range(MAX_LEGEND + 1)) and not single.showlegend
+    large = ChunkMap(tuple(_point(n) for n in range(SVG_MAX + 1)), pca(np.eye(3)))
+    assert map_figure(large).data[0].type == "scattergl"
 
 
 def test_a_click_gives_the_chunk_index_and_a_click_elsewhere_none():

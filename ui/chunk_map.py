@@ -2,11 +2,12 @@
 the chunks it retrieved (numbered by rank) and its reference excerpts, and a click on a point
 that opens its chunk in its document below the map.
 
-The figure is built from arrays: every chunk in one WebGL trace (coloured point by point; a
-WebGL trace costs the browser a fixed setup, whatever its points, so one instead of one per
-colour), the legend as empty SVG entries, and the few marks of a question as SVG on top
-(``bench/bench_chunk_map.py`` times it with 5,000 chunks). Names and headings come from users'
-files: they are escaped before Plotly reads its HTML-like hover text.
+The figure is built from arrays: every chunk in one trace, WebGL past :data:`SVG_MAX` chunks
+(coloured point by point; a WebGL trace costs the browser a fixed setup, whatever its points,
+so one instead of one per colour), the legend as empty SVG entries, and the few marks of a
+question as SVG on top (``bench/bench_chunk_map.py`` times it with 5,000 chunks). Names and
+headings come from users' files: they are escaped before Plotly reads its HTML-like hover
+text.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ RETRIEVED_COLOUR = "#111111"
 CHUNK_COLOUR = "#cfe3ff"
 HIGHLIGHT_REFERENCE = "#ffe066"
 MARGIN = 300  # characters of the document shown around an opened chunk
+# Up to this many chunks the map is SVG: a WebGL plot costs a browser without a GPU a fixed
+# second or so (software rendering), more than SVG needs for a thousand points.
+SVG_MAX = 1_000
 # A click selects its point: the others keep their look (Plotly would fade them) and the picked
 # one grows.
 PICKED = {"marker": {"size": 14, "opacity": 1.0}}
@@ -80,7 +84,8 @@ def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
     steps = [[edge, colour] for n, colour in enumerate(colour_of.values())
              for edge in (n / len(groups), (n + 1) / len(groups))]
     opacity = 0.45 if question is not None else 0.8
-    traces: list[go.Scattergl | go.Scatter] = [go.Scattergl(
+    kind = go.Scatter if len(points) <= SVG_MAX else go.Scattergl
+    traces: list[go.Scattergl | go.Scatter] = [kind(
         x=xy[:, 0], y=xy[:, 1], mode="markers", name="chunks", showlegend=False,
         marker={"size": 6, "opacity": opacity, "color": group_of, "colorscale": steps,
                 "cmin": -0.5, "cmax": len(groups) - 0.5, "showscale": False},

@@ -14,8 +14,8 @@ expect.set_options(timeout=60_000)
 QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
 
 # Where a trace's point is drawn, in page pixels: Plotly's own axis maps, read in the browser.
-POINT_XY = """([trace, point]) => {
-    const plot = document.querySelector('.js-plotly-plot');
+POINT_XY = """([trace, point, which]) => {
+    const plot = document.querySelectorAll('.js-plotly-plot')[which];
     const layout = plot._fullLayout, data = plot._fullData[trace];
     const box = plot.getBoundingClientRect();
     return [box.left + layout._size.l + layout.xaxis.l2p(data.x[point]),
@@ -24,8 +24,9 @@ POINT_XY = """([trace, point]) => {
 TRACES = "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)"
 
 
-def click_point(page: Page, trace: int, point: int) -> None:
-    x, y = page.evaluate(POINT_XY, [trace, point])
+def click_point(page: Page, trace: int, point: int, plot: int = 0) -> None:
+    """Click point ``point`` of trace ``trace`` of the ``plot``-th Plotly chart on the page."""
+    x, y = page.evaluate(POINT_XY, [trace, point, plot])
     page.mouse.move(x, y)
     page.wait_for_timeout(300)  # hover first, as a hand does: Plotly picks the point it hovers
     page.mouse.click(x, y)

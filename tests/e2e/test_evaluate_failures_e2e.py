@@ -1,12 +1,14 @@
 """Browser: a configuration that cannot be evaluated (a chunk set without the question set's
 document) is reported in its own row; the other two configurations' results are shown and the
-progress bar is gone."""
+progress bar is gone. Then the map of one of them, with the drill-down's question: a click on
+the chunk it retrieved first opens that chunk in its document, its reference marked."""
 
 import pytest
 from playwright.sync_api import expect
 
 from core.store import ChunkStore
 from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.test_chunk_map_e2e import TRACES, click_point
 from tests.retrieval_helpers import handbook_set
 
 pytestmark = pytest.mark.e2e
@@ -48,3 +50,22 @@ def test_a_failed_configuration_keeps_the_others(page, start_app, tmp_path):
     warning.scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "evaluate_failed_configuration.png"))
+
+    page.get_by_text("Draw the map").click()
+    wait_for_app(page)
+    plot = page.locator(".js-plotly-plot").last
+    expect(plot).to_be_visible()
+    names = page.evaluate(TRACES.replace("querySelector('.js-plotly-plot')",
+                                         "querySelectorAll('.js-plotly-plot')[1]"))
+    assert {"retrieved (rank)", "reference excerpt", "question"} <= set(names)
+    plot.scroll_into_view_if_needed()
+    click_point(page, names.index("retrieved (rank)"), 0, plot=1)
+    wait_for_app(page)
+    expect(page.get_by_text("Chunk in insurance_policy.docx")).to_be_visible()
+    expect(page.get_by_text("retrieved at rank 1")).to_be_visible()
+    opened = page.locator(".cl-text mark.cl-map-chunk").first
+    expect(opened).to_be_attached()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.mouse.move(5, 5)
+    plot.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "evaluate_map.png"))
