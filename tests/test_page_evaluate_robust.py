@@ -52,6 +52,9 @@ def test_a_failed_configuration_has_its_own_row_and_the_others_are_kept(ran):
     evaluation = ran.session_state["evaluate_results"]["groups"]["top-5"]
     assert [r.candidate.label for r in evaluation] == ["fixed 1000 chars", "recursive 500/50"]
     assert not ran.error
+    history = next(d for d in ran.dataframe if "Failed" in d.value.columns).value
+    assert list(history["Configuration"]) == ["fixed 1000 chars", "recursive 500/50", BROKEN]
+    assert "holds no chunk" in history["Failed"].iloc[2] and history["Failed"].iloc[0] == ""
 
 
 def test_the_progress_bar_ends(ran):

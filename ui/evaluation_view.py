@@ -21,7 +21,7 @@ from core.operations.evaluation import (
     QuestionResult,
 )
 from core.operations.evaluation_report import TABLE_GAIN_TARGET, metrics_table, table_verdict
-from core.operations.evaluation_runs import history_csv, history_json, run_history
+from core.operations.evaluation_runs import RunRecord, history_csv, history_json, run_history
 from core.operations.evaluation_stats import (
     ContextualDelta,
     compare,
@@ -324,20 +324,30 @@ def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document
     show_map(chunk_map, "evaluate_map", texts.get, placed)
 
 
+def _history_rows(record: RunRecord) -> list[dict[str, object]]:
+    """A kept run's configurations: their figures, then those that failed with the reason."""
+    run = {"When": record.created.replace("T", " ")[:16], "Question set": record.question_set,
+           "Version": record.question_set_version, "Questions": record.questions,
+           "Retrieval": f"{record.ranking} · {record.retrieval}"}
+    rows: list[dict[str, object]] = [
+        {**run, "Configuration": c.label,
+         **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
+            for m in ("recall", "precision", "iou")},
+         "Tokens / question": "—" if c.mean_tokens is None else f"{c.mean_tokens:,.0f}",
+         "Failed": ""}
+        for c in record.configurations]
+    return rows + [{**run, "Configuration": str(f.config.get("label", "")), "Failed": f.reason}
+                   for f in record.failures]
+
+
 def show_history() -> None:
     records = run_history()
     with st.expander(f"Run history ({len(records)} runs kept)"):
         if not records:
             st.caption("Runs are kept here once you run an evaluation.")
             return
-        st.dataframe(pd.DataFrame([
-            {"When": r.created.replace("T", " ")[:16], "Question set": r.question_set,
-             "Version": r.question_set_version, "Questions": r.questions,
-             "Retrieval": f"{r.ranking} · {r.retrieval}", "Configuration": c.label,
-             **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
-                for m in ("recall", "precision", "iou")}}
-            for r in records for c in r.configurations]), hide_index=True,
-            key="evaluate_history")
+        st.dataframe(pd.DataFrame([row for r in records for row in _history_rows(r)]),
+                     hide_index=True, key="evaluate_history")
         left, right = st.columns(2)
         left.download_button("History (CSV)", history_csv(records),
                              file_name="evaluation-history.csv", mime="text/csv")

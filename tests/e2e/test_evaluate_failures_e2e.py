@@ -33,6 +33,8 @@ def test_a_failed_configuration_keeps_the_others(page, start_app, tmp_path):
     page.get_by_test_id("stRadio").filter(has_text="Ranking").get_by_text("bm25").click()
     wait_for_app(page)
 
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "evaluate_controls.png"))
     page.get_by_role("button", name="Run evaluation").click()
     wait_for_app(page)
     warning = page.get_by_text("1 of 3 configurations failed; the results of the other 2 are "
@@ -48,7 +50,6 @@ def test_a_failed_configuration_keeps_the_others(page, start_app, tmp_path):
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     warning.scroll_into_view_if_needed()
-    ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "evaluate_failed_configuration.png"))
 
     page.get_by_text("Draw the map").click()
