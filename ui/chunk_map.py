@@ -44,18 +44,20 @@ PICKED = {"marker": {"size": 14, "opacity": 1.0}}
 
 
 def _hovers(points: Sequence[MapPoint]) -> np.ndarray:
-    """Each point's hover text; a name or heading is escaped once, however many chunks share
-    it."""
-    escaped: dict[str, str] = {}
+    """Each point's hover text: its document and the last two levels of its heading path (the
+    text is most of what the browser receives; the opened chunk shows the rest). A name or a
+    heading is escaped once, however many chunks share it."""
+    escaped: dict[tuple[str, str, str], str] = {}
 
-    def safe(text: str) -> str:
-        if text not in escaped:
-            escaped[text] = html.escape(text)
-        return escaped[text]
+    def label(p: MapPoint) -> str:
+        key = (p.document, p.section, p.chunk_type)
+        if key not in escaped:
+            tail = " › ".join(p.section.split(" › ")[-2:])
+            kind = " · table" if p.chunk_type == "table" else ""
+            escaped[key] = f"{html.escape(p.document)}<br>{html.escape(tail)}{kind}"
+        return escaped[key]
 
-    return np.array([f"{safe(p.document)}<br>{safe(p.section)}<br>"
-                     f"{p.chunk_type} · chars {p.start:,}–{p.end:,}" for p in points],
-                    dtype=object)
+    return np.array([label(p) for p in points], dtype=object)
 
 
 def _groups(points: Sequence[MapPoint], colour_by: ColourBy) -> dict[str, list[int]]:
@@ -72,7 +74,7 @@ def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
     ``customdata``), a legend of the colours while there are few enough, and the question's
     marks on top as SVG (a handful of points)."""
     points = chunk_map.points
-    xy = np.array([(p.x, p.y) for p in points])
+    xy = np.array([(p.x, p.y) for p in points], dtype=np.float32)
     hover = _hovers(points)
     groups = _groups(points, colour_by)
     colour_of = {name: COLOURS[n % len(COLOURS)] for n, name in enumerate(groups)}
@@ -89,7 +91,7 @@ def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
         x=xy[:, 0], y=xy[:, 1], mode="markers", name="chunks", showlegend=False,
         marker={"size": 6, "opacity": opacity, "color": group_of, "colorscale": steps,
                 "cmin": -0.5, "cmax": len(groups) - 0.5, "showscale": False},
-        customdata=np.arange(len(points)), hovertext=hover,
+        customdata=np.arange(len(points), dtype=np.int32), hovertext=hover,
         hovertemplate="%{hovertext}<extra></extra>",
         selected=PICKED, unselected={"marker": {"opacity": opacity}})]
     if len(groups) <= MAX_LEGEND:  # legend entries only: no points of their own
