@@ -2,34 +2,16 @@
 retrieved, and clicking a point opens that chunk in its document."""
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from core.library import DocumentLibrary
 from core.store import ChunkStore
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, TRACES, click_point, wait_for_app
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)
 QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
-
-# Where a trace's point is drawn, in page pixels: Plotly's own axis maps, read in the browser.
-POINT_XY = """([trace, point, which]) => {
-    const plot = document.querySelectorAll('.js-plotly-plot')[which];
-    const layout = plot._fullLayout, data = plot._fullData[trace];
-    const box = plot.getBoundingClientRect();
-    return [box.left + layout._size.l + layout.xaxis.l2p(data.x[point]),
-            box.top + layout._size.t + layout.yaxis.l2p(data.y[point])];
-}"""
-TRACES = "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)"
-
-
-def click_point(page: Page, trace: int, point: int, plot: int = 0) -> None:
-    """Click point ``point`` of trace ``trace`` of the ``plot``-th Plotly chart on the page."""
-    x, y = page.evaluate(POINT_XY, [trace, point, plot])
-    page.mouse.move(x, y)
-    page.wait_for_timeout(300)  # hover first, as a hand does: Plotly picks the point it hovers
-    page.mouse.click(x, y)
 
 
 def test_a_click_on_the_map_opens_the_chunk_in_its_document(page, start_app, tmp_path):

@@ -7,8 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from core.store import ChunkStore
-from tests.e2e.browser import ARTIFACTS, wait_for_app
-from tests.e2e.test_chunk_map_e2e import TRACES, click_point
+from tests.e2e.browser import ARTIFACTS, TRACES, click_point, wait_for_app
 from tests.retrieval_helpers import handbook_set
 
 pytestmark = pytest.mark.e2e
