@@ -89,7 +89,18 @@ def group_lines(words: list[Word], page: int, column: str = "") -> list[Line]:
                 lines[-1] = (min(top, word.top), max(bottom, word.bottom), members)
                 continue
         lines.append((word.top, word.bottom, [word]))
-    return [Line(sorted(m, key=lambda w: w.x0), page, column) for _, _, m in lines]
+    out = []
+    for _, _, members in lines:
+        members.sort(key=lambda w: w.x0)
+        start = 0
+        for i in range(1, len(members)):
+            a, b = members[i - 1], members[i]
+            if (b.x0 - a.x1 > 2 * max(a.size, b.size)
+                    and max(a.size, b.size) > 1.25 * min(a.size, b.size)):
+                out.append(Line(members[start:i], page, column))  # a title beside small print
+                start = i
+        out.append(Line(members[start:], page, column))
+    return out
 
 
 def _gaps(spans: list[tuple[float, float]], min_width: float) -> list[tuple[float, float]]:
@@ -117,8 +128,9 @@ def _reads_as_prose(words: list[Word]) -> bool:
     return chars >= MIN_PROSE_CHARS and wide_gaps <= 0.2 * len(lines)
 
 
-def _column_cut(words: list[Word]) -> list[list[Word]] | None:
-    """The region's columns, when it has full-height gaps and every column reads as prose."""
+def _column_cut(words: list[Word]) -> tuple[list[list[Word]], float] | None:
+    """The region's columns and its narrowest gutter, when it has full-height gaps and every
+    column reads as prose."""
     size = statistics.median(w.size for w in words)
     gaps = _gaps([(w.x0, w.x1) for w in words], max(0.9 * size, 4.0))
     if not gaps:
@@ -129,7 +141,12 @@ def _column_cut(words: list[Word]) -> list[list[Word]] | None:
     widths = [max(w.x1 for w in c) - min(w.x0 for w in c) for c in columns]
     if min(widths) < 0.25 * max(widths) or not all(_reads_as_prose(c) for c in columns):
         return None
-    return columns
+    return columns, min(b - a for a, b in gaps)
+
+
+def _split_rows(words: list[Word], gap: tuple[float, float]) -> tuple[list[Word], list[Word]]:
+    low = gap[0] + 0.001
+    return [w for w in words if w.bottom <= low], [w for w in words if w.bottom > low]
 
 
 @dataclass
@@ -143,19 +160,27 @@ class Layout:
 def _cut(words: list[Word], column: str, page: int, layout: Layout) -> None:
     if not words:
         return
-    columns = _column_cut(words) if len(words) > 2 * MIN_PROSE_LINES else None
-    if columns:
-        layout.columns = max(layout.columns, len(columns))
-        for i, part in enumerate(columns):
+    cut = _column_cut(words) if len(words) > 2 * MIN_PROSE_LINES else None
+    gaps = _gaps([(w.top, w.bottom) for w in words], 0.01)
+    widest = max(gaps, key=lambda g: g[1] - g[0]) if gaps else None
+    if cut and widest and widest[1] - widest[0] > cut[1]:
+        # a wide band across the page (a title above columns) is read first, unless the
+        # columns simply go on below it
+        above, below = _split_rows(words, widest)
+        if not (_column_cut(above) if len(above) > 2 * MIN_PROSE_LINES else None) or not (
+                _column_cut(below) if len(below) > 2 * MIN_PROSE_LINES else None):
+            cut = None
+    if cut:
+        layout.columns = max(layout.columns, len(cut[0]))
+        for i, part in enumerate(cut[0]):
             _cut(part, f"{column}/{i}", page, layout)
         return
-    gaps = _gaps([(w.top, w.bottom) for w in words], 0.01)
-    if not gaps:
+    if widest is None:
         layout.lines += group_lines(words, page, column)
         return
-    low, high = max(gaps, key=lambda g: g[1] - g[0])
-    _cut([w for w in words if w.bottom <= low + 0.001], column, page, layout)
-    _cut([w for w in words if w.bottom > low + 0.001], column, page, layout)
+    above, below = _split_rows(words, widest)
+    _cut(above, column, page, layout)
+    _cut(below, column, page, layout)
 
 
 def read_page(words: list[Word], page: int) -> Layout:

@@ -9,6 +9,7 @@ same unmappable-glyph and overprint repairs as the text.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from core.documents.pdf.chars import Word
 from core.documents.pdf.layout import Line, group_lines, join_words
 
+MARKER = re.compile(r"^(\S|[0-9ivxIVX]{1,4}[.)]|[A-Za-z][.)]|[0-9.]+)?$")
 CELL_GAP = 1.0  # font sizes: a gap this wide between words of a line separates two cells
 MAX_CELL_WORDS = 8.0  # mean words per filled cell above which aligned text is prose, not a table
 
@@ -112,6 +114,8 @@ def _as_table(lines: list[Line]) -> TableBlock | None:
             cells[max(i for i, c in enumerate(columns) if w.x0 >= c[0] - 0.01)].append(w)
         rows.append([join_words(c) for c in cells])
     filled = [c for r in rows for c in r if c]
+    if len(columns) == 2 and sum(1 for r in rows if MARKER.match(r[0])) >= 0.5 * len(rows):
+        return None  # a list or numbered headings: markers set apart from their text
     if len(columns) < 3 and len(rows) < 4:
         return None
     if sum(len(c.split()) for c in filled) / len(filled) > MAX_CELL_WORDS:

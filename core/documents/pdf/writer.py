@@ -112,24 +112,25 @@ class _Gatherer:
         self.blocks.append(_Block("paragraph", [line]))
 
     def _continues(self, block: _Block, prev: Line, line: Line) -> bool:
-        if abs(prev.size - line.size) > 1.0:
+        size = max(w.size for w in line.words)
+        if abs(max(w.size for w in prev.words) - size) > 1.0:
             return False
+        ended = bool(SENTENCE_END.search(prev.text))
         if prev.page != line.page or prev.column != line.column:
             # a column or page break inside a sentence
-            return (block.kind == "paragraph" and not SENTENCE_END.search(prev.text)
-                    and line.text[:1].islower())
+            return block.kind == "paragraph" and not ended and line.text[:1].islower()
         if not self._near(prev, line, 0.8):
             return False
         left, right = self.margins[(line.page, line.column)]
-        size = line.size
+        # the line broke early when the next line's first word would have fitted on it
+        early = prev.x1 + 0.3 * size + (line.words[0].x1 - line.words[0].x0) < right - 0.5 * size
         if block.kind == "list_item":
             first = block.lines[0]
-            match = _bullet(first)
-            text_x = first.words[1].x0 if match and len(first.words) > 1 else first.x0
-            return line.x0 >= text_x - 0.5 * size
+            text_x = first.words[1].x0 if len(first.words) > 1 else first.x0
+            return line.x0 >= text_x - 0.5 * size or not early
         indented = size <= line.x0 - left <= 6 * size and prev.x0 - left < 0.5 * size
-        ended = prev.x1 < right - 4 * size and bool(SENTENCE_END.search(prev.text))
-        return not (indented or ended)
+        run_in = ended and line.words[0].bold >= 0.9 and prev.words[-1].bold < 0.5
+        return not (indented or run_in or (ended and early))
 
 
 def _margins(lines: list[Line]) -> dict[tuple[int, str], tuple[float, float]]:
