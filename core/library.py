@@ -6,6 +6,7 @@ Layout under ``root`` (default ``<data>/documents``)::
                             sample ids the user removed (so a restart does not bring them back)
     <doc_id>/original.<ext> the uploaded bytes
     <doc_id>/document.json  the converted Document
+    <doc_id>/pages/<n>.jpg  page images of a PDF, rendered from the original on first view
 
 Writes go to a temporary file first and are then renamed, and a document is only listed in the
 index after its files are written, so a failed or interrupted add loses nothing already stored.
@@ -26,6 +27,8 @@ from pathlib import Path, PurePath
 from core.config import data_dir
 from core.documents import CONVERTER_VERSION, SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
+from core.documents.pdf.render import render_page_jpeg
+from core.documents.worker import run_in_worker
 from core.errors import ChunkLabError, ConversionError
 from core.files import write_atomic, write_json
 
@@ -162,6 +165,21 @@ class DocumentLibrary:
         if not originals:
             raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
         return originals[0].read_bytes()
+
+    def page_image(self, doc_id: str, page: int) -> bytes:
+        """A JPEG of page ``page`` of a stored PDF, rendered from its uploaded bytes once (in a
+        worker process, as untrusted input) and kept beside it."""
+        path = self.root / doc_id / "pages" / f"{page}.jpg"
+        if path.exists():
+            return path.read_bytes()
+        entry = next((e for e in self.entries() if e.doc_id == doc_id), None)
+        if entry is None:
+            raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
+        image: bytes = run_in_worker(render_page_jpeg, self.original(doc_id), page,
+                                     filename=entry.source_name, timeout=30.0)
+        path.parent.mkdir(exist_ok=True)
+        write_atomic(path, image)
+        return image
 
     def remove(self, doc_id: str) -> None:
         """Delete a document; a removed sample stays removed after a restart."""

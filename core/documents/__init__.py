@@ -14,7 +14,8 @@ from core.documents.sniff import MAX_UPLOAD_BYTES, SUPPORTED_EXTENSIONS
 # originals when this string differs from the one they were converted with.
 CONVERTER_VERSION = (
     f"3/docling-{version('docling-slim')}/docling-core-{version('docling-core')}"
-    f"/pdfplumber-{version('pdfplumber')}/pypdfium2-{version("pypdfium2")}/markdown-it-{version('markdown-it-py')}"
+    f"/pdfplumber-{version('pdfplumber')}/pypdfium2-{version('pypdfium2')}"
+    f"/markdown-it-{version('markdown-it-py')}"
 )
 
 __all__ = ["CONVERTER_VERSION", "MAX_UPLOAD_BYTES", "SUPPORTED_EXTENSIONS", "convert"]
