@@ -83,7 +83,8 @@ class HeadingRules:
         if style_of(line) in self.styles:
             return True
         letters = [c for c in text if c.isalpha()]
-        return (numbering_depth(text) is not None and len(text) <= 80
+        marked = any(mark in text.split(" ", 1)[0] for mark in ".)")  # "2." or "2.1", not "2"
+        return (marked and numbering_depth(text) is not None and len(text) <= 80
                 and all(c.isupper() for c in letters) and len(letters) >= 4)
 
 

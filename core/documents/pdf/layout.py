@@ -64,14 +64,16 @@ class Line:
         return sum(w.bold * w.chars for w in self.words) / total
 
 
-def _cjk(char: str) -> bool:
-    return "\u3000" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af" or "\uff00" <= char <= "\uffef"
+def cjk(char: str) -> bool:
+    """A Chinese, Japanese or Korean character (written without spaces between words)."""
+    return ("\u3000" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
+            or "\uff00" <= char <= "\uffef")
 
 
 def join_words(words: list[Word]) -> str:
     out = ""
     for w in words:
-        if out and not (_cjk(out[-1]) and _cjk(w.text[0])):
+        if out and not (cjk(out[-1]) and cjk(w.text[0])):
             out += " "
         out += w.text
     return out

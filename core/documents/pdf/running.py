@@ -60,8 +60,8 @@ def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
     bands = [_edge_bands(words, height) for words, height in pages]
     seen: Counter[tuple[str, str]] = Counter()
     for page_bands in bands:
-        for key in {(b.edge, _key(b.text)) for b in page_bands}:
-            seen[key] += 1
+        for edge_key in {(b.edge, _key(b.text)) for b in page_bands}:
+            seen[edge_key] += 1
     need = min_repeats(len(pages))
     removed: list[list[str]] = []
     for (words, _), page_bands in zip(pages, bands, strict=True):

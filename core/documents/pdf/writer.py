@@ -22,7 +22,7 @@ from core.documents.pdf.headings import (
     numbering_depth,
     style_of,
 )
-from core.documents.pdf.layout import Line, _cjk
+from core.documents.pdf.layout import Line, cjk
 from core.documents.pdf.tables import TableBlock
 from core.documents.spans import TextBuilder, rows_to_markdown
 
@@ -50,7 +50,7 @@ def join_lines(texts: list[str]) -> str:
             out = text
         elif HYPHENATED.search(out) and text[:1].islower():
             out = out[:-1] + text
-        elif _cjk(out[-1]) and _cjk(text[0]):
+        elif cjk(out[-1]) and cjk(text[0]):
             out += text
         else:
             out += " " + text
