@@ -62,7 +62,8 @@ def metrics(doc: Document) -> None:
     }
     for column, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
         column.metric(label, value)
-    took = f" in {number(doc.seconds, 2)} s" if doc.seconds is not None else ""
+    seconds = library().entry(doc.doc_id).seconds
+    took = f" in {number(seconds, 2)} s" if seconds is not None else ""
     st.caption(f"Converted by **{doc.route}**{took} · document id `{doc.doc_id}`")
     if doc.quality is not None:
         st.caption(f"Quality: {md_escape(doc.quality.summary())}")

@@ -6,7 +6,6 @@ Heavy libraries load inside the routes that need them (docling, pdfplumber), not
 from __future__ import annotations
 
 import threading
-import time
 
 from core.documents.docling_doc import convert_with_docling
 from core.documents.limits import check_limits
@@ -42,12 +41,10 @@ def convert(data: bytes, filename: str, *, cancel: threading.Event | None = None
     """
     fmt = check_upload(data, filename)
     check_limits(data, filename, fmt)
-    started = time.perf_counter()
     if fmt in IN_PROCESS:
         converted = _route(data, filename, fmt)
     else:
         converted = run_in_worker(_route, data, filename, fmt, filename=filename, cancel=cancel)
     if not converted.text.strip():
         raise ConversionError(f"{filename} contains no text to work with.")
-    return converted.document(content_id(data), filename, fmt,
-                              seconds=round(time.perf_counter() - started, 3))
+    return converted.document(content_id(data), filename, fmt)

@@ -112,7 +112,6 @@ class Document(BaseModel):
     notes: list[str] = []  # things the user should know about this conversion
     page_info: list[PageInfo] = []  # paginated originals: one entry per page
     quality: PdfQuality | None = None  # the offline PDF route's repairs and findings
-    seconds: float | None = None  # how long the conversion took
 
     def heading_path(self, position: int) -> list[str]:
         """Titles of the sections containing ``position``, from the top level down."""
@@ -141,13 +140,11 @@ class ConvertedText(BaseModel):
     def with_notes(self, notes: list[str]) -> ConvertedText:
         return self.model_copy(update={"notes": [*self.notes, *notes]})
 
-    def document(self, doc_id: str, source_name: str, format: str,
-                 seconds: float | None = None) -> Document:
+    def document(self, doc_id: str, source_name: str, format: str) -> Document:
         return Document(
             doc_id=doc_id, source_name=source_name, format=format, route=self.route,
             text=self.text, blocks=self.blocks, sections=self.sections, tables=self.tables,
             pages=self.pages, notes=self.notes, page_info=self.page_info, quality=self.quality,
-            seconds=seconds,
         )
 
 
