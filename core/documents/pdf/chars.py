@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,12 +90,13 @@ def _pdfium_glyphs(pdfium_page: Any) -> dict[tuple[int, int], str]:
     return glyphs
 
 
-def _recover(chars: list[dict[str, Any]], pdfium_page: Any, facts: CharFacts
+def _recover(chars: list[dict[str, Any]], pdfium_page: Callable[[], Any], facts: CharFacts
              ) -> list[dict[str, Any]]:
     """``(cid:N)`` characters replaced by pdfium's reading of the same glyph, else dropped."""
     if not any(CID.match(c["text"]) for c in chars):
         return chars
-    glyphs = _pdfium_glyphs(pdfium_page) if pdfium_page is not None else {}
+    page = pdfium_page()
+    glyphs = _pdfium_glyphs(page) if page is not None else {}
     learned: dict[tuple[str, str], str] = {}  # (font, cid text) -> text, from glyphs found
     unresolved: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
@@ -155,9 +157,10 @@ def _drop_overprints(chars: list[dict[str, Any]], facts: CharFacts) -> list[dict
     return kept
 
 
-def clean_chars(chars: list[dict[str, Any]], pdfium_page: Any, facts: CharFacts
+def clean_chars(chars: list[dict[str, Any]], pdfium_page: Callable[[], Any], facts: CharFacts
                 ) -> list[dict[str, Any]]:
-    """Page characters with unmappable glyphs resolved and overprints removed."""
+    """Page characters with unmappable glyphs resolved and overprints removed; ``pdfium_page``
+    gives the same page opened in pdfium (or None), asked only when a glyph needs it."""
     return _drop_overprints(_recover(chars, pdfium_page, facts), facts)
 
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import statistics
@@ -58,13 +59,12 @@ class _Page:
     tables: list[TableBlock]
 
 
-def _open(data: bytes, filename: str) -> tuple[Any, Any]:
+def _open(data: bytes, filename: str) -> Any:
     import pdfplumber
-    import pypdfium2
 
     try:
-        return pdfplumber.open(io.BytesIO(data)), pypdfium2.PdfDocument(data)
-    except Exception as err:  # pdfminer and pdfium raise many types; the user needs one sentence
+        return pdfplumber.open(io.BytesIO(data))
+    except Exception as err:  # pdfminer raises many types; the user needs one sentence
         chain = f"{err!r} {err.__cause__!r} {err.__context__!r}".lower()
         if "password" in chain or "encrypt" in chain:
             raise ConversionError(
@@ -73,13 +73,38 @@ def _open(data: bytes, filename: str) -> tuple[Any, Any]:
         raise ConversionError(f"{filename} could not be read as PDF; it may be corrupt.") from err
 
 
+class _Pdfium:
+    """The same PDF opened in pdfium, only when a page has glyphs pdfminer cannot map."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.document: Any = None
+        self.failed = False
+
+    def page(self, number: int) -> Any:
+        if self.document is None and not self.failed:
+            import pypdfium2
+
+            try:
+                self.document = pypdfium2.PdfDocument(self.data)
+            except Exception:  # pdfium cannot read it: those glyphs are dropped and counted
+                self.failed = True
+        if self.document is None or number > len(self.document):
+            return None
+        return self.document[number - 1]
+
+    def close(self) -> None:
+        if self.document is not None:
+            self.document.close()
+
+
 def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
-    plumber, pdfium = _open(data, filename)
+    plumber = _open(data, filename)
+    pdfium = _Pdfium(data)
     pages = []
     try:
         for number, page in enumerate(plumber.pages, start=1):
-            pdfium_page = pdfium[number - 1] if number <= len(pdfium) else None
-            chars = clean_chars(page.chars, pdfium_page, facts)
+            chars = clean_chars(page.chars, functools.partial(pdfium.page, number), facts)
             words = words_of(chars)
             tables, words = ruled_tables(page, words, number) if words else ([], words)
             pages.append(_Page(number, float(page.width), float(page.height), words, tables))
