@@ -65,6 +65,17 @@ def prompt_library() -> PromptLibrary:
     return _prompt_library(str(config.data_dir()))
 
 
+@st.cache_data(show_spinner=False, max_entries=48)
+def _page_image(data_dir: str, doc_id: str, page: int) -> bytes:
+    return library().page_image(doc_id, page)
+
+
+def page_image(doc_id: str, page: int) -> bytes:
+    """A page of a stored PDF as a JPEG: drawn once from its original, then kept on disk and,
+    for the last pages viewed, in memory."""
+    return _page_image(str(config.data_dir()), doc_id, page)
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def _token_count(doc_id: str, text: str) -> int:
     return count_tokens(text)
@@ -125,5 +136,5 @@ def answer_settings() -> AnswerSettings:
 
 def clear() -> None:
     """Forget every held resource (tests switch data folders between runs)."""
-    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html):
+    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html, _page_image):
         cached.clear()

@@ -1,0 +1,79 @@
+"""Running headers, footers and page numbers: found across pages, taken out of the text.
+
+A band is a full-width line of words near the top or bottom edge of a page (among the first or
+last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height). A band is running
+when its text with the numbers taken out recurs near the same edge on at least
+:func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
+"iv"). Invariant: only words of such bands are removed; they are kept as page metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from core.documents.pdf.chars import Word
+from core.documents.pdf.layout import group_lines
+
+EDGE_SHARE = 0.14
+EDGE_BANDS = 2
+PAGE_NUMBER = re.compile(
+    r"^(page\s+|p\.\s*|-\s*|–\s*)?([0-9]{1,5}|[ivxlcdm]{1,7})(\s*(of|/|sur|von)\s*[0-9]{1,5})?"
+    r"(\s*-|\s*–)?$|^[0-9]{1,5}\s*\|\s*page$|^page\s*\|\s*[0-9]{1,5}$", re.IGNORECASE)
+NUMBERS = re.compile(r"\d+")
+
+
+def _key(text: str) -> str:
+    return " ".join(NUMBERS.sub("", text.lower()).split())
+
+
+@dataclass
+class _Band:
+    words: list[Word]
+    edge: str  # "top" or "bottom"
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in sorted(self.words, key=lambda w: w.x0))
+
+
+def _edge_bands(words: list[Word], height: float) -> list[_Band]:
+    lines = group_lines([w for w in words if w.upright], 0)
+    bands = []
+    for line in lines[:EDGE_BANDS]:
+        if line.bottom <= height * EDGE_SHARE:
+            bands.append(_Band(line.words, "top"))
+    for line in lines[-EDGE_BANDS:]:
+        if line.top >= height * (1 - EDGE_SHARE) and all(b.words is not line.words for b in bands):
+            bands.append(_Band(line.words, "bottom"))
+    return bands
+
+
+def min_repeats(pages: int) -> int:
+    """On how many pages a band must recur to count as running (two for short documents)."""
+    return 2 if pages <= 6 else 3
+
+
+def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
+    """For each page (its words and height), the running lines; removes their words in place."""
+    bands = [_edge_bands(words, height) for words, height in pages]
+    seen: Counter[tuple[str, str]] = Counter()
+    for page_bands in bands:
+        for edge_key in {(b.edge, _key(b.text)) for b in page_bands}:
+            seen[edge_key] += 1
+    need = min_repeats(len(pages))
+    removed: list[list[str]] = []
+    for (words, _), page_bands in zip(pages, bands, strict=True):
+        gone: list[str] = []
+        drop: set[int] = set()
+        for band in page_bands:
+            key = _key(band.text)
+            if PAGE_NUMBER.match(band.text.strip()) or (
+                    len(key) >= 3 and seen[(band.edge, key)] >= need):
+                gone.append(band.text)
+                drop.update(id(w) for w in band.words)
+        if drop:
+            words[:] = [w for w in words if id(w) not in drop]
+        removed.append(gone)
+    return removed
