@@ -25,7 +25,7 @@ def _embedder(fake, waits: list[float] | None = None, **overrides) -> EndpointEm
     return EndpointEmbedder(fake.settings(**overrides), sleep=sleep)
 
 
-def test_vectors_come_from_the_endpoint_in_batches(fake_embed, tmp_path, monkeypatch):
+def test_vectors_come_from_the_endpoint_in_batches(fake_embed, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     vectors = _embedder(fake_embed, batch_size=4, concurrency=2).embed(TEXTS)
     assert vectors.shape == (10, DIMENSION)
@@ -37,7 +37,7 @@ def test_vectors_come_from_the_endpoint_in_batches(fake_embed, tmp_path, monkeyp
     assert not np.allclose(vectors[:, :8], embed(TEXTS)[:, :8])  # not MiniLM's
 
 
-def test_cached_under_the_endpoint_and_never_asked_twice(fake_embed, tmp_path, monkeypatch):
+def test_cached_under_the_endpoint_and_never_asked_twice(fake_embed, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     first = _embedder(fake_embed).embed(TEXTS[:3] + TEXTS[:3])
     assert fake_embed.texts() == TEXTS[:3]  # each distinct text once
@@ -50,7 +50,7 @@ def test_cached_under_the_endpoint_and_never_asked_twice(fake_embed, tmp_path, m
     assert len([f for f in files if f.startswith("endpoint-") and f.endswith(".sqlite")]) == 2
 
 
-def test_transient_failures_are_asked_again_with_backoff(fake_embed, tmp_path, monkeypatch):
+def test_transient_failures_are_asked_again_with_backoff(fake_embed, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     fake_embed.script([Reply(status=503), Reply(status=429, headers={"Retry-After": "2"})])
     waits: list[float] = []
@@ -59,7 +59,7 @@ def test_transient_failures_are_asked_again_with_backoff(fake_embed, tmp_path, m
     assert waits == [0.5, 2.0]  # backoff, then what Retry-After asked
 
 
-def test_a_dead_endpoint_is_one_sentence_without_the_key(fake_embed, tmp_path, monkeypatch):
+def test_a_dead_endpoint_is_one_sentence_without_the_key(fake_embed, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     fake_embed.script([Reply(status=401, echo_key=True)])
     with pytest.raises(EmbeddingError) as caught:
@@ -71,7 +71,7 @@ def test_a_dead_endpoint_is_one_sentence_without_the_key(fake_embed, tmp_path, m
     assert "HTTP 401" in message and len(fake_embed.requests) == 1  # a 4xx is not asked again
 
 
-def test_failing_mid_run_stops_the_other_batches(fake_embed, tmp_path, monkeypatch):
+def test_failing_mid_run_stops_the_other_batches(fake_embed, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     fake_embed.fail_after(2)
     many = [f"text number {n}" for n in range(200)]
@@ -80,7 +80,7 @@ def test_failing_mid_run_stops_the_other_batches(fake_embed, tmp_path, monkeypat
     assert len(fake_embed.requests) < 20  # the rest were not sent
 
 
-def test_unreachable_and_unanswerable_endpoints(fake_embed, tmp_path, monkeypatch):
+def test_unreachable_and_unanswerable_endpoints(fake_embed, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     dead = EmbeddingSettings(base_url="http://127.0.0.1:9/v1", model="m", max_retries=0)
     with pytest.raises(EmbeddingError, match="cannot reach 127.0.0.1:9"):
@@ -99,7 +99,7 @@ def test_identity_keeps_no_credentials():
     assert "pw" not in ref.key() and BUILTIN.where == "local" and BUILTIN.builtin
 
 
-def test_resolve_gives_the_key_only_to_its_own_address(fake_embed):
+def test_resolve_gives_the_key_only_to_its_own_address(fake_embed):  # noqa: F811
     settings = fake_embed.settings(api_key=SECRET)
     same = resolve(settings.ref(), settings)
     assert isinstance(same, EndpointEmbedder)
