@@ -87,8 +87,8 @@ def test_retrieval_reranks_the_best_hits_before_the_cut(store, fake_embed):  # n
     assert [p.score for p in reranked] != [p.score for p in plain]
 
 
-def test_assemble_and_its_cli_rerank_when_asked(store, fake_embed, monkeypatch,
-                                                capsys):  # noqa: F811
+def test_assemble_and_its_cli_rerank_when_asked(store, fake_embed,  # noqa: F811
+                                                monkeypatch, capsys):
     options = AssemblyOptions(limit=2, rerank=True)
     with pytest.raises(RerankError, match="No reranking endpoint configured"):
         assemble("sheds?", "set", options, store=store, doc_names={},
@@ -108,8 +108,8 @@ def test_assemble_and_its_cli_rerank_when_asked(store, fake_embed, monkeypatch,
     assert len(err.splitlines()) == 1 and err.startswith("error: The reranking endpoint")
 
 
-def test_evaluation_with_and_without_reranking(tmp_path, monkeypatch, fake_embed,
-                                               capsys):  # noqa: F811
+def test_evaluation_with_and_without_reranking(tmp_path, monkeypatch,
+                                               fake_embed, capsys):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     loaded = load_from_folder(QUESTIONS, DOCS)
     chunking = Candidate("recursive 100", "recursive", {"size": 100, "overlap": 0})

@@ -54,6 +54,10 @@ class EndpointEmbedder:
         return cached_embed(self._cache, self._compute, texts, use_cache=use_cache,
                             persist=persist)
 
+    def embed_queries(self, texts: Sequence[str], *, persist: bool = True) -> np.ndarray:
+        """Questions are embedded as any text (no instruction prefix is assumed)."""
+        return self.embed(texts, persist=persist)
+
     def _compute(self, texts: list[str]) -> np.ndarray:
         size = self.settings.batch_size
         batches = [texts[start : start + size] for start in range(0, len(texts), size)]

@@ -9,7 +9,7 @@ endpoint.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -26,7 +26,11 @@ ENDPOINT_NAME = "endpoint"  # the CLI's name for the configured endpoint
 
 
 class Embedder(Protocol):
-    """Texts in, rows of norm 1 out (float32, cached by text under the embedder's ref)."""
+    """Texts in, rows of norm 1 out (float32, cached by text under the embedder's ref).
+
+    ``embed`` is for what is searched (chunks), ``embed_queries`` for what searches (questions):
+    the same for symmetric models, a different prefix for asymmetric ones (e5's ``query:``).
+    """
 
     ref: EmbedderRef
 
@@ -37,6 +41,8 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str], *, use_cache: bool = True,
               persist: bool = True) -> np.ndarray: ...
+
+    def embed_queries(self, texts: Sequence[str], *, persist: bool = True) -> np.ndarray: ...
 
 
 class MiniLM:
@@ -49,14 +55,22 @@ class MiniLM:
               persist: bool = True) -> np.ndarray:
         return embed(texts, use_cache=use_cache, persist=persist)
 
+    def embed_queries(self, texts: Sequence[str], *, persist: bool = True) -> np.ndarray:
+        return embed(texts, persist=persist)
+
+
+# Local embedders by name. MiniLM is the only one shipped; the offline alternatives measured
+# in bench/bench_offline_embedders.py register here for that measurement.
+LOCAL: dict[str, Callable[[], Embedder]] = {BUILTIN.model: MiniLM}
+
 
 def resolve(ref: EmbedderRef, settings: EmbeddingSettings | None = None) -> Embedder:
     """The embedder ``ref`` names. For an endpoint, ``settings`` (default: the saved ones and
     the environment) bring the key, batch size and timeouts when they point at the same
     address; another address is asked without a key."""
     if ref.local:
-        if ref.builtin:
-            return MiniLM()
+        if ref.model in LOCAL:
+            return LOCAL[ref.model]()
         raise EmbeddingError(f"There is no local embedder named “{ref.model}”; the built-in "
                              "one is MiniLM.")
     return EndpointEmbedder((settings or load_embedding_settings()).aimed_at(ref))

@@ -297,7 +297,8 @@ def evaluate(
         embedder = resolve(candidate.embedder, embedding) if ranks != "bm25" else None
         if embedder is not None and embedder.ref not in question_vectors:
             step(0.2, "embedding the questions")
-            question_vectors[embedder.ref] = embedder.embed([q.question for q in questions])
+            question_vectors[embedder.ref] = embedder.embed_queries(
+                [q.question for q in questions])
         if not candidate.contextual:
             chunks = {cid: [_without_prefix(c) for c in items] for cid, items in chunks.items()}
         reranker = (resolve_reranker(candidate.rerank, reranking)

@@ -394,7 +394,7 @@ class ChunkStore:
         """
         if k < 1:
             return []
-        vector = self._checked(name, embedder).embed([text], persist=False)
+        vector = self._checked(name, embedder).embed_queries([text], persist=False)
         return self._nearest(name, vector, k, where)
 
     @_serialised
