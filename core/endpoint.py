@@ -256,6 +256,16 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _said(response: httpx.Response) -> str:
+    """What a failed response says: its ``error.message`` (OpenAI's shape) or its body."""
+    try:
+        error = response.json().get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        message = None
+    return str(message) if isinstance(message, str) and message else response.text[:300]
+
+
 class EndpointClient:
     """POST JSON to one endpoint, asking again after transient failures (bounded, with backoff);
     thread-safe. A failure raises ``error`` with one sentence naming the endpoint by model and
@@ -310,7 +320,7 @@ class EndpointClient:
                     except ValueError:
                         raise self.fail(f"the answer is not JSON ({response.text[:120]!r})"
                                         ) from None
-                reason = f"HTTP {response.status_code}: {response.text[:300]}"
+                reason = f"HTTP {response.status_code}: {_said(response)}"
                 if not transient(response.status_code):
                     raise self.fail(reason)
                 asked = retry_after(response)
