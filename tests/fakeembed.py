@@ -30,11 +30,13 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.fakellm import _Handler as JSONHandler
 
 EMBED_MODEL = "fake-embed"
 RERANK_MODEL = "fake-rerank"
@@ -82,24 +84,10 @@ class FakeRequest:
     authorization: str
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+class _Handler(JSONHandler):
+    """JSON replies (quiet, a client that gave up ignored) as the fake LLM sends them."""
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
-        data = payload.encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+    server: _Server  # type: ignore[assignment]
 
     def do_GET(self) -> None:  # noqa: N802
         if self.path.rstrip("/").endswith("/models"):

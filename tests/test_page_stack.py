@@ -76,6 +76,7 @@ def test_settings_test_and_save_the_embedder_and_the_reranker(data, fake_embed):
     assert "the relevant one first" in texts(at)
     at = _press(at, "rerank_form", "Save")
     assert json.loads(RERANK_SOURCE.path().read_text())["top_n"] == 20
+    assert at.session_state[RERANK_SETTINGS].model == "fake-rerank"
 
     fake_embed.fail_after(0)
     at = _press(at, "embedding_form", "Test")
