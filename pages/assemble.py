@@ -143,8 +143,9 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
                    "pack, so a passage told across small chunks is cited once. On at first for "
                    "a set built with the small-to-big preset.")
     rerank = rerank_settings()
-    f2.toggle(f"Rerank the top {rerank.top_n} with {rerank.ref().label}" if rerank.configured
-              else "Rerank the best hits", key=kept("assemble_rerank", False),
+    f2.toggle(md_escape(f"Rerank the top {rerank.top_n} with {rerank.ref().label}")
+              if rerank.configured else "Rerank the best hits",
+              key=kept("assemble_rerank", False),
               disabled=not rerank.configured,
               help="A /v1/rerank endpoint reorders the best hits before the limit cuts them."
                    if rerank.configured else "Set a reranking endpoint on Settings first.")

@@ -120,8 +120,9 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
         "Rerank the best hits", RERANK_MODES, horizontal=True, key=kept("evaluate_rerank", "off"),
         disabled=not rerank.configured,
         format_func={"off": "off", "on": "on", "both": "with and without"}.get,
-        help=(f"Reorder the top {rerank.top_n} hits with {rerank.ref().label} before the cut."
-              if rerank.configured else "Set a reranking endpoint on Settings first."))
+        help=(md_escape(f"Reorder the top {rerank.top_n} hits with {rerank.ref().label} before "
+                        "the cut.") if rerank.configured
+              else "Set a reranking endpoint on Settings first."))
     embedders = [refs[label] for label in chosen if label in refs] or [next(iter(refs.values()))]
     return expand(candidates, embedders, rerank.ref() if rerank.configured else None,
                   mode if rerank.configured else "off")

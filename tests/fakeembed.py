@@ -30,13 +30,11 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import pytest
-
-from tests.fakellm import _Handler as JSONHandler
 
 EMBED_MODEL = "fake-embed"
 RERANK_MODEL = "fake-rerank"
@@ -84,10 +82,24 @@ class FakeRequest:
     authorization: str
 
 
-class _Handler(JSONHandler):
-    """JSON replies (quiet, a client that gave up ignored) as the fake LLM sends them."""
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
 
-    server: _Server  # type: ignore[assignment]
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
+        data = payload.encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up
 
     def do_GET(self) -> None:  # noqa: N802
         if self.path.rstrip("/").endswith("/models"):

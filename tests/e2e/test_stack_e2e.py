@@ -1,6 +1,7 @@
 """Browser: the user's own embedder (a fake OpenAI-compatible embeddings server) builds a chunk
-set, and Evaluate compares a chunking under MiniLM and under it; when the endpoint fails, one
-message, the earlier results kept. Settings tests the endpoint."""
+set, Assemble retrieves from it with a fake reranker reordering the hits, and Evaluate compares
+a chunking under MiniLM and under it; when the endpoint fails, one message, the earlier results
+kept. Settings tests the endpoint."""
 
 import re
 
@@ -24,7 +25,8 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
         page, start_app, tmp_path, fake_embed):  # noqa: F811
     url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path / "data"),
                          "EMBEDDING_BASE_URL": fake_embed.base_url,
-                         "EMBEDDING_MODEL": "fake-embed"})
+                         "EMBEDDING_MODEL": "fake-embed",
+                         "RERANK_BASE_URL": fake_embed.base_url, "RERANK_MODEL": "fake-rerank"})
     own = f"fake-embed @ {fake_embed.settings().location}"
     ARTIFACTS.mkdir(exist_ok=True)
 
@@ -50,6 +52,22 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
     sent = len(fake_embed.texts())
     assert sent > 20  # the chunks were embedded there
     page.screenshot(path=str(ARTIFACTS / "stack_chunk_set.png"), full_page=True)
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Assemble").click()
+    wait_for_app(page)
+    page.get_by_test_id("stCheckbox").filter(has_text="Rerank the top 20 with fake-rerank").click()
+    question = page.get_by_role("textbox", name="Question")
+    question.fill("How do I descale the machine?")
+    question.press("Control+Enter")
+    wait_for_app(page)
+    expect(page.get_by_text("Packs kept", exact=True)).to_be_visible(timeout=120_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert "How do I descale the machine?" in fake_embed.texts()  # asked with the set's model
+    reranked = fake_embed.rerank_requests()
+    assert reranked and reranked[-1].body["query"] == "How do I descale the machine?"
+    assert len(reranked[-1].body["documents"]) == 20
+    page.screenshot(path=str(ARTIFACTS / "stack_assemble_reranked.png"), full_page=True)
+    sent = len(fake_embed.texts())
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
     wait_for_app(page)
