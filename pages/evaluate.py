@@ -110,9 +110,10 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
     refs = {ref.label: ref for ref in embedder_choices(embedding_settings())}
     rerank = rerank_settings()
     left, right = st.columns(2)
+    key = kept("evaluate_embedders", [next(iter(refs))])
+    st.session_state[key] = [label for label in st.session_state[key] if label in refs]
     chosen = left.multiselect(
-        "Embedders", list(refs), key=kept("evaluate_embedders", [next(iter(refs))],
-                                          valid=None),
+        "Embedders", list(refs), key=key,
         help="Each configuration is evaluated under each embedder, so the same chunking under "
              "two embedders is compared like two configurations. Set your own on Settings "
              "(Embeddings); a chunk set keeps its own.")

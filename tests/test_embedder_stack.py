@@ -30,6 +30,7 @@ DOCS = ROOT / "sample_docs"
 TOPICS = ["boilers", "roof tiles", "garden sheds", "water pipes"]
 SETTINGS = {"size": 80, "overlap": 10, "unit": "tokens"}
 ENV = ("EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY")
+SECRET = "sk-cli-embedding-secret"
 
 
 @pytest.fixture()
@@ -53,7 +54,7 @@ def endpoint_env(fake_embed, monkeypatch) -> FakeEmbed:  # noqa: F811
     """The CLI finds the fake server through the environment, as a user's shell would say."""
     monkeypatch.setenv("EMBEDDING_BASE_URL", fake_embed.base_url)
     monkeypatch.setenv("EMBEDDING_MODEL", "fake-embed")
-    monkeypatch.delenv("EMBEDDING_API_KEY", raising=False)
+    monkeypatch.setenv("EMBEDDING_API_KEY", SECRET)
     return fake_embed
 
 
@@ -156,6 +157,9 @@ def test_cli_ingest_and_eval_with_the_endpoint(folder, store, endpoint_env, caps
         "fake-embed", DIMENSION)
     assert second["config"]["label"].endswith(f"fake-embed @ {endpoint_env.settings().location}")
     assert {c["metric"] for c in out["comparisons"]} == set(METRICS)
+    assert all(r.authorization == f"Bearer {SECRET}" for r in endpoint_env.requests)
+    data = Path(os.environ["CHUNKLAB_DATA_DIR"])
+    assert [p for p in data.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()] == []
 
 
 def test_cli_a_failing_endpoint_is_exit_2_and_one_line(folder, store, endpoint_env, capsys):

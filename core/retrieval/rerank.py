@@ -40,10 +40,6 @@ class RerankRef(EndpointRef):
 
     top_n: int = DEFAULT_TOP_N
 
-    @property
-    def label(self) -> str:
-        return f"{super().label}, top {self.top_n}"
-
 
 class RerankSettings(EndpointSettings):
     """The endpoint, and how many of the best ranked hits it reorders."""
