@@ -203,7 +203,7 @@ def main() -> None:
     for name, embedder in embedders.items():
         per_second, one_ms = speed(embedder, texts, question)
         base = base or per_second
-        print(f"  {name:34} {per_second:8.0f} texts/s ({per_second / base:5.1f}x MiniLM)  "
+        print(f"  {name:34} {per_second:8.1f} texts/s ({per_second / base:5.2f}x MiniLM)  "
               f"{one_ms:7.1f} ms per question", flush=True)
 
     print("recall % / IoU % per set (top-5); mean over the shipped sets; corpus = bench/corpus")
