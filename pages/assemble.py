@@ -22,10 +22,12 @@ from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, st
 from ui.resources import (
     answer_settings,
     chunk_store,
+    embedding_settings,
     html_by_content,
     library,
     llm_settings,
     prompt_library,
+    rerank_settings,
 )
 from ui.state import show_error, warn_missing_key
 from ui.wording import count
@@ -135,10 +137,18 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
                     key=kept("assemble_context", _default_context()), disabled=not use_context)
     e3.text_input("Locale (library prompt)", key=kept("assemble_locale", "", durable=True),
                   placeholder="e.g. ja")
-    st.toggle("Merge neighbouring hits into one passage", key=merge_key,
+    f1, f2 = st.columns(2)
+    f1.toggle("Merge neighbouring hits into one passage", key=merge_key,
               help="Small-to-big: hits next to each other in their document come back as one "
                    "pack, so a passage told across small chunks is cited once. On at first for "
                    "a set built with the small-to-big preset.")
+    rerank = rerank_settings()
+    f2.toggle(md_escape(f"Rerank the top {rerank.top_n} with {rerank.ref().label}")
+              if rerank.configured else "Rerank the best hits",
+              key=kept("assemble_rerank", False),
+              disabled=not rerank.configured,
+              help="A /v1/rerank endpoint reorders the best hits before the limit cuts them."
+                   if rerank.configured else "Set a reranking endpoint on Settings first.")
     docs_key = kept("assemble_docs", [])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
     st.multiselect("Only these documents", list(documents), key=docs_key, format_func=documents.get,
@@ -154,6 +164,7 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
         context_tokens=int(s["assemble_context"]) if use_context else None,
         system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
         doc_ids=tuple(s[docs_key]), merge_adjacent=merge,
+        rerank=bool(s["assemble_rerank"]) and rerank.configured,
     )
 
 
@@ -222,7 +233,9 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
 def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> None:
     try:
         result: Assembly = assemble(question, name, options, store=chunk_store(),
-                                    library=prompt_library(), doc_names=_doc_names())
+                                    library=prompt_library(), doc_names=_doc_names(),
+                                    embedding=embedding_settings(),
+                                    reranking=rerank_settings())
     except ChunkLabError as err:
         show_error(err)
         return

@@ -10,17 +10,18 @@ import pandas as pd
 import streamlit as st
 
 from core.documents.model import Document
-from core.embeddings import MAX_WORD_PIECES
+from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.errors import ChunkLabError
 from core.operations import chunk_sets
 from core.operations.ingest import DEFAULT_BATCH_SIZE
 from core.operations.presets import all_presets
+from core.operations.stacks import embedder_choices
 from core.operations.strategies import strategy, validated_config
 from core.store import ChunkSetInfo, ChunkStore
 from ui.ingest_run import IngestJob, ingest_with_progress
 from ui.persist import forget, kept, remember
 from ui.render import md_escape
-from ui.resources import chunk_store, library, llm_settings
+from ui.resources import chunk_store, embedding_settings, library, llm_settings
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import show_error
 from ui.wording import count, number
@@ -49,6 +50,12 @@ def _settings_text(info: ChunkSetInfo) -> str:
     return ", ".join(parts)
 
 
+def _embedder_text(info: ChunkSetInfo) -> str:
+    """``MiniLM (built-in), 384-d`` or ``nomic-embed-text @ host:11434, 768-d``."""
+    ref = info.embedder_ref
+    return f"{ref.label}, {info.dimension}-d" if info.dimension else ref.label
+
+
 def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -60,7 +67,9 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "Description": info.description,
                 "Documents": number(info.docs),
                 "Chunks": number(info.chunks),
-                "Truncated chunks": number(info.over_limit),  # over MAX_WORD_PIECES
+                "Embedder": _embedder_text(info),
+                # over MiniLM's MAX_WORD_PIECES; an endpoint's limit is its own: not counted
+                "Truncated chunks": number(info.over_limit) if info.embedder_ref.builtin else "—",
                 "Created": info.created[:19].replace("T", " "),
             }
             for info in infos
@@ -134,7 +143,23 @@ def name_input(suggested: str, names: set[str]) -> str:
                              help="Follows the preset until you type a name of your own."))
 
 
-def name_problem(store: ChunkStore, name: str, config: Configuration) -> tuple[str, bool]:
+def embedder_input() -> EmbedderRef:
+    """The embedder of the new set: MiniLM, or the endpoint configured on Settings."""
+    settings = embedding_settings()
+    refs = {ref.label: ref for ref in embedder_choices(settings)}
+    labels = list(refs)
+    key = kept("store_embedder", labels[0], valid=labels)
+    st.selectbox("Embedder", labels, key=key,
+                 help="The model that embeds the chunks and every question asked of the set. "
+                      "Your own endpoint is set on Settings (Embeddings).")
+    if len(labels) == 1:
+        st.caption("Only the built-in MiniLM is available: set an embedding endpoint on "
+                   "Settings to embed with your own model.")
+    return refs[st.session_state[key]]
+
+
+def name_problem(store: ChunkStore, name: str, config: Configuration,
+                 embedder: EmbedderRef) -> tuple[str, bool]:
     """(sentence, blocking) about the chosen name and settings; ("", False) when all is well.
     The sentence holds the name as typed: escape it to show it."""
     if not name.strip():
@@ -149,6 +174,9 @@ def name_problem(store: ChunkStore, name: str, config: Configuration) -> tuple[s
     if (info.strategy, info.settings) != (config.strategy, resolved):
         return (f"A set named “{name}” already holds {info.strategy} chunks with "
                 "other settings: choose another name."), True
+    if info.embedder_ref != embedder:
+        return (f"A set named “{name}” is embedded with {info.embedder_ref.label}: choose "
+                "another name to embed with another model."), True
     return (f"A set named “{name}” already exists with these settings: creating it "
             "again adds the chosen documents it does not hold yet."), False
 
@@ -180,7 +208,8 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
     st.caption("A new set leaves every other set as it is; activate it when you are ready "
                "(cutover). Documents already in a set of that name are skipped, so a "
                "re-run resumes.")
-    problem, blocking = name_problem(store, name, config)
+    embedder = embedder_input()
+    problem, blocking = name_problem(store, name, config, embedder)
     confirmed = True
     if problem and blocking:
         st.error(md_escape(problem), icon=":material/error:")
@@ -195,7 +224,8 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
         not needs_llm or settings.configured)
     if st.button("Create and ingest", key="store_create", type="primary", disabled=not ready):
         st.session_state[RUNNING] = IngestJob(name, config.strategy, dict(config.settings),
-                                              list(chosen), int(batch_size), description)
+                                              list(chosen), int(batch_size), description,
+                                              embedder)
         st.rerun()
 
 
@@ -208,13 +238,15 @@ def run_job(job: IngestJob, by_id: dict[str, Document]) -> None:
                                     "stay; create it again with the same name to go on.")
         st.rerun()
     st.info(f"Building **{md_escape(job.name)}**: " + md_escape(
-                f"{job.strategy} chunking of {count(len(job.doc_ids), 'document')}.")
+                f"{job.strategy} chunking of {count(len(job.doc_ids), 'document')}, embedded "
+                f"with {job.embedder.label}.")
             + " The form is back when it is done.",
             icon=":material/hourglass_top:")
     st.button("Cancel", key="store_cancel", icon=":material/stop:")
     documents = [by_id[i] for i in job.doc_ids if i in by_id]
     summary = ingest_with_progress(documents, job.name, job.strategy, job.settings,
-                                   batch_size=job.batch_size, description=job.description)
+                                   batch_size=job.batch_size, description=job.description,
+                                   embedder=job.embedder)
     st.session_state.pop(RUNNING, None)
     if summary is None:
         return
@@ -250,9 +282,9 @@ def delete_section(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
 
 
 st.title("Chunk sets")
-st.caption("Each chunk set is one chunking of your documents, embedded with MiniLM and stored "
-           "in Chroma. Several sets live side by side for A/B comparison; the active one is "
-           "what retrieval uses.")
+st.caption("Each chunk set is one chunking of your documents, embedded with MiniLM or your own "
+           "model and stored in Chroma. Several sets live side by side for A/B comparison; the "
+           "active one is what retrieval uses.")
 try:
     store = chunk_store()
     st.caption(f"Store: {md_escape(store.location)}")

@@ -1,6 +1,6 @@
 """Every resource the pages share, held once: the document library, the chunk store, the prompt
 library, token counts, the HTML drawn from content (highlighted text, bar charts), and this
-session's LLM and answer settings.
+session's LLM, answer, embedding and reranking settings.
 
 Nothing else in the app caches a resource or drawn HTML. The store and the prompt library are
 keyed by where they live (data folder, Chroma server), so a test or a second data folder gets its
@@ -20,14 +20,18 @@ import streamlit as st
 from core import config
 from core.documents.model import Document
 from core.embeddings import embed
+from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.library import DocumentLibrary, default_library
 from core.llm.settings import AnswerSettings, LLMSettings, load_answer_settings, load_settings
 from core.prompts.library import PromptLibrary
+from core.retrieval.rerank import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
 from core.store.chunk_store import CHROMA_HOST_ENV, CHROMA_PORT_ENV
 from core.tokens import count_tokens
 
 LLM_SETTINGS = "llm_settings"  # session key: this session's LLMSettings (API key included)
+EMBEDDING_SETTINGS = "embedding_settings"  # … its EmbeddingSettings
+RERANK_SETTINGS = "rerank_settings"  # … its RerankSettings
 SAMPLES_DIR = config.SAMPLES_DIR
 
 
@@ -128,6 +132,18 @@ def llm_settings() -> LLMSettings:
     ones from the environment, secrets and the saved file."""
     settings = st.session_state.get(LLM_SETTINGS)
     return settings if isinstance(settings, LLMSettings) else load_settings()
+
+
+def embedding_settings() -> EmbeddingSettings:
+    """This session's embedding endpoint (typed on Settings, with its key), else the saved one."""
+    settings = st.session_state.get(EMBEDDING_SETTINGS)
+    return settings if isinstance(settings, EmbeddingSettings) else load_embedding_settings()
+
+
+def rerank_settings() -> RerankSettings:
+    """This session's reranking endpoint (typed on Settings, with its key), else the saved one."""
+    settings = st.session_state.get(RERANK_SETTINGS)
+    return settings if isinstance(settings, RerankSettings) else load_rerank_settings()
 
 
 def answer_settings() -> AnswerSettings:

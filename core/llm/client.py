@@ -28,7 +28,6 @@ say what they are (see :mod:`core.llm.server`).
 
 from __future__ import annotations
 
-import email.utils
 import re
 import threading
 import time
@@ -39,15 +38,13 @@ from typing import Any
 
 import httpx
 
+from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
-from core.llm.settings import MAX_TIMEOUT_S, LLMSettings
+from core.llm.settings import LLMSettings
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
-BACKOFF_BASE_S = 0.5
-BACKOFF_MAX_S = 10.0
-RETRY_AFTER_MAX_S = 60.0
 TIMEOUT_RETRIES = 1  # a timed-out request is asked again at most this often, with twice the time
 TIKTOKEN_MARGIN = 1.15  # server tokens per tiktoken token assumed when the server cannot count
 MEASURED_MARGIN = 1.03  # on top of a ratio measured with the server's own tokenizer
@@ -93,25 +90,6 @@ class LLMResponse:
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("Retry-After")
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
-
-
-def _backoff(attempt: int) -> float:
-    return min(BACKOFF_BASE_S * 2**attempt, BACKOFF_MAX_S)
-
-
 class LLMClient:
     """Thread-safe: at most ``settings.concurrency`` requests are in flight at once."""
 
@@ -139,13 +117,9 @@ class LLMClient:
         self._lock = threading.Lock()
         self._fit_lock = threading.Lock()
         self._fitted = False
-        headers = {"Content-Type": "application/json"}
-        key = settings.api_key.get_secret_value()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
-            headers=headers,
+            headers=auth_headers(settings),
             timeout=settings.timeout,
             transport=transport,
             limits=httpx.Limits(max_connections=settings.concurrency + 2),
@@ -258,7 +232,7 @@ class LLMClient:
         attempts, timeouts, timeout = settings.max_retries + 1, 0, settings.timeout
         attempt = 0
         while True:
-            timed_out, wait = False, _backoff(attempt)
+            timed_out, wait = False, backoff(attempt)
             with self._slots:
                 self._stop_if_closed(entry, attempt, label)
                 started = time.monotonic()
@@ -278,11 +252,11 @@ class LLMClient:
                     return self._accept(response, request, latency, entry, attempt)
                 reason = f"HTTP {response.status_code}: {response.text[:300]}"
                 refusal = context_refusal(response.status_code, response.text, settings)
-                if refusal or (response.status_code != 429 and response.status_code < 500):
+                if refusal or not transient(response.status_code):
                     self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
                     error = ContextExceededError if refusal else LLMError
                     raise error(refusal or reason, label=label, log_path=self.log.path)
-                asked = _retry_after(response)
+                asked = retry_after(response)
                 wait = wait if asked is None else asked
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
             attempt += 1

@@ -17,8 +17,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from core.endpoint import MAX_TIMEOUT_S
 from core.llm.client import LLMClient, LLMResponse, positive_int
-from core.llm.settings import MAX_TIMEOUT_S, LLMSettings
+from core.llm.settings import LLMSettings
 
 MIN_TIMEOUT_S = 30.0
 LOCAL_TIMEOUT_S = 300.0  # a server with slots but no measured speed: assume a CPU
