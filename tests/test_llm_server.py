@@ -18,6 +18,7 @@ from core.llm.phase import PhaseContext, window_budget
 from core.llm.phases import METADATA, STRUCTURE
 from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
 from core.llm.server import ServerFacts, fit_settings, suggested_timeout
+from core.llm.settings import MAX_TIMEOUT_S
 from core.llm.tsv import TSVError
 from core.operations.connection import check_connection
 from core.prompts.library import PromptLibrary
@@ -231,7 +232,7 @@ def test_timeout_without_a_measured_speed():
     assert suggested_timeout(settings, ServerFacts(slots=1)) == 300
     slow = fit_settings(settings.model_copy(update={"max_tokens": 4096, "concurrency": 4}),
                         ServerFacts(slots=4, answer_speed=2.0))
-    assert slow.timeout == 600  # never above the most Settings allow
+    assert slow.timeout == MAX_TIMEOUT_S  # never above the most Settings allow
 
 
 def test_a_cancelled_run_does_not_log_unreachable_servers(fake_llm, tmp_path, monkeypatch):

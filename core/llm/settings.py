@@ -23,7 +23,7 @@ SETTINGS_FILE = "llm_settings.json"
 ANSWER_SETTINGS_FILE = "answer_settings.json"
 SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path("~/.streamlit/secrets.toml"))
 ENV_KEYS = {"base_url": "LLM_BASE_URL", "api_key": "LLM_API_KEY", "model": "LLM_MODEL"}
-MAX_TIMEOUT_S = 600.0
+MAX_TIMEOUT_S = 3600.0  # a CPU server on a busy machine may read a long prompt for many minutes
 
 
 class EndpointPreset(BaseModel):
