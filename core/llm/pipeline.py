@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -290,8 +291,9 @@ class LLMPipeline:
             run.boundaries = [None] * len(run.segments)
             run.planned = [[] for _ in run.segments]
             for k, segment in enumerate(run.segments):
-                submit(BoundaryTask(task.doc, k), BOUNDARIES.run, self.context, run.document,
-                       segment, self.config.size, self.config.snap_tolerance, repairs[task.doc])
+                submit(BoundaryTask(task.doc, k), partial(BOUNDARIES.run, keep_short=True),
+                       self.context, run.document, segment, self.config.size,
+                       self.config.snap_tolerance, repairs[task.doc])
         elif isinstance(task, BoundaryTask):
             k = task.segment
             run.boundaries[k] = result
