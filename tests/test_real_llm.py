@@ -67,7 +67,8 @@ def test_answer_cut_at_the_token_limit(settings, tmp_path):
 
 
 def test_a_timeout_is_asked_again_once_only(settings, tmp_path):
-    with client_of(settings, tmp_path, timeout=0.05, max_retries=3) as client:
+    with client_of(settings, tmp_path, timeout=0.05, max_retries=3,
+                   timeout_from_speed=False) as client:
         with pytest.raises(LLMError, match="timed out after 0.05 s and again after 0.1 s"):
             client.complete(LLMRequest(LONG, "realllm", "a slow answer", max_tokens=512))
     attempts = [json.loads(line) for line in (tmp_path / "l.jsonl").read_text().splitlines()]

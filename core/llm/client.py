@@ -266,6 +266,8 @@ class LLMClient:
         with self._lock:
             speeds = list(self._speeds)
             ratio = self._ratio or TIKTOKEN_MARGIN
+        if not settings.timeout_from_speed:
+            return settings.timeout
         if speeds:
             prompt_speed = min(p for p, _ in speeds)
             answer_speed = min(a for _, a in speeds)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from core.assembly import CitationCheck
@@ -167,6 +167,11 @@ class Phase(ABC, Generic[Req, Out]):
         """The answer tokens a request of this phase asks for."""
         return min(self.answer_tokens or settings.max_tokens, settings.max_tokens)
 
+    def answer_cap(self, request: Req) -> int | None:
+        """Answer tokens this request can need at most (None: no cap below
+        :meth:`answer_limit`), so a model repeating itself stops early."""
+        return None
+
     def request(self, prompt: str, template: PromptTemplate, context: PhaseContext) -> LLMRequest:
         return LLMRequest(prompt, self.name, self.label, template.version,
                           max_tokens=self.answer_limit(context.settings))
@@ -291,6 +296,9 @@ class PhaseContext:
     def ask(self, phase: Phase[Req, Out], request: Req) -> Out:
         template = self.template(phase)
         llm_request = phase.request(phase.prompt(template, request), template, self)
+        cap = phase.answer_cap(request)
+        if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
+            llm_request = replace(llm_request, max_tokens=cap)
         content = phase.cache_content(request)
         key = None
         if self.cache is not None and content is not None:

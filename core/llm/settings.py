@@ -67,6 +67,8 @@ class LLMSettings(BaseModel):
     temperature: float = Field(0.3, ge=0.0, le=2.0)
     max_tokens: int = Field(1024, ge=16, le=65536)  # completion limit per request
     timeout: float = Field(60.0, gt=0, le=MAX_TIMEOUT_S)  # seconds per request
+    # Wait longer than ``timeout`` when the server's measured speed says a request needs it.
+    timeout_from_speed: bool = True
     concurrency: int = Field(4, ge=1, le=32)  # requests in flight at once
     context_tokens: int = Field(8192, ge=1024, le=2_000_000)  # the model's context window
     max_retries: int = Field(3, ge=0, le=10)  # transient failures only

@@ -49,6 +49,7 @@ COLUMNS = {
     "offsets": ("position", "boundary_type", "justification"),
 }
 LABEL = "phase 2 (boundary detection)"
+ROW_TOKENS = 40  # an answer line: anchor, type and a justification of a dozen words
 SHORT_SHARE = 0.5  # a section up to this share of the chunk size is one chunk, not asked
 FALLBACK_WHY = "The model's answer could not be used: split by the recursive splitter"
 
@@ -237,6 +238,10 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
             "first_anchor": str(request.shown[0].number),
             "last_anchor": str(request.shown[-1].number),
         }
+
+    def answer_cap(self, request: BoundaryWindow) -> int:
+        """A line per block and the end marker, :data:`ROW_TOKENS` each."""
+        return ROW_TOKENS * (len(request.shown) + 2)
 
     def cache_content(self, request: BoundaryWindow) -> dict[str, object]:
         return {"section": digest(request.section.title, request.begin, request.text),
