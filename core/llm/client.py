@@ -86,6 +86,7 @@ class LLMRequest:
     model: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
+    subject: str = ""  # what the request is about, for the log: a document and its blocks
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,8 @@ class LLMClient:
         }
         label = request.label
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,
-                 "template_version": request.template_version, "model": body["model"]}
+                 "template_version": request.template_version, "model": body["model"],
+                 **({"subject": request.subject} if request.subject else {})}
         first_timeout = self.request_timeout(request)
         attempts, timeouts, timeout = settings.max_retries + 1, 0, first_timeout
         attempt = 0

@@ -35,6 +35,7 @@ CACHE_ENV = "CHUNKLAB_MODEL_CACHE"
 DEFAULT_CONTEXT = 8192  # tokens per slot: a section window plus a long answer
 MODEL_ALIAS = "local"  # the model name the server answers to (LLM_MODEL=local)
 SLOT_CORES = 4  # cores one more slot needs before it speeds anything up
+PROMPT_BATCH = 512  # llama.cpp's 2,048 takes minutes on a busy CPU before a cancel is seen
 PROMPT_CACHE_MIB = 1024  # prompts kept for reuse (llama.cpp's default, 8 GiB, is a lot here)
 BYTES_PER_CONTEXT_TOKEN = 28 * 1024  # KV cache of a 1.5 B model per token (f16), with room
 Say = Callable[[str], None]
@@ -207,6 +208,7 @@ def serve(gguf: Path, plan: ServerPlan, *, host: str = "127.0.0.1", port: int = 
     params.n_parallel = plan.slots
     params.n_ctx = plan.slots * plan.context
     params.kv_unified = False  # each slot keeps its own context
+    params.n_batch = PROMPT_BATCH  # a cancelled request stops after this many prompt tokens
     params.cpuparams.n_threads = plan.threads
     params.cpuparams_batch.n_threads = plan.threads
     params.hostnames = [host]

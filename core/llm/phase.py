@@ -167,6 +167,10 @@ class Phase(ABC, Generic[Req, Out]):
         """The answer tokens a request of this phase asks for."""
         return min(self.answer_tokens or settings.max_tokens, settings.max_tokens)
 
+    def subject(self, request: Req) -> str:
+        """What the request is about, as the raw log names it ("" when the prompt says it)."""
+        return ""
+
     def answer_cap(self, request: Req) -> int | None:
         """Answer tokens this request can need at most (None: no cap below
         :meth:`answer_limit`), so a model repeating itself stops early."""
@@ -299,6 +303,7 @@ class PhaseContext:
         cap = phase.answer_cap(request)
         if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
             llm_request = replace(llm_request, max_tokens=cap)
+        llm_request = replace(llm_request, subject=phase.subject(request))
         content = phase.cache_content(request)
         key = None
         if self.cache is not None and content is not None:

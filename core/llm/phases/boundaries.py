@@ -243,6 +243,10 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
         """A line per block and the end marker, :data:`ROW_TOKENS` each."""
         return ROW_TOKENS * (len(request.shown) + 2)
 
+    def subject(self, request: BoundaryWindow) -> str:
+        return (f"{request.document.source_name} blocks {request.shown[0].number}-"
+                f"{request.shown[-1].number}")
+
     def cache_content(self, request: BoundaryWindow) -> dict[str, object]:
         return {"section": digest(request.section.title, request.begin, request.text),
                 "max_tokens": request.max_tokens}

@@ -170,10 +170,18 @@ def parse_structure(
                 raise TSVError.on(label, "the title is empty", line)
             repairs.add("rows_dropped", label, line.number, line.text, "a section without title")
             continue
-        if repairs is None and integer(label, level_s, "level", line) not in (1, 2, 3):
-            raise TSVError.on(label, f"level must be 1, 2 or 3, got {int(level_s)}", line)
-        level = _fixed(label, integer(label, level_s, "level", line), range(1, 4), "level",
-                       line, repairs)
+        level = integer(label, level_s, "level", line)
+        if level not in (1, 2, 3) and (repairs is None or not 0 <= level <= 4):
+            if repairs is None:
+                raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
+            repairs.add("rows_dropped", label, line.number, line.text,
+                        f"level {level}: the columns are not what they should be")
+            continue
+        if repairs is not None and not any(ch.isalpha() for ch in title):
+            repairs.add("rows_dropped", label, line.number, line.text,
+                        f"the title {title!r} has no words")
+            continue
+        level = _fixed(label, level, range(1, 4), "level", line, repairs)
         start = integer(label, start_s, columns[2], line)
         end = integer(label, end_s, columns[3], line)
         if end < start or (mode == "offsets" and end == start):
@@ -250,6 +258,10 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         return {"document_name": request.document.source_name, "document_text": request.text,
                 "first_anchor": str(request.shown[0].number),
                 "last_anchor": str(request.shown[-1].number)}
+
+    def subject(self, request: StructureWindow) -> str:
+        return (f"{request.document.source_name} blocks {request.shown[0].number}-"
+                f"{request.shown[-1].number}")
 
     def cache_content(self, request: StructureWindow) -> dict[str, object]:
         return {"text": digest(request.text), "window_start": request.begin}
