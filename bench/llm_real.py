@@ -4,6 +4,7 @@ Start a server first (``make llm``), then from the repository root::
 
     .venv/bin/python -m bench.llm_real --out runs/today --tune a.md b.docx --held-out c.html
     .venv/bin/python -m bench.llm_real --report runs/today [runs/other ...]
+    .venv/bin/python -m bench.llm_real --fixtures runs/today [runs/other ...]
 
 Documents run one after another with tolerant parsing against
 ``LLM_BASE_URL`` (default ``http://127.0.0.1:8080/v1``, model ``local``), with the settings the
@@ -156,6 +157,42 @@ def report(folders: list[Path]) -> int:
     return 0
 
 
+def fixtures(folders: list[Path]) -> int:
+    """Cut the structure and boundary answers about shipped samples out of the runs' raw logs
+    into ``tests/real_answers.jsonl``, each with what today's parsers make of it; print the
+    share each parsing mode accepts, per phase."""
+    from tests.fakellm_replay import FIXTURES, ROOT, replay
+
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for folder in folders:
+        entries, _ = _log_entries(folder / "llm_log.jsonl", 0)
+        for entry in entries:
+            subject = str(entry.get("subject", ""))
+            name, _, blocks = subject.rpartition(" blocks ")
+            if (entry.get("phase") not in ("structure_analysis", "boundary_detection")
+                    or "response" not in entry or not name
+                    or not (ROOT / "sample_docs" / name).is_file()):
+                continue
+            first, last = (int(n) for n in blocks.split("-"))
+            record = {"document": name, "phase": entry["phase"], "blocks": [first, last],
+                      "template_version": entry.get("template_version"),
+                      "answer": entry["response"]}
+            found[(name, subject + entry["phase"], entry["response"])] = record
+    lines, shares = [], defaultdict(Counter)
+    for record in found.values():
+        outcome = replay(record)
+        record.update(outcome.as_dict())
+        lines.append(json.dumps(record, ensure_ascii=False))
+        shares[record["phase"]].update(
+            answers=1, strict=outcome.strict == "ok", tolerant=outcome.tolerant == "ok")
+    FIXTURES.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{len(lines)} answers written to {FIXTURES}")
+    for phase, counts in shares.items():
+        print(f"{phase}: strict accepts {int(counts['strict'])}/{counts['answers']}, tolerant "
+              f"{int(counts['tolerant'])}/{counts['answers']}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="folder for the raw log and results")
@@ -165,9 +202,13 @@ def main() -> int:
                         help="ask for metadata, prefixes and table summaries too")
     parser.add_argument("--label", default="", help="what the run tries (kept with its results)")
     parser.add_argument("--report", type=Path, nargs="*", help="print the tables of these runs")
+    parser.add_argument("--fixtures", type=Path, nargs="*",
+                        help="write the answers of these runs to tests/real_answers.jsonl")
     args = parser.parse_args()
     if args.report:
         return report(args.report)
+    if args.fixtures:
+        return fixtures(args.fixtures)
     if args.out is None:
         parser.error("--out is required to run")
     return run(args)

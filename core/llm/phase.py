@@ -213,6 +213,21 @@ def marked(span: TextSpan | None, label: str) -> list[tuple[int, int, str]]:
     return [] if span is None else [(span.start, span.end, label)]
 
 
+def parse_answer(phase: Phase[Req, Out], template: PromptTemplate, answer: str,
+                 request: Req) -> Out:
+    """The phase's result from ``answer`` to ``request`` sent with ``template``; a copy of the
+    template's example is as invalid as a bad line (tolerant parsing drops copied lines,
+    recorded once the answer parsed)."""
+    repairs = request.repairs if isinstance(request, Tolerant) else None
+    draft = None if repairs is None else Repairs()
+    source = "\n".join(phase.values(request).values())
+    value = phase.parse(without_copies(phase.label, template.text, answer, source, draft),
+                        request)
+    if repairs is not None and draft is not None:
+        repairs.extend(draft)
+    return value
+
+
 class PhaseContext:
     """The client, the cache and the template of each phase for one run; counts its usage.
 
@@ -270,16 +285,7 @@ class PhaseContext:
 
     def _parse(self, phase: Phase[Req, Out], template: PromptTemplate, answer: str,
                request: Req) -> Out:
-        """The phase's result; a copy of the template's example is as invalid as a bad line
-        (tolerant parsing drops copied lines, recorded once the answer parsed)."""
-        repairs = request.repairs if isinstance(request, Tolerant) else None
-        draft = None if repairs is None else Repairs()
-        source = "\n".join(phase.values(request).values())
-        value = phase.parse(without_copies(phase.label, template.text, answer, source, draft),
-                            request)
-        if repairs is not None and draft is not None:
-            repairs.extend(draft)
-        return value
+        return parse_answer(phase, template, answer, request)
 
     def _cut(self, phase: Phase[Req, Out], template: PromptTemplate, cut: AnswerCutError,
              request: Req) -> Out:

@@ -34,6 +34,7 @@ from core.prompts.library import PromptTemplate
 
 ROOT = "ROOT"
 DEFAULT_SNAP_TOLERANCE = 200
+ROW_TOKENS = 30  # a section line: a title of a few words, three numbers and the parent
 MAX_SECTIONS_PER_BLOCK = 3  # one per level: a block may start a chapter, section and subsection
 HEADINGS = ("title", "heading")
 COLUMNS = {
@@ -258,6 +259,13 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         return {"document_name": request.document.source_name, "document_text": request.text,
                 "first_anchor": str(request.shown[0].number),
                 "last_anchor": str(request.shown[-1].number)}
+
+    def answer_cap(self, request: StructureWindow) -> int:
+        """A line per heading shown and one per four other blocks (text without headings),
+        :data:`ROW_TOKENS` each: a model echoing the document stops early."""
+        headings = sum(block.kind in HEADINGS for block in request.shown)
+        others = len(request.shown) - headings
+        return ROW_TOKENS * (headings + -(-others // 4) + 2)
 
     def subject(self, request: StructureWindow) -> str:
         return (f"{request.document.source_name} blocks {request.shown[0].number}-"
