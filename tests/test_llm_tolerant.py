@@ -13,7 +13,7 @@ import pytest
 from core.documents import convert
 from core.llm.client import AnswerCutError
 from core.llm.phases import boundaries
-from core.llm.phases.boundaries import parse_boundaries
+from core.llm.phases.boundaries import FALLBACK_WHY, parse_boundaries
 from core.llm.phases.prefix import parse_prefix
 from core.llm.phases.structure import parse_structure
 from core.llm.tsv import Repairs, TSVError, without_copies
@@ -256,3 +256,104 @@ def test_tolerant_falls_back_when_the_structure_answer_is_cut(fake_llm, guide):
     assert "answer cut at" in result.repairs[0].detail
     strict = run(fake_llm, [guide], cache=False)[0]
     assert isinstance(strict.error, AnswerCutError)
+
+
+# --- what real models write instead of TSV ---------------------------------------------------
+BOUNDARY_ROWS = [(1, "DOCUMENT_START"), (4, "SEMANTIC_SHIFT"), (9, "DOCUMENT_END")]
+
+
+@pytest.mark.parametrize(("answer", "kind"), [
+    ("anchor\ttype\tjustification\n1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tT\n"
+     "9\tDOCUMENT_END\tE", "header_row"),
+    ("Position | Type | Why\n1 | DOCUMENT_START | S\n4 | SEMANTIC_SHIFT | T\n"
+     "9 | DOCUMENT_END | E", "markdown_table"),
+    ("| anchor | boundary_type | justification |\n|---|---|---|\n| 1 | DOCUMENT_START | S |\n"
+     "| 4 | SEMANTIC_SHIFT | T |\n| 9 | DOCUMENT_END | E |", "markdown_table"),
+    ("1. 1\tDOCUMENT_START\tS\n2. 4\tSEMANTIC_SHIFT\tT\n3. 9\tDOCUMENT_END\tE", "list_numbers"),
+    ("1.\t1\tDOCUMENT_START\tS\n2.\t4\tSEMANTIC_SHIFT\tT\n3.\t9\tDOCUMENT_END\tE",
+     "list_numbers"),
+    ("1   DOCUMENT_START   S\n4   SEMANTIC_SHIFT   T\n9   DOCUMENT_END   E", "columns_fixed"),
+    ("1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tThe topic\tchanges\n9\tDOCUMENT_END\tE",
+     "columns_fixed"),
+    ("1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tT\n9\tDOCUMENT_END\tE\n\nThese boundaries keep "
+     "each topic in one chunk.", "trailing_text"),
+    ('[{"anchor": 1, "boundary_type": "DOCUMENT_START", "justification": "S"}, '
+     '{"position": 4, "type": "SEMANTIC_SHIFT", "reason": "T"}, '
+     '{"anchor": 9, "boundary_type": "DOCUMENT_END", "justification": "E"}]', "json_rows"),
+    ('```json\n{"boundaries": [[1, "DOCUMENT_START", "S"], [4, "SEMANTIC_SHIFT", "T"], '
+     '[9, "DOCUMENT_END", "E"]]}\n```', "json_rows"),
+    ("1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tT\n4\tSEMANTIC_SHIFT\tT again\n"
+     "9\tDOCUMENT_END\tE", "repeat_dropped"),
+    ("1\tDOCUMENT_START\tS\n4\ttopic change\tT\n9\tDOCUMENT_END\tE", "value_fixed"),
+])
+def test_boundary_answers_in_other_shapes_are_read_and_recorded(answer, kind):
+    repairs = Repairs()
+    rows = parse_boundaries(answer, repairs=repairs)
+    assert [(r.position, r.boundary_type) for r in rows] == BOUNDARY_ROWS
+    assert kind in {r.kind for r in repairs.items}
+    with pytest.raises(TSVError):
+        parse_boundaries(answer)
+
+
+def test_structure_rows_in_a_markdown_table_with_their_own_header():
+    answer = ("| Title | Level | Start | End | Parent |\n|---|---|---|---|---|\n"
+              "| Intro | 1 | 1 | 4 | ROOT |\n| Why | 2 | 2 | 4 | Intro |\n"
+              "| Methods | 1 | 5 | 9 | ROOT |")
+    repairs = Repairs()
+    rows = parse_structure(answer, repairs=repairs)
+    assert [(r.title, r.start, r.parent) for r in rows] == [
+        ("Intro", 1, None), ("Why", 2, "Intro"), ("Methods", 5, None)]
+    assert {"header_row", "markdown_table"} <= {r.kind for r in repairs.items}
+
+
+def test_structure_rows_that_cannot_be_sections_are_dropped():
+    answer = "Intro\t1\t1\t4\tROOT\n2\t2\t9\t30\tROOT\nOdd\t10\t16\t30\tROOT"
+    repairs = Repairs()
+    assert [r.title for r in parse_structure(answer, repairs=repairs)] == ["Intro"]
+    assert [r.kind for r in repairs.items] == ["rows_dropped", "rows_dropped"]
+
+
+def _section_run(fake_llm, guide, answer):
+    fake_llm.respond(lambda r: answer(r) if r.phase == "boundary_detection"
+                     else auto_answer(r.phase, r.prompt))
+    return run(fake_llm, [guide], parsing="tolerant", cache=False, summaries=False)[0]
+
+
+def test_more_rows_than_the_section_holds_keep_the_plausible_ones(fake_llm, guide):
+    def answer(request):
+        right = auto_answer("boundary_detection", request.prompt).splitlines()
+        return "\n".join([right[0], "400\tSEMANTIC_SHIFT\tElsewhere", "401\tSEMANTIC_SHIFT\tX",
+                          *right[1:]])
+
+    result = _section_run(fake_llm, guide, answer)
+    assert result.error is None and result.chunks
+    dropped = [r for r in result.repairs if r.kind == "rows_dropped"]
+    assert dropped and "400, 401 outside this text" in dropped[0].detail
+
+
+def test_an_unrepairable_boundary_answer_leaves_its_section_to_the_recursive_splitter(
+        fake_llm, guide):
+    result = _section_run(fake_llm, guide, lambda r: "I would split it after the table.")
+    assert result.error is None and result.chunks
+    assert all(c.text == guide.text[c.start : c.end] for c in result.chunks)
+    fallbacks = [r for r in result.repairs if r.kind == "boundary_fallback"]
+    split = [b for b in result.boundaries if b.boundaries[0].justification == FALLBACK_WHY]
+    assert fallbacks and len(fallbacks) == len(split)  # one warning per section left over
+    assert f"“{split[0].title}”" in fallbacks[0].detail
+    strict = run(fake_llm, [guide], cache=False, summaries=False)[0]
+    assert isinstance(strict.error, TSVError)
+
+
+def test_copied_example_lines_are_dropped_and_a_pure_copy_refused(fake_llm, guide):
+    template = PromptLibrary().default("boundary_detection").text
+    example = template.split("EXAMPLE OUTPUT")[1].split(":\n", 1)[1].split("\n\n")[0]
+
+    def answer(request):
+        right = auto_answer("boundary_detection", request.prompt).splitlines()
+        return "\n".join([right[0], example.splitlines()[1], *right[1:]])
+
+    result = _section_run(fake_llm, guide, answer)
+    assert result.error is None
+    assert "example_copy" in {r.kind for r in result.repairs}
+    with pytest.raises(TSVError, match="copies the template's example"):
+        without_copies("phase 2", template, example, "", Repairs())
