@@ -382,6 +382,10 @@ def _json_rows(text: str, columns: tuple[str, ...]) -> list[str] | None:
     return lines
 
 
+def _spaced(text: str) -> list[str]:
+    return [c.strip() for c in _SPACES.split(text)]
+
+
 def _tolerant_cells(line: str, shape: Columns) -> tuple[list[str] | None, RepairKind | None]:
     """The row a line stands for (None when it is none: a separator, an explanation) and the
     repair that reading it took."""
@@ -398,24 +402,24 @@ def _tolerant_cells(line: str, shape: Columns) -> tuple[list[str] | None, Repair
     if len(cells) == n + 1 and _LIST_CELL.fullmatch(cells[0]) and shape.fits(cells[1:]):
         return cells[1:], "list_numbers"  # "1.<tab>row" or "| 1 | row |"
     marked = _LIST_MARK.match(cells[0])
-    if marked and not shape.fits(cells) and 0 not in (shape.free,):
+    if marked and not shape.fits(cells) and shape.free != 0:  # "1. 5<tab>…", "- Intro<tab>…"
         unmarked = [cells[0][marked.end():], *cells[1:]]
         if shape.fits(unmarked) or (0 not in shape.numeric and len(unmarked) == n):
             cells, kind = unmarked, "list_numbers"
     if len(cells) == 1 and n > 1:  # columns separated by runs of spaces instead of tabs
-        spaced = [c.strip() for c in _SPACES.split(stripped)]
-        if shape.fits(spaced):
-            return spaced, "columns_fixed"
+        if shape.fits(_spaced(stripped)):
+            return _spaced(stripped), "columns_fixed"
         numbered = _LIST_MARK.match(stripped)
-        if numbered and shape.fits([c.strip() for c in _SPACES.split(stripped[numbered.end():])]):
-            return [c.strip() for c in _SPACES.split(stripped[numbered.end():])], "list_numbers"
-    if len(cells) > n and shape.free is not None:  # a tab inside the free-text value
-        joined = [*cells[: shape.free], " ".join(cells[shape.free : shape.free + len(cells) - n
-                                                      + 1]), *cells[shape.free + len(cells) - n
-                                                                    + 1 :]]
+        if numbered and shape.fits(_spaced(stripped[numbered.end():])):
+            return _spaced(stripped[numbered.end():]), "list_numbers"
+    extra = len(cells) - n
+    if extra > 0 and shape.free is not None:  # a tab inside the free-text value
+        free = shape.free
+        joined = [*cells[:free], " ".join(cells[free : free + extra + 1]),
+                  *cells[free + extra + 1 :]]
         if shape.fits(joined):
             return joined, kind or "columns_fixed"
-    if len(cells) == n - 1 and shape.free == n - 1 and shape.fits([*cells, ""]):
+    if extra == -1 and shape.free == n - 1 and shape.fits([*cells, ""]):
         return [*cells, ""], kind or "columns_fixed"  # the free text left out
     return cells, kind
 
