@@ -300,6 +300,14 @@ def test_the_api_key_is_nowhere_in_the_data_folder_after_a_run(fake_llm, guide, 
     assert all(secret.encode() not in p.read_bytes() for p in written)  # … without the key
 
 
+def test_a_document_of_one_block_is_one_section_without_asking(fake_llm):
+    table = convert(b"service,hours\nsupport,24\nbilling,8\n", "levels.csv")
+    result = run(fake_llm, table, summaries=False)
+    assert "structure_analysis" not in fake_llm.phases  # a made-up outline is not asked for
+    assert not result.structure.fallback
+    assert_valid_chunks(table, result.chunks)
+
+
 def test_a_short_section_is_one_chunk_without_asking(fake_llm, guide, monkeypatch):
     monkeypatch.setattr(boundaries, "SHORT_SHARE", 0.5)
     result = run(fake_llm, guide, summaries=False)

@@ -338,9 +338,12 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         """The document's sections, window by window; a window that begins mid-section lets
         that section continue instead of starting it again. Tolerant (``repairs`` given): an
         answer that cannot be repaired, or one the server cut at its token limit, gives the
-        document's own sections instead."""
+        document's own sections instead. A document of a single block (a CSV table) has
+        nothing to find: its own sections, asked nothing (a model asked makes up an outline)."""
         template = context.template(self)
         mode = context.mode(self)
+        if len(anchors.anchor_blocks(document)) <= 1:
+            return StructureResult(mode, document_sections(document), template.version)
         sections: list[LLMSection] = []
         try:
             for window in self.windows(document, mode, context.budget(self), snap_tolerance):
