@@ -5,6 +5,7 @@ Start a server first (``make llm``), then from the repository root::
     .venv/bin/python -m bench.llm_real --out runs/today --tune a.md b.docx --held-out c.html
     .venv/bin/python -m bench.llm_real --report runs/today [runs/other ...]
     .venv/bin/python -m bench.llm_real --fixtures runs/today [runs/other ...]
+    .venv/bin/python -m bench.llm_real --log-report data_dir  # a run of ``core chunk|ingest``
 
 Documents run one after another with tolerant parsing against
 ``LLM_BASE_URL`` (default ``http://127.0.0.1:8080/v1``, model ``local``), with the settings the
@@ -157,6 +158,31 @@ def report(folders: list[Path]) -> int:
     return 0
 
 
+def log_report(folders: list[Path]) -> int:
+    """Per document and phase, from raw logs alone (a ``core ingest`` run with
+    ``CHUNKLAB_DATA_DIR`` set): requests, answers accepted, seconds. Requests about a chunk name
+    no document; they are counted under "(chunks)"."""
+    figures: dict[str, dict[str, dict[str, float]]] = {}
+    for folder in folders:
+        entries, _ = _log_entries(folder / "llm_log.jsonl", 0)
+        by_document: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+        for entry in entries:
+            if entry.get("phase") in PHASES:
+                name = str(entry.get("subject", "")).rpartition(" blocks ")[0] or "(chunks)"
+                by_document[name].append(entry)
+        for name, found in by_document.items():
+            figures[name] = _phase_figures(found)
+    print("| document | phase | requests | answers accepted | seconds |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for name, phases in figures.items():
+        for phase in PHASES:
+            if phase in phases:
+                row = phases[phase]
+                print(f"| {name} | {phase} | {row['requests']:.0f} | {row['accepted']:.0f}/"
+                      f"{row['answers']:.0f} | {row['seconds']:.0f} |")
+    return 0
+
+
 def fixtures(folders: list[Path]) -> int:
     """Cut the structure and boundary answers about shipped samples out of the runs' raw logs
     into ``tests/real_answers.jsonl``, each with what today's parsers make of it; print the
@@ -204,9 +230,13 @@ def main() -> int:
     parser.add_argument("--report", type=Path, nargs="*", help="print the tables of these runs")
     parser.add_argument("--fixtures", type=Path, nargs="*",
                         help="write the answers of these runs to tests/real_answers.jsonl")
+    parser.add_argument("--log-report", type=Path, nargs="*",
+                        help="print per document and phase what these raw logs hold")
     args = parser.parse_args()
     if args.report:
         return report(args.report)
+    if args.log_report:
+        return log_report(args.log_report)
     if args.fixtures:
         return fixtures(args.fixtures)
     if args.out is None:
