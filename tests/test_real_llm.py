@@ -97,5 +97,5 @@ def test_tolerant_llm_chunking_completes_with_exact_spans(settings, tmp_path, mo
                   RunOptions(llm=settings))[0]
     assert run.error is None, run.error
     assert run.chunks and all(c.text == document.text[c.start : c.end] for c in run.chunks)
-    assert "".join(document.text[c.start : c.end] for c in run.chunks).split() == \
-        document.text.split()  # every word in exactly one chunk
+    assert " ".join(document.text[c.start : c.end] for c in run.chunks).split() == \
+        document.text.split()  # every word in exactly one chunk (chunks end on a word)
