@@ -36,7 +36,7 @@ from core.errors import ChunkLabError
 from core.files import write_json
 
 SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path("~/.streamlit/secrets.toml"))
-MAX_TIMEOUT_S = 600.0
+MAX_TIMEOUT_S = 3600.0  # a CPU server on a busy machine may read a long prompt for many minutes
 BACKOFF_BASE_S = 0.5
 BACKOFF_MAX_S = 10.0
 RETRY_AFTER_MAX_S = 60.0

@@ -17,6 +17,7 @@ from core.retrieval.ranking import RANK_MODES
 from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
+from ui.llm_warnings import show_warnings
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import (
@@ -285,8 +286,9 @@ def _quick_start(store: ChunkStore) -> None:
                                    description="built by the Assemble quick start")
     if summary is None:
         return
-    for line in summary.warnings():
-        st.warning(md_escape(line))
+    show_warnings(summary.notes, key="assemble")
+    if summary.failed:
+        st.error(md_escape(" ".join(f"{name}: {error}" for name, error in summary.failed)))
     if summary.documents:
         store.activate(summary.chunk_set)
         st.rerun()
@@ -311,13 +313,16 @@ def main() -> None:
     left, right = st.columns([3, 1])
     compare = right.toggle("A/B: compare two sets", key=kept("assemble_ab", False),
                            disabled=len(names) < 2)
+    failed = {info.name: f" ({info.documents_text()})" for info in sets if info.failed}
     chosen = [left.selectbox("Chunk set", names,
                              key=kept("assemble_set_a", names[first], valid=names),
-                             format_func=lambda n: f"{n} (active)" if n == active else n)]
+                             format_func=lambda n: n + (" (active)" if n == active else "")
+                             + failed.get(n, ""))]
     if compare and len(names) > 1:
         chosen.append(left.selectbox(
             "Second chunk set", names,
-            key=kept("assemble_set_b", names[(first + 1) % len(names)], valid=names)))
+            key=kept("assemble_set_b", names[(first + 1) % len(names)], valid=names),
+            format_func=lambda n: n + failed.get(n, "")))
     in_sets = [d for info in sets if info.name in chosen for d in info.doc_ids]
     merge_key = _merge_key(next(info for info in sets if info.name == chosen[0]))
     question, options = _controls({d: _source_name(d) for d in dict.fromkeys(in_sets)},

@@ -79,20 +79,25 @@ def _custom_config_form() -> None:
                 label=label, strategy=config.strategy, settings=config.settings)
 
 
-def _stored_sets() -> list[str]:
+def _stored_sets() -> dict[str, str]:
+    """Each chunk set's name and how it is listed: ``name (9 of 14 documents)`` when some of
+    its documents failed."""
     try:
-        return [info.name for info in chunk_store().list_sets()]
+        return {info.name: info.name + (f" ({info.documents_text()})" if info.failed else "")
+                for info in chunk_store().list_sets()}
     except ChunkLabError:
-        return []
+        return {}
 
 
 def _pick_candidates() -> list[Candidate]:
     presets = all_presets()
     custom: dict[str, Candidate] = st.session_state.get(CUSTOM, {})
-    options = list(presets) + list(custom) + [SET_PREFIX + name for name in _stored_sets()]
+    sets = {SET_PREFIX + name: SET_PREFIX + shown for name, shown in _stored_sets().items()}
+    options = list(presets) + list(custom) + list(sets)
     defaults = [name for name in ("fixed 1000 chars", "recursive 500/50") if name in options]
     chosen = st.multiselect("Configurations (2–4)", options, default=defaults,
-                            max_selections=4, key="evaluate_configs")
+                            max_selections=4, key="evaluate_configs",
+                            format_func=lambda option: sets.get(option, option))
     _custom_config_form()
     candidates = []
     for name in chosen:

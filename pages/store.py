@@ -19,6 +19,7 @@ from core.operations.stacks import embedder_choices
 from core.operations.strategies import strategy, validated_config
 from core.store import ChunkSetInfo, ChunkStore
 from ui.ingest_run import IngestJob, ingest_with_progress
+from ui.llm_warnings import show_failed_documents, show_warnings
 from ui.persist import forget, kept, remember
 from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, library, llm_settings
@@ -65,7 +66,7 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "Strategy": info.strategy,
                 "Settings": _settings_text(info),
                 "Description": info.description,
-                "Documents": number(info.docs),
+                "Documents": info.documents_text() if info.failed else number(info.docs),
                 "Chunks": number(info.chunks),
                 "Embedder": _embedder_text(info),
                 # over MiniLM's MAX_WORD_PIECES; an endpoint's limit is its own: not counted
@@ -84,6 +85,12 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
                "retrieval).")
     for info in infos:
         name = md_escape(info.name)
+        show_failed_documents(info)
+        if info.failed and st.button(f"Retry failed documents of “{info.name}”",
+                                     key=f"store_retry_{info.name}", icon=":material/replay:",
+                                     disabled=isinstance(st.session_state.get(RUNNING),
+                                                         IngestJob)):
+            retry(info)
         if info.stale:
             st.warning(
                 f"“{name}” was embedded the way an older ChunkLab did (before tables got "
@@ -102,6 +109,19 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
             )
 
 
+def retry(info: ChunkSetInfo) -> None:
+    """Ingest again exactly the set's failed documents that are still in the library."""
+    in_library = {d.doc_id for d in library().documents()}
+    doc_ids = [f.doc_id for f in info.failed if f.doc_id in in_library]
+    if not doc_ids:
+        st.session_state[NOTICE] = (f"The documents that failed in “{info.name}” are no longer "
+                                    "in the library: add them again on the Documents page.")
+    else:
+        st.session_state[RUNNING] = IngestJob(info.name, info.strategy, dict(info.settings),
+                                              doc_ids, DEFAULT_BATCH_SIZE, info.description)
+    st.rerun()
+
+
 def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     st.subheader("Active set")
     active, previous = store.active_set(), store.previous_set()
@@ -113,7 +133,9 @@ def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     left, right = st.columns(2)
     with left:
         if others:
-            target = st.selectbox("Switch to", others, key="store_target")
+            labels = {info.name: f"{info.name} ({info.documents_text()})" for info in infos}
+            target = st.selectbox("Switch to", others, key="store_target",
+                                  format_func=labels.__getitem__)
             if st.button("Activate (cut over)", key="store_activate", type="primary"):
                 st.session_state[NOTICE] = chunk_sets.cutover(store, target)
                 st.rerun()
@@ -251,7 +273,7 @@ def run_job(job: IngestJob, by_id: dict[str, Document]) -> None:
     if summary is None:
         return
     st.session_state[NOTICE] = summary.sentence()
-    st.session_state[WARNINGS] = summary.warnings(truncation=False)  # the set list says it
+    st.session_state[WARNINGS] = summary.notes  # failures and truncation: the set list says it
     forget("store_name")
     st.rerun()
 
@@ -290,8 +312,7 @@ try:
     st.caption(f"Store: {md_escape(store.location)}")
     if notice := st.session_state.pop(NOTICE, None):
         st.success(md_escape(notice))
-    for line in st.session_state.pop(WARNINGS, []):
-        st.warning(md_escape(line))
+    show_warnings(st.session_state.pop(WARNINGS, []), key="store")
     infos = store.list_sets()
     if infos:
         show_sets(store, infos)

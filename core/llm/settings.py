@@ -59,6 +59,8 @@ class LLMSettings(EndpointSettings):
 
     temperature: float = Field(0.3, ge=0.0, le=2.0)
     max_tokens: int = Field(1024, ge=16, le=65536)  # completion limit per request
+    # Wait longer than ``timeout`` when the server's measured speed says a request needs it.
+    timeout_from_speed: bool = True
     context_tokens: int = Field(8192, ge=1024, le=2_000_000)  # the model's context window
 
     def missing_message(self) -> str:

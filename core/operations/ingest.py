@@ -15,6 +15,7 @@ so running it again resumes.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,10 @@ from core.documents.model import Document, content_id
 from core.embeddings import MAX_WORD_PIECES
 from core.embeddings.port import Embedder, MiniLM
 from core.errors import ChunkLabError, StoreError
-from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunk, validated_config
+from core.llm.pipeline import RunWarning
+from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunking, validated_config
 from core.progress import Cancelled, Tracker
-from core.store import ChunkSetInfo, ChunkStore
+from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from core.store.views import embedding_views
 
 DEFAULT_BATCH_SIZE = 8
@@ -70,7 +72,7 @@ class IngestSummary:
     seconds: float = 0.0
     over_limit: int = 0  # chunks embedded truncated (longer than MiniLM reads)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (document, sentence)
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (document, LLM warning)
+    notes: list[tuple[str, RunWarning]] = field(default_factory=list)  # (document, LLM warning)
 
     def sentence(self) -> str:
         text = (
@@ -87,7 +89,13 @@ class IngestSummary:
     def warnings(self, *, truncation: bool = True) -> list[str]:
         """Failed documents and notes, then (``truncation``) how many chunks were embedded
         truncated — a page that lists its sets with that figure leaves it out."""
-        lines = [f"{name}: {message}" for name, message in self.failed + self.notes]
+        lines = [f"{name}: {message}" for name, message in self.failed]
+        kinds: dict[str, Counter[str]] = {}
+        for name, note in self.notes:
+            kinds.setdefault(name, Counter())[note.kind] += 1
+        lines += [f"{name}: {_count(sum(found.values()), 'warning')} ("
+                  + ", ".join(f"{kind} ×{n}" for kind, n in found.most_common()) + ")"
+                  for name, found in kinds.items()]
         if truncation and self.over_limit:
             lines.append(
                 f"{_count(self.over_limit, 'chunk')} longer than MiniLM's {MAX_WORD_PIECES} word "
@@ -197,9 +205,7 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
     summary.skipped = total - len(pending)
     done = summary.skipped
     tracker = Tracker(options.progress, total, options.cancel, what="Ingest")
-    per_document = RunOptions(
-        llm=options.llm, library=options.library, cancel=options.cancel,
-        warn=lambda document, line: summary.notes.append((document.source_name, line)))
+    per_document = RunOptions(llm=options.llm, library=options.library, cancel=options.cancel)
 
     def report(done: float, message: str) -> None:
         stored = summary.documents + summary.skipped
@@ -211,17 +217,23 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
         chunks: list[Chunk] = []
         names: list[str] = []
         ids: list[str] = []
+        failed: list[FailedDocument] = []
         for n, source in enumerate(batch):
             report(done + n * CHUNKING_SHARE, f"chunking {source.name}")
             if existed:  # an interrupted run may have written part of this document
                 store.remove_document(info.name, source.doc_id)
             written.append(source.doc_id)
             try:
-                chunks.extend(chunk(source.load(), strategy, settings, per_document))
+                made = chunking(source.load(), strategy, settings, per_document)
+                chunks.extend(made.chunks)
+                if made.llm_run is not None:
+                    summary.notes += [(source.name, w) for w in made.llm_run.warning_list()]
                 names.append(source.name)
                 ids.append(source.doc_id)
             except ChunkLabError as err:
                 summary.failed.append((source.name, str(err)))
+                failed.append(FailedDocument(doc_id=source.doc_id, name=source.name,
+                                             error=str(err)))
         start = done + len(batch) * CHUNKING_SHARE
         share = len(batch) * (1 - CHUNKING_SHARE)
         for part, whole in _embed_ahead(chunks, embedder):
@@ -229,6 +241,8 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
                    f"embedding {part:,}/{whole:,} texts of {_count(len(names), 'document')}")
         before = store.info(info.name).over_limit
         after = store.add_chunks(info.name, chunks, documents=ids, embedder=embedder).over_limit
+        if failed:  # the set says so wherever it is picked; ingesting them again retries
+            store.record_failed(info.name, failed)
         summary.documents += len(names)
         summary.chunks += len(chunks)
         summary.tokens += sum(chunk.tokens for chunk in chunks)

@@ -44,7 +44,7 @@ from core.embeddings.port import Embedder, resolve
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import StoreError
 from core.files import file_lock, write_atomic, write_json
-from core.store.info import ChunkSetInfo
+from core.store.info import ChunkSetInfo, FailedDocument
 from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
@@ -315,6 +315,7 @@ class ChunkStore:
                     progress(done, len(unique))
             return self._write_info(name, lambda info: {
                 "doc_ids": list(dict.fromkeys([*info.doc_ids, *added])),
+                "failed": [f for f in info.failed if f.doc_id not in added],
                 "over_limit": info.over_limit + sum(p > MAX_WORD_PIECES for p in pieces),
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
                 **({"read_chars": info.read_chars + sum(r.read_chars for r in read),
@@ -334,6 +335,14 @@ class ChunkStore:
             raise StoreError(f"The chunk set “{name}” is embedded with "
                              f"{info.embedder_ref.label}, not {embedder.ref.label}.")
         return embedder
+
+    def record_failed(self, name: str, failed: Iterable[FailedDocument]) -> ChunkSetInfo:
+        """Note documents an ingest could not chunk (a document noted before is noted anew)."""
+        new = list(failed)
+        ids = {f.doc_id for f in new}
+        with self._locked():
+            return self._write_info(name, lambda info: {
+                "failed": [f for f in info.failed if f.doc_id not in ids] + new})
 
     def remove_document(self, name: str, doc_id: str) -> None:
         """Drop a document's chunks from a set (used before re-adding an interrupted one)."""

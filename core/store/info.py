@@ -13,6 +13,14 @@ from core.embeddings.model_files import MODEL_ID
 from core.store.views import EMBEDDING_INPUT_VERSION
 
 
+class FailedDocument(BaseModel):
+    """A document an ingest could not chunk: what the user is told, and what a retry needs."""
+
+    doc_id: str
+    name: str
+    error: str
+
+
 class ChunkSetInfo(BaseModel):
     name: str
     strategy: str
@@ -36,6 +44,9 @@ class ChunkSetInfo(BaseModel):
     chars: int = 0
     # What was embedded (core.store.views), set when the set is created; older sets read 0.
     embedding_input: int = 0
+    # Documents an ingest into this set could not chunk (an LLM strategy's failures, say) and
+    # that are not stored since; ingesting them again (a retry) takes them off the list.
+    failed: list[FailedDocument] = []
 
     @property
     def embedder_ref(self) -> EmbedderRef:
@@ -46,6 +57,12 @@ class ChunkSetInfo(BaseModel):
         """Share of the chunks' text the embedder read (None for sets stored before it was
         counted)."""
         return self.read_chars / self.chars if self.chars else None
+
+    def documents_text(self) -> str:
+        """``14 documents``, or ``9 of 14 documents`` when some could not be chunked."""
+        tried = self.docs + len(self.failed)
+        noun = "document" if tried == 1 else "documents"
+        return f"{self.docs:,} of {tried:,} {noun}" if self.failed else f"{self.docs:,} {noun}"
 
     @property
     def stale(self) -> bool:
