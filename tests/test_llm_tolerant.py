@@ -340,7 +340,8 @@ def test_an_unrepairable_boundary_answer_leaves_its_section_to_the_recursive_spl
     split = [b for b in result.boundaries if b.boundaries[0].justification == FALLBACK_WHY]
     assert fallbacks and len(fallbacks) == len(split)  # one warning per section left over
     # sections are asked concurrently: their warnings come in the order the answers do
-    assert sorted(r.detail.split(":")[0] for r in fallbacks) == sorted(f"“{b.title}”" for b in split)
+    titles = sorted(f"“{b.title}”" for b in split)
+    assert sorted(r.detail.split(":")[0] for r in fallbacks) == titles
     strict = run(fake_llm, [guide], cache=False, summaries=False)[0]
     assert isinstance(strict.error, TSVError)
 
