@@ -185,7 +185,7 @@ def _cut(words: list[Word], column: str, page: int, layout: Layout) -> None:
     _cut(below, column, page, layout)
 
 
-def read_page(words: list[Word], page: int) -> Layout:
+def read_page_lines(words: list[Word], page: int) -> Layout:
     """Lines of the page in reading order (rotated words last, as lines of their own)."""
     layout = Layout()
     _cut([w for w in words if w.upright], "", page, layout)

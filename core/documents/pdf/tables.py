@@ -51,31 +51,53 @@ def _cell_text(words: list[Word]) -> str:
     return " ".join(line.text for line in group_lines(words, 0))
 
 
-def ruled_tables(page: Any, words: list[Word], number: int) -> tuple[list[TableBlock], list[Word]]:
-    """Tables drawn with rules or cell shading, and the words left outside them."""
+@dataclass(frozen=True)
+class _Ruling:
+    """The drawn edges of a page, as pdfplumber's table finder reads a page."""
+
+    edges: list[dict[str, Any]]
+
+
+def _cell_at(rows: list[Any], x: float, y: float) -> tuple[int, int] | None:
+    for r, row in enumerate(rows):
+        x0, top, x1, bottom = row.bbox
+        if top <= y <= bottom and x0 <= x <= x1:
+            for c, cell in enumerate(row.cells):
+                if cell is not None and cell[1] <= y <= cell[3] and cell[0] <= x <= cell[2]:
+                    return r, c
+    return None
+
+
+def ruled_tables(edges: list[dict[str, Any]], words: list[Word], number: int
+                 ) -> tuple[list[TableBlock], list[Word]]:
+    """Tables drawn with rules or cell shading (``edges``, see :mod:`.reader`), and the words
+    left outside them. A word belongs to the first cell (row by row) holding its centre."""
+    from pdfplumber.table import TableFinder
+
     found: list[TableBlock] = []
     taken: set[int] = set()
-    for table in page.find_tables():
+    for table in TableFinder(_Ruling(edges)).tables:  # type: ignore[arg-type]
         x0, top, x1, bottom = table.bbox
         if any(t.x0 <= (x0 + x1) / 2 <= t.x1 and t.top <= (top + bottom) / 2 <= t.bottom
                for t in found):
             continue
-        grid: list[list[list[Word]]] = []
+        rows = table.rows
+        grid: list[list[list[Word]]] = [[[] for _ in row.cells] for row in rows]
         used: set[int] = set()
-        for row in table.rows:
-            cells: list[list[Word]] = []
-            for cell in row.cells:
-                inside = [] if cell is None else [
-                    w for w in words if id(w) not in used
-                    and cell[0] <= (w.x0 + w.x1) / 2 <= cell[2]
-                    and cell[1] <= (w.top + w.bottom) / 2 <= cell[3]]
-                used.update(id(w) for w in inside)
-                cells.append(inside)
-            grid.append(cells)
-        rows = clean_rows([[_cell_text(c) for c in row] for row in grid])
-        if rows is None:
+        for w in words:
+            if id(w) in taken:
+                continue
+            cx, cy = (w.x0 + w.x1) / 2, (w.top + w.bottom) / 2
+            if not (x0 <= cx <= x1 and top <= cy <= bottom):
+                continue
+            cell_at = _cell_at(rows, cx, cy)
+            if cell_at is not None:
+                grid[cell_at[0]][cell_at[1]].append(w)
+                used.add(id(w))
+        kept = clean_rows([[_cell_text(c) for c in row] for row in grid])
+        if kept is None:
             continue
-        found.append(TableBlock(rows, number, x0, x1, top, bottom))
+        found.append(TableBlock(kept, number, x0, x1, top, bottom))
         taken |= used
     return found, [w for w in words if id(w) not in taken]
 
