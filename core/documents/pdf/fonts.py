@@ -268,6 +268,7 @@ class _PdfFont:
     program: FontProgram | None
     cid_keyed: bool
     cid_to_gid: bytes | None  # a CIDToGIDMap stream, None for Identity
+    unmapped: bool = False  # it has no ToUnicode map, so pdfium's own guesses are not to be trusted
 
     def text(self, code: int) -> str | None:
         if self.program is None:
@@ -283,6 +284,12 @@ class _PdfFont:
 
     @classmethod
     def read(cls, font: dict[str, Any]) -> _PdfFont:
+        found = cls._read(font)
+        found.unmapped = found.program is not None and font.get("ToUnicode") is None
+        return found
+
+    @classmethod
+    def _read(cls, font: dict[str, Any]) -> _PdfFont:
         cid_keyed = _name(font.get("Subtype")) == "Type0"
         cid_to_gid = None
         if cid_keyed:
@@ -304,15 +311,82 @@ class _PdfFont:
         return cls(program, cid_keyed, cid_to_gid)
 
 
+def bare(font_name: str) -> str:
+    """A font's name without its subset tag ("ABCDEF+")."""
+    return font_name.split("+", 1)[-1]
+
+
+def _glyph_codes(page: Any) -> dict[tuple[str, int, int], int]:
+    """The character code of every glyph on a page, keyed by its font (bare name) and its
+    origin in PDF user space (to half a point): pdfminer reads the page's content."""
+    from pdfminer.pdfdevice import PDFTextDevice
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+
+    codes: dict[tuple[str, int, int], int] = {}
+
+    class Recorder(PDFTextDevice):
+        def render_char(self, matrix: Any, font: Any, fontsize: float, scaling: float,
+                        rise: float, cid: int, ncs: Any, graphicstate: Any) -> float:
+            key = (bare(str(font.fontname)), round(matrix[4] * 2), round(matrix[5] * 2))
+            codes.setdefault(key, cid)
+            return float(font.char_width(cid) * fontsize * scaling)
+
+    manager = PDFResourceManager(caching=True)
+    device = Recorder(manager)
+    PDFPageInterpreter(manager, device).render_contents(page.resources, page.contents)
+    return codes
+
+
 class GlyphTexts:
-    """Text for the (font, code) pairs of a PDF that pdfium could not map; the PDF's fonts are
-    read once, on the first question."""
+    """Text for the glyphs of a PDF whose fonts have no Unicode map; the PDF's fonts are read
+    once, on the first question."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self._pages: list[Any] | None = None
         self._fonts: dict[tuple[int, str], _PdfFont | None] = {}
         self._texts: dict[tuple[int, str, int], str | None] = {}
+        self._codes: dict[int, dict[tuple[str, int, int], int]] = {}
+
+    def unmapped_font(self, page: int, font_name: str) -> bool:
+        """Whether the font has no ToUnicode map but a program whose glyphs can be read: then
+        pdfium's text for its glyphs is a guess, and :meth:`code_at` tells the real codes."""
+        font = self._font(page, font_name)
+        return font is not None and font.unmapped
+
+    def take_codes(self, page: int, chars: list[dict[str, Any]]) -> None:
+        """Characters (see :mod:`.reader`) of fonts without a Unicode map lose the text pdfium
+        guessed for them and get their character codes instead, to be read from the font like
+        the glyphs pdfium reported unmapped. The letters pdfium split one glyph into (a
+        ligature) become that one glyph again."""
+        suspect = {n for n in {c["fontname"] for c in chars} if self.unmapped_font(page, n)}
+        if not suspect:
+            return
+        kept: list[dict[str, Any]] = []
+        for char in chars:
+            if char["fontname"] in suspect and char["text"] not in (None, " "):
+                if (kept and kept[-1]["fontname"] == char["fontname"]
+                        and kept[-1]["origin"] == char["origin"]):
+                    kept[-1]["x1"] = max(kept[-1]["x1"], char["x1"])
+                    continue  # a later piece of the glyph just taken
+                code = self.code_at(page, char["fontname"], *char["origin"])
+                if code is not None:
+                    char = {**char, "text": None, "code": code}
+            kept.append(char)
+        chars[:] = kept
+
+    def code_at(self, page: int, font_name: str, x: float, y: float) -> int | None:
+        """The character code of the glyph of ``font_name`` drawn at (x, y) (PDF user space)."""
+        if page not in self._codes:
+            self._page_fonts(page)  # opens the document
+            try:
+                self._codes[page] = _glyph_codes(self._pages[page - 1]) if self._pages else {}
+            except Exception:  # pdfminer cannot read this page: pdfium's guesses stay
+                self._codes[page] = {}
+        codes, name = self._codes[page], bare(font_name)
+        x2, y2 = round(x * 2), round(y * 2)
+        return next((codes[k] for dx in (0, -1, 1) for dy in (0, -1, 1)
+                     if (k := (name, x2 + dx, y2 + dy)) in codes), None)
 
     def _page_fonts(self, number: int) -> dict[str, Any]:
         from pdfminer.pdfdocument import PDFDocument
@@ -350,9 +424,8 @@ class GlyphTexts:
         if key not in self._fonts:
             fonts = self._page_fonts(page)
             font = fonts.get(name)
-            if font is None:  # the same font under another subset tag or encoding suffix
-                bare = name.split("+", 1)[-1]
-                font = next((f for n, f in fonts.items() if n.split("+", 1)[-1] == bare), None)
+            if font is None:  # the same font under another subset tag
+                font = next((f for n, f in fonts.items() if bare(n) == bare(name)), None)
             try:
                 self._fonts[key] = _PdfFont.read(font) if font is not None else None
             except Exception:  # a damaged font dictionary: its glyphs stay unmapped

@@ -7,9 +7,10 @@ pass of native code), which keeps long PDFs inside the conversion worker's time 
 
 Invariants of a character record (a dict, the shape pdfplumber's word extractor reads):
 ``x0 < x1`` and ``top < bottom`` span the glyph's advance and its font's ascent to descent;
-``size`` is its font size on the page; ``upright`` is False for rotated text; ``text`` is the
-Unicode text pdfium maps the glyph to, or None when the font has no map for it, and then
-``code`` is the glyph's character code in its font (for :mod:`.fonts`). Generated characters
+``size`` is its font size on the page; ``upright`` is False for rotated text; ``origin`` is
+where the glyph is drawn in PDF user space; ``text`` is the Unicode text pdfium maps the glyph
+to, or None when the font has no map for it, and then ``code`` is the glyph's character code in
+its font (for :mod:`.fonts`). Generated characters
 (the spaces and line breaks pdfium infers) are not records: words come from the geometry.
 """
 
@@ -209,6 +210,8 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
             elif not unmapped and (code < 32 or code in (0xFFFE, 0xFFFF)):
                 continue  # control characters and pdfium's own markers
             get_matrix(tp, i, matrix_ref)
+            get_origin(tp, i, x_ref, y_ref)
+            origin = (x.value, y.value)
             dx, dy = view.direction(matrix.a, matrix.b)
             upright = dx > 0 and abs(dy) <= 0.1 * dx
             font = fonts.font(i)
@@ -218,8 +221,6 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
                 # pdfminer's box: the advance across, one font size high from the descent up
                 points = font_size(tp, i)
                 size = points * math.hypot(matrix.c, matrix.d)
-                get_origin(tp, i, x_ref, y_ref)
-                origin = (x.value, y.value)
                 piece_x0 = x0
                 x0, baseline = view.point(*origin)
                 advance = None if unmapped else fonts.advance(font, code)
@@ -247,7 +248,7 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
                 "code": code if unmapped else None,
                 "fontname": font.name,
                 "x0": x0, "x1": x1, "top": top, "bottom": bottom, "doctop": top,
-                "size": size, "upright": upright,
+                "size": size, "upright": upright, "origin": origin,
             })
     finally:
         textpage.close()

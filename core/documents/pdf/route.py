@@ -78,6 +78,7 @@ def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
             finally:
                 page.close()
             facts.overprinted += reading.overprinted
+            glyphs.take_codes(number, reading.chars)
             chars = clean_chars(reading.chars, functools.partial(_glyph_text, glyphs, number),
                                 facts)
             words = words_of(chars)
@@ -102,6 +103,11 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
     pages = _read_pages(data, filename, facts)
     if not pages:
         raise ConversionError(f"{filename} has no pages.")
+    if not any(p.words or p.tables for p in pages) and facts.dropped:
+        raise ConversionError(
+            f"{filename} has a text layer, but its fonts map none of its {facts.dropped:,} "
+            "glyphs to letters (no Unicode map and no readable font program), and OCR is not "
+            "available offline.")
     if not any(p.words or p.tables for p in pages):
         raise ConversionError(
             f"{filename} has no text layer (it looks like a scanned image), and OCR is not "
