@@ -268,7 +268,7 @@ class _PdfFont:
     program: FontProgram | None
     cid_keyed: bool
     cid_to_gid: bytes | None  # a CIDToGIDMap stream, None for Identity
-    unmapped: bool = False  # it has no ToUnicode map, so pdfium's own guesses are not to be trusted
+    unmapped: bool = False  # no ToUnicode map nor encoding: pdfium's guesses are not trusted
 
     def text(self, code: int) -> str | None:
         if self.program is None:
@@ -285,7 +285,9 @@ class _PdfFont:
     @classmethod
     def read(cls, font: dict[str, Any]) -> _PdfFont:
         found = cls._read(font)
-        found.unmapped = found.program is not None and font.get("ToUnicode") is None
+        # a simple font with an encoding is read right by pdfium through its glyph names
+        found.unmapped = (found.program is not None and font.get("ToUnicode") is None
+                          and (found.cid_keyed or font.get("Encoding") is None))
         return found
 
     @classmethod
