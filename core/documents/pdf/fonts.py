@@ -372,8 +372,8 @@ class GlyphTexts:
                     kept[-1]["x1"] = max(kept[-1]["x1"], char["x1"])
                     continue  # a later piece of the glyph just taken
                 code = self.code_at(page, char["fontname"], *char["origin"])
-                if code is not None:
-                    char = {**char, "text": None, "code": code}
+                if code is not None:  # pdfium's guess stays the last resort
+                    char = {**char, "text": None, "code": code, "guess": char["text"]}
             kept.append(char)
         chars[:] = kept
 

@@ -63,7 +63,7 @@ class _Page:
 
 
 def _glyph_text(glyphs: GlyphTexts, page: int, char: dict[str, Any]) -> str | None:
-    return glyphs.text(page, char["fontname"], char["code"])
+    return glyphs.text(page, char["fontname"], char["code"]) or char.get("guess")
 
 
 def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
