@@ -26,7 +26,7 @@ from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
 from core.documents.pdf.fonts import GlyphTexts
 from core.documents.pdf.layout import Line, read_page_lines
 from core.documents.pdf.reader import open_document, read_page
-from core.documents.pdf.running import find_running
+from core.documents.pdf.running import find_running, line_number_gutter
 from core.documents.pdf.tables import TableBlock, ruled_tables, unruled_tables
 from core.documents.pdf.writer import write
 from core.errors import ConversionError
@@ -60,6 +60,7 @@ class _Page:
     height: float
     words: list[Word]
     tables: list[TableBlock]
+    line_numbers: list[int]
 
 
 def _glyph_text(glyphs: GlyphTexts, page: int, char: dict[str, Any]) -> str | None:
@@ -81,9 +82,10 @@ def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
             glyphs.take_codes(number, reading.chars)
             chars = clean_chars(reading.chars, functools.partial(_glyph_text, glyphs, number),
                                 facts)
-            words = words_of(chars)
+            line_numbers, words = line_number_gutter(words_of(chars))
             tables, words = ruled_tables(reading.edges, words, number) if words else ([], words)
-            pages.append(_Page(number, reading.width, reading.height, words, tables))
+            pages.append(_Page(number, reading.width, reading.height, words, tables,
+                               line_numbers))
     except ConversionError:
         raise
     except Exception as err:
@@ -134,7 +136,8 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         multi += layout.columns > 1
         most = max(most, layout.columns)
         infos.append(PageInfo(number=page.number, width=page.width, height=page.height,
-                              columns=layout.columns, running=removed))
+                              columns=layout.columns, running=removed,
+                              line_numbers=page.line_numbers))
     merged = unruled_tables(items)
     unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
     quality = PdfQuality(

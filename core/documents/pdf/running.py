@@ -5,6 +5,11 @@ last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height). A 
 when its text with the numbers taken out recurs near the same edge on at least
 :func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
 "iv"). Invariant: only words of such bands are removed; they are kept as page metadata.
+
+A line-number gutter (court transcripts, pleadings, numbered legislation) is a column of small
+integers at the page's left edge, one per text line, counting up by one, with all of the
+page's text between its first and last number to its right: its numbers are taken out of the
+text too, and kept as page metadata.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ PAGE_NUMBER = re.compile(
     r"^(page\s+|p\.\s*|-\s*|–\s*)?([0-9]{1,5}|[ivxlcdm]{1,7})(\s*(of|/|sur|von)\s*[0-9]{1,5})?"
     r"(\s*-|\s*–)?$|^[0-9]{1,5}\s*\|\s*page$|^page\s*\|\s*[0-9]{1,5}$", re.IGNORECASE)
 NUMBERS = re.compile(r"\d+")
+LINE_NUMBER = re.compile(r"^[0-9]{1,3}$")
+MIN_GUTTER_LINES = 5
 
 
 def _key(text: str) -> str:
@@ -77,3 +84,28 @@ def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
             words[:] = [w for w in words if id(w) not in drop]
         removed.append(gone)
     return removed
+
+
+def line_number_gutter(words: list[Word]) -> tuple[list[int], list[Word]]:
+    """The line numbers printed in the page's left margin (empty when it has none) and the
+    words without them."""
+    lines = group_lines([w for w in words if w.upright], 0)
+    starts = [line.words[0] for line in lines if LINE_NUMBER.match(line.words[0].text)]
+    if len(starts) < MIN_GUTTER_LINES:
+        return [], words
+    # numbers set flush right (1..9 then 10..) share their right edge
+    size = sorted(w.size for w in starts)[len(starts) // 2]
+    column = max(([w for w in starts if abs(w.x1 - anchor.x1) <= 0.6 * size] for anchor in starts),
+                 key=len)
+    column.sort(key=lambda w: w.top)
+    values = [int(w.text) for w in column]
+    steps = sum(1 for a, b in zip(values, values[1:], strict=False) if b == a + 1)
+    if len(column) < MIN_GUTTER_LINES or steps < 0.8 * (len(column) - 1):
+        return [], words
+    gutter = {id(w) for w in column}
+    edge = max(w.x1 for w in column) + 0.5 * size
+    top, bottom = column[0].top, column[-1].bottom
+    beside = [w for w in words if id(w) not in gutter and top <= (w.top + w.bottom) / 2 <= bottom]
+    if not beside or sum(1 for w in beside if w.x0 < edge) > 0.02 * len(beside):
+        return [], words  # text reaches into the column: a numbered list or table, not a gutter
+    return values, [w for w in words if id(w) not in gutter]

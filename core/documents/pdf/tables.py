@@ -18,6 +18,7 @@ from core.documents.pdf.chars import Word
 from core.documents.pdf.layout import Line, group_lines, join_words
 
 MARKER = re.compile(r"^(\S|[0-9ivxIVX]{1,4}[.)]|[A-Za-z][.)]|[0-9.]+)?$")
+BRACKET = re.compile(r"^[:)|\]§]$")  # one mark down a column: a caption's bracket, not data
 CELL_GAP = 1.0  # font sizes: a gap this wide between words of a line separates two cells
 MAX_CELL_WORDS = 8.0  # mean words per filled cell above which aligned text is prose, not a table
 
@@ -136,6 +137,10 @@ def _as_table(lines: list[Line]) -> TableBlock | None:
             cells[max(i for i, c in enumerate(columns) if w.x0 >= c[0] - 0.01)].append(w)
         rows.append([join_words(c) for c in cells])
     filled = [c for r in rows for c in r if c]
+    for i in range(len(columns)):
+        marks = [r[i] for r in rows if r[i]]
+        if len(marks) >= 0.5 * len(rows) and len(set(marks)) == 1 and BRACKET.match(marks[0]):
+            return None  # the parties of a court caption set against a ":" or ")" bracket
     if len(columns) == 2 and sum(1 for r in rows if MARKER.match(r[0])) >= 0.5 * len(rows):
         return None  # a list or numbered headings: markers set apart from their text
     if len(columns) < 3 and len(rows) < 4:
