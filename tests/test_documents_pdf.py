@@ -158,3 +158,30 @@ def test_a_line_number_gutter_is_page_facts_and_double_spaced_lines_are_paragrap
         assert paragraph in texts  # one paragraph each, no line number inside
     assert "JANE ROE" in converted.text and not any(
         re.match(r"^\d{1,2} ", t) for t in texts)
+
+
+def lines_pdf(lines: list[str], size: float = 10) -> bytes:
+    """One paragraph, broken into exactly these lines (left-aligned, single spaced)."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", size)
+    for text in lines:
+        pdf.cell(0, size * 0.45, text, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_a_dash_at_a_line_end_joins_the_number_on_the_next_line():
+    # fpdf2's core fonts have no en dash ("–"): "-" stands in for it; the rule is the same
+    lines = ["The proposed directive applies to all The Boeing Company Model 737-",
+             "9 airplanes and to the models listed in Emergency AD 2018-",
+             "23-51, which the agency issued to operators of 737 MAX airplanes in the",
+             "autumn; self-contained units and pre- and post-flight checks are well-",
+             "known to crews, and the comments on the proposal are filed in docket FAA-",
+             "2020-0686 holds the comments received."]
+    converted = convert_pdf_offline(lines_pdf(lines), "dashes.pdf")
+    assert "Model 737-9 airplanes" in converted.text
+    assert "Emergency AD 2018-23-51, which" in converted.text
+    assert "docket FAA-2020-0686 holds" in converted.text
+    assert "well-known" not in converted.text and "wellknown to crews" in converted.text

@@ -5,7 +5,8 @@ it), a list item (a bullet and its indented continuation lines), a paragraph (li
 together in one column, broken at a wider gap, a first-line indent or a short line that ends a
 sentence), a table. A paragraph cut by a column or page break (its text does not end a sentence
 and the next column goes on in lower case) is one paragraph. Lines join with a space, a word
-hyphenated over a line break is joined again, and CJK text joins without spaces.
+hyphenated over a line break is joined again, a dash after a letter or digit joins the number
+on the next line without a space ("737–" "9" is "737–9"), and CJK text joins without spaces.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from core.documents.spans import TextBuilder, rows_to_markdown
 BULLET = re.compile(r"^([•●▪◦‣∙·○■□➢➤►▸→✓✔\-–—*]|\d{1,3}[.)]|[a-z][.)])\s+(?=[\w(\"'“‘])")
 SENTENCE_END = re.compile(r"[.!?:;。！？]['\"”’)\]]*$")
 HYPHENATED = re.compile(r"[^\W\d_][-\u00ad]$")
+DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
 PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
 MIN_SPACING_GAPS = 5  # lines a column needs before its own usual spacing counts
 SHORT_LINE = 0.3  # a line ending this share of the column's width short of its right edge
@@ -54,6 +56,8 @@ def join_lines(texts: list[str]) -> str:
             out = text
         elif HYPHENATED.search(out) and text[:1].islower():
             out = out[:-1] + text
+        elif DASH_END.search(out) and text[:1].isdigit():
+            out += text  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
         elif cjk(out[-1]) and cjk(text[0]):
             out += text
         else:
