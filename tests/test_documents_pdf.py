@@ -185,3 +185,59 @@ def test_a_dash_at_a_line_end_joins_the_number_on_the_next_line():
     assert "Emergency AD 2018-23-51, which" in converted.text
     assert "docket FAA-2020-0686 holds" in converted.text
     assert "well-known" not in converted.text and "wellknown to crews" in converted.text
+
+
+def agenda() -> bytes:
+    """A meeting agenda as a school board writes one: a letterhead, an address block set in
+    fields, a bold notice sentence, numbered items in bold with numbered sub-items in regular
+    type a point larger than the running text."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="letter")
+    pdf.add_page()
+
+    def line(text: str, size: float, style: str = "", x: float = 20, gap: float = 2) -> None:
+        pdf.set_font("Helvetica", style, size)
+        pdf.set_x(x)
+        pdf.cell(0, size * 0.45, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(gap)
+
+    line("NORTHFIELD UNIFIED SCHOOL DISTRICT", 12, "B", 60)
+    line("Board of Education Regular Meeting Agenda", 15, "B", 45, 6)
+    pdf.set_font("Helvetica", "", 11)
+    for left, right in [("Northfield Unified School District", "May 4, 2021"),
+                        ("Board Room, 40 Elm Street", "6:00 p.m.")]:
+        pdf.cell(120, 5, left)
+        pdf.cell(0, 5, right, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    body = ("Members of the public may address the Board on any item on the agenda. Speakers are "
+            "asked to fill out a card and hand it to the clerk before the meeting begins, and "
+            "each speaker will have three minutes. ") * 3
+    pdf.set_font("Helvetica", "", 10)
+    pdf.multi_cell(0, 4.5, body, new_x="LMARGIN", new_y="NEXT")
+    line("As a courtesy to others, please silence your phone when you enter the meeting room.",
+         10, "B", 40, 4)
+    for number, title, subs in [("1.", "CALL TO ORDER", []),
+                                ("2.", "PUBLIC COMMENT", ["2.1 Comments on agenda items"]),
+                                ("3.", "CONSENT CALENDAR", ["3.1 Minutes of April 20",
+                                                            "3.2 Warrants and payroll"]),
+                                ("4.", "ADJOURNMENT", [])]:
+        line(f"{number} {title}", 11, "B", 20, 1)
+        pdf.set_font("Helvetica", "", 10)
+        pdf.set_x(28)
+        pdf.multi_cell(0, 4.5, body[:230], new_x="LMARGIN", new_y="NEXT")
+        for sub in subs:
+            line(sub, 11, "", 28, 1)
+        pdf.ln(3)
+    return bytes(pdf.output())
+
+
+def test_heading_levels_are_dense_numbering_nests_and_sentences_and_fields_are_not_headings():
+    converted = convert_pdf_offline(agenda(), "agenda.pdf")
+    levels = {s.title: s.level for s in converted.sections}
+    assert levels["Board of Education Regular Meeting Agenda"] == 1  # the largest type
+    assert levels["1. CALL TO ORDER"] == levels["4. ADJOURNMENT"]
+    assert levels["2.1 Comments on agenda items"] == levels["2. PUBLIC COMMENT"] + 1
+    assert levels["3.2 Warrants and payroll"] == levels["3. CONSENT CALENDAR"] + 1
+    assert sorted(set(levels.values())) == list(range(1, max(levels.values()) + 1))  # no gaps
+    assert not any("courtesy" in t or "May 4" in t or "Elm Street" in t for t in levels)

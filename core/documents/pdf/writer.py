@@ -22,6 +22,8 @@ from core.documents.pdf.headings import (
     Style,
     assign_levels,
     numbering_depth,
+    outline_depth,
+    reads_as_sentence,
     style_of,
 )
 from core.documents.pdf.layout import Line, cjk
@@ -199,9 +201,12 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
         else:
             gatherer.add(item)
     blocks = gatherer.blocks
+    for block in blocks:
+        if block.kind == "heading" and reads_as_sentence(_heading_text(block)):
+            block.kind, block.lines, block.prefix = "paragraph", block.prefix + block.lines, []
     headings = [b for b in blocks if b.kind == "heading"]
     keys: list[tuple[Style, int | None]] = [
-        (style_of(b.lines[0]), numbering_depth(_heading_text(b))) for b in headings]
+        (style_of(b.lines[0]), outline_depth(_heading_text(b))) for b in headings]
     levels = dict(zip(map(id, headings), assign_levels(keys), strict=True))
     builder = TextBuilder()
     for block in blocks:
