@@ -241,3 +241,52 @@ def test_heading_levels_are_dense_numbering_nests_and_sentences_and_fields_are_n
     assert levels["3.2 Warrants and payroll"] == levels["3. CONSENT CALENDAR"] + 1
     assert sorted(set(levels.values())) == list(range(1, max(levels.values()) + 1))  # no gaps
     assert not any("courtesy" in t or "May 4" in t or "Elm Street" in t for t in levels)
+
+
+WRAPPED_ROWS = [("06/22/2015", ["Maxim Integrated Products"], "San Jose", "150"),
+                ("06/30/2015", ["McGraw-Hill Education and", "Learning Services"], "Monterey",
+                 "137"),
+                ("07/01/2015", ["Leidos"], "El Segundo", "72"),
+                ("07/02/2015", ["Bay Bread LLC dba New", "French Bakery"], "South San Francisco",
+                 "121"),
+                ("07/06/2015", ["Bridgepoint Education, Inc."], "San Diego", "7"),
+                ("07/08/2015", ["Microsoft Corporation"], "San Diego", "129")]
+
+
+def unruled_table() -> bytes:
+    """A report table without rules whose company names wrap onto a second line."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 10)
+    pdf.multi_cell(0, 5, "Notices received in July, by the date each notice was received.",
+                   new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    xs = [20, 50, 105, 160]
+    pdf.set_font("Helvetica", "B", 10)
+    for x, head in zip(xs, ["Notice Date", "Company", "City", "Employees"], strict=True):
+        pdf.text(x, pdf.get_y() + 4, head)
+    pdf.ln(7)
+    pdf.set_font("Helvetica", "", 10)
+    for date, company, city, count in WRAPPED_ROWS:
+        y = pdf.get_y() + 4
+        for x, value in zip(xs, [date, company[0], city, count], strict=True):
+            pdf.text(x, y, value)
+        for k, more in enumerate(company[1:], start=1):
+            pdf.text(xs[1], y + 4.2 * k, more)
+        pdf.ln(4.2 * len(company) + 1.5)
+    pdf.ln(4)
+    pdf.multi_cell(0, 5, "Counts are as reported by the employers and have not been checked.",
+                   new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def test_an_unruled_table_keeps_rows_whose_cells_wrap():
+    converted = convert_pdf_offline(unruled_table(), "notices.pdf")
+    [table] = converted.tables
+    assert table.rows[0] == ["Notice Date", "Company", "City", "Employees"]
+    assert len(table.rows) == 1 + len(WRAPPED_ROWS)
+    for row, (date, company, city, count) in zip(table.rows[1:], WRAPPED_ROWS, strict=True):
+        assert row == [date, " ".join(company), city, count]
+    assert converted.text[table.start:table.end] == table.markdown

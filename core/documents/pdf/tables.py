@@ -136,6 +136,7 @@ def _as_table(lines: list[Line]) -> TableBlock | None:
         for w in line.words:
             cells[max(i for i, c in enumerate(columns) if w.x0 >= c[0] - 0.01)].append(w)
         rows.append([join_words(c) for c in cells])
+    rows = _join_continuations(rows, lines)
     filled = [c for r in rows for c in r if c]
     for i in range(len(columns)):
         marks = [r[i] for r in rows if r[i]]
@@ -156,16 +157,50 @@ def _as_table(lines: list[Line]) -> TableBlock | None:
                       max(ln.x1 for ln in lines), lines[0].top, lines[-1].bottom)
 
 
+def _continuation(line: Line, run: list[Line]) -> bool:
+    """A line that goes on the row above it: set close under it in the same column, its text
+    starting in one of the row's later cells, never in the first column."""
+    above = run[-1]
+    first = min(ln.x0 for ln in run)
+    cells = [w.x0 for ln in run for w in ln.words if w.x0 > first + above.size]
+    return (line.page == above.page and line.column == above.column
+            and 0 <= line.top - above.bottom < above.size
+            and line.x0 > first + above.size
+            and any(abs(line.x0 - x) <= 0.5 * above.size for x in cells))
+
+
+def _join_continuations(rows: list[list[str]], lines: list[Line]) -> list[list[str]]:
+    """Rows (one per line) with nothing in the first column and fewer cells than the row above,
+    folded into that row cell by cell, when the evidence is clear: the line holds one cell, or
+    it sits closer under the row above than rows sit under each other (a wrapped cell)."""
+    gaps = [b.top - a.bottom for a, b in zip(lines, lines[1:], strict=False)]
+    usual = statistics.median(gaps) if gaps else 0.0
+    out: list[list[str]] = []
+    for k, row in enumerate(rows):
+        filled = sum(1 for c in row if c)
+        tight = k > 0 and (filled == 1 or gaps[k - 1] < usual - 0.1 * lines[k].size)
+        if out and tight and not row[0] and filled < sum(1 for c in out[-1] if c):
+            out[-1] = [f"{a} {b}".strip() for a, b in zip(out[-1], row, strict=True)]
+        else:
+            out.append(row)
+    return out
+
+
 def unruled_tables(items: list[Line | TableBlock]) -> list[Line | TableBlock]:
     """The items with each run of three or more lines that line up in columns (cells set
-    apart by wide gaps, the same columns on every line) replaced by a table."""
+    apart by wide gaps, the same columns on every line) replaced by a table; a line that
+    continues a cell of the row above (see :func:`_continuation`) stays in the run."""
     out: list[Line | TableBlock] = []
     i = 0
     while i < len(items):
         j = i
         while j < len(items):
             line = items[j]
-            if not isinstance(line, Line) or _cells(line) < 2:
+            if not isinstance(line, Line):
+                break
+            run = [x for x in items[i:j] if isinstance(x, Line)]
+            if _cells(line) < 2 and not (run and _cells(run[0]) >= 2
+                                         and _continuation(line, run)):
                 break
             if j > i:
                 above = items[j - 1]
@@ -175,7 +210,7 @@ def unruled_tables(items: list[Line | TableBlock]) -> list[Line | TableBlock]:
                     break
             j += 1
         run = [x for x in items[i:j] if isinstance(x, Line)]
-        table = _as_table(run) if len(run) >= 3 else None
+        table = _as_table(run) if sum(1 for ln in run if _cells(ln) >= 2) >= 3 else None
         if table is not None:
             out.append(table)
             i = j
