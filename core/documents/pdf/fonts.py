@@ -361,7 +361,9 @@ class GlyphTexts:
         guessed for them and get their character codes instead, to be read from the font like
         the glyphs pdfium reported unmapped. The letters pdfium split one glyph into (a
         ligature) become that one glyph again."""
-        suspect = {n for n in {c["fontname"] for c in chars} if self.unmapped_font(page, n)}
+        # a font without a map shows itself by at least one glyph pdfium could not map
+        flagged = {c["fontname"] for c in chars if c["text"] is None}
+        suspect = {n for n in flagged if self.unmapped_font(page, n)}
         if not suspect:
             return
         kept: list[dict[str, Any]] = []

@@ -199,7 +199,7 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
         fonts = _Fonts(raw, tp)
         for i in range(raw.FPDFText_CountChars(tp)):
             code = get_unicode(tp, i)
-            if is_generated(tp, i) == 1:
+            if code in (32, 10, 13) and is_generated(tp, i) == 1:
                 if code == 32 and out and out[-1]["text"] != " ":
                     last = out[-1]
                     out.append({**last, "text": " ", "code": None, "x0": last["x1"]})
@@ -215,19 +215,20 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
             dx, dy = view.direction(matrix.a, matrix.b)
             upright = dx > 0 and abs(dy) <= 0.1 * dx
             font = fonts.font(i)
-            loose_box(tp, i, rect_ref)
-            x0, top, x1, bottom = view.box(rect.left, rect.bottom, rect.right, rect.top)
             if upright:
                 # pdfminer's box: the advance across, one font size high from the descent up
                 points = font_size(tp, i)
                 size = points * math.hypot(matrix.c, matrix.d)
-                piece_x0 = x0
                 x0, baseline = view.point(*origin)
+                bottom = baseline + font.descent * size
+                top = bottom - size
                 advance = None if unmapped else fonts.advance(font, code)
                 if origin == last_origin and out:
                     # one glyph, several letters (a ligature "ffi"): its box shared out evenly
+                    loose_box(tp, i, rect_ref)
+                    box_x0, _, box_x1, _ = view.box(rect.left, rect.bottom, rect.right, rect.top)
                     group = out[group_start:]
-                    left, right = group[0]["x0"], max(x1, piece_x0, group[0]["x1"])
+                    left, right = group[0]["x0"], max(box_x1, box_x0, group[0]["x1"])
                     step = (right - left) / (len(group) + 1)
                     for k, member in enumerate(group):
                         member["x0"], member["x1"] = left + k * step, left + (k + 1) * step
@@ -236,10 +237,13 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
                     group_start = len(out)
                     if advance is not None:
                         x1 = x0 + advance * points * math.hypot(matrix.a, matrix.b)
+                    else:
+                        loose_box(tp, i, rect_ref)
+                        x1 = view.box(rect.left, rect.bottom, rect.right, rect.top)[2]
                 last_origin = origin
-                bottom = baseline + font.descent * size
-                top = bottom - size
             else:
+                loose_box(tp, i, rect_ref)
+                x0, top, x1, bottom = view.box(rect.left, rect.bottom, rect.right, rect.top)
                 size = x1 - x0 if abs(dx) < abs(dy) else bottom - top
             if size <= 0 or x1 <= x0:
                 continue  # a glyph with no extent is not text
