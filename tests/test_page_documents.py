@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.documents.pdf import OFFLINE_NOTE
 from core.library import DocumentLibrary
-from tests.docfactory import HTML, docx_bytes, pdf_bytes
+from tests.docfactory import HTML, docx_bytes, pdf_bytes, transcript
 from tests.pages import page_path, shown, use_samples
 from ui.resources import library
 
@@ -132,8 +132,6 @@ def test_a_hostile_file_name_is_shown_as_text_on_documents(data_dir):
 
 
 def test_pages_view_says_which_margin_line_numbers_were_left_out(data_dir):
-    from tests.test_documents_pdf import transcript
-
     data, _ = transcript(pages=1)
     doc = library().add(data, "transcript.pdf")
     at = run_page(selected_doc_id=doc.doc_id, documents_view="Pages")
