@@ -246,3 +246,32 @@ def test_an_unruled_table_keeps_rows_whose_cells_wrap():
     for row, (date, company, city, count) in zip(table.rows[1:], WRAPPED_ROWS, strict=True):
         assert row == [date, " ".join(company), city, count]
     assert converted.text[table.start:table.end] == table.markdown
+
+
+def stamped_pages(stamp: str, note: str) -> bytes:
+    """Three pages of prose with a production stamp set up the left margin (as typesetting
+    systems stamp every page) and a note set down the right margin on the first page only."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="letter")
+    for number in range(3):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "", 10)
+        pdf.set_xy(25, 25)
+        pdf.multi_cell(160, 5, f"Page {number + 1} of the notice. " + "The comments received "
+                       "are filed in the docket and answered in the final rule. " * 8)
+        pdf.set_font("Helvetica", "", 6)
+        with pdf.rotation(90, 10, 200):  # counter-clockwise: reads up the page
+            pdf.text(10, 200, stamp)
+        if number == 0:
+            with pdf.rotation(-90, 200, 40):  # clockwise: reads down the page
+                pdf.text(200, 40, note)
+    return bytes(pdf.output())
+
+
+def test_rotated_margin_text_reads_in_its_direction_and_a_repeated_stamp_is_running():
+    stamp, note = "jbell on PRODUCTION with PROPOSALS", "Filed under seal for review"
+    converted = convert_pdf_offline(stamped_pages(stamp, note), "stamped.pdf")
+    assert stamp not in converted.text and "SLASOPORP" not in converted.text  # not reversed
+    assert all(stamp in page.running for page in converted.page_info)
+    assert note in converted.text  # once only: rotated text, read top to bottom, stays

@@ -17,7 +17,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|extrab|ultrab|[-,](b|bd|sb)$|bd$",
                        re.IGNORECASE)
@@ -52,6 +52,7 @@ class Word:
     bold: float  # share of its characters set bold, 0..1
     symbol: bool = False  # set in a symbol font (bullets, dingbats)
     upright: bool = True
+    upward: bool = False  # rotated text that reads from the bottom of the page up
     chars: int = field(default=0)
     table: int | None = None  # a stand-in for the table with this index (its whole box)
 
@@ -133,20 +134,29 @@ def _word(chars: list[dict[str, Any]], text: str) -> Word:
         top=min(c["top"] for c in chars), bottom=max(c["bottom"] for c in chars),
         size=statistics.median(sizes), bold=bold / len(visible),
         symbol=all(_font_kind(c["fontname"])[1] for c in visible),
-        upright=bool(chars[0].get("upright", True)), chars=len(visible),
+        upright=bool(chars[0].get("upright", True)), upward=bool(chars[0].get("upward")),
+        chars=len(visible),
     )
 
 
 def words_of(chars: list[dict[str, Any]]) -> list[Word]:
     """Words: glyphs on one line with gaps under :data:`WORD_GAP` of the font size between
-    them; rotated text becomes words of its own (``upright`` False)."""
+    them; rotated text becomes words of its own (``upright`` False), read top to bottom or,
+    when it runs up the page, bottom to top."""
     from pdfplumber.utils.text import WordExtractor
 
-    extractor = WordExtractor(x_tolerance_ratio=WORD_GAP, y_tolerance_ratio=0.4,
-                              keep_blank_chars=False, use_text_flow=False)
     words = []
-    for props, glyphs in extractor.iter_extract_tuples(chars):
-        text = props["text"]
-        if text.strip():
-            words.append(_word(glyphs, text))
+    # pdfplumber orders bottom-to-top glyphs by their height too
+    upward = [{**c, "height": c["bottom"] - c["top"]} for c in chars if c.get("upward")]
+    parts: list[tuple[list[dict[str, Any]], Literal["ttb", "btt"]]] = [
+        (chars if not upward else [c for c in chars if not c.get("upward")], "ttb"),
+        (upward, "btt")]
+    for part, char_dir in parts:
+        extractor = WordExtractor(x_tolerance_ratio=WORD_GAP, y_tolerance_ratio=0.4,
+                                  keep_blank_chars=False, use_text_flow=False,
+                                  line_dir_rotated="ltr", char_dir_rotated=char_dir)
+        for props, glyphs in extractor.iter_extract_tuples(part):
+            text = props["text"]
+            if text.strip():
+                words.append(_word(glyphs, text))
     return words

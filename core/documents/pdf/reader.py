@@ -7,7 +7,8 @@ pass of native code), which keeps long PDFs inside the conversion worker's time 
 
 Invariants of a character record (a dict, the shape pdfplumber's word extractor reads):
 ``x0 < x1`` and ``top < bottom`` span the glyph's advance and its font's ascent to descent;
-``size`` is its font size on the page; ``upright`` is False for rotated text; ``origin`` is
+``size`` is its font size on the page; ``upright`` is False for rotated text, and ``upward``
+True when rotated text reads from the bottom of the page to the top; ``origin`` is
 where the glyph is drawn in PDF user space; ``text`` is the Unicode text pdfium maps the glyph
 to, or None when the font has no map for it, and then ``code`` is the glyph's character code in
 its font (for :mod:`.fonts`). Generated characters
@@ -252,7 +253,8 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
                 "code": code if unmapped else None,
                 "fontname": font.name,
                 "x0": x0, "x1": x1, "top": top, "bottom": bottom, "doctop": top,
-                "size": size, "upright": upright, "origin": origin,
+                "size": size, "upright": upright, "upward": not upright and dy < 0,
+                "origin": origin,
             })
     finally:
         textpage.close()

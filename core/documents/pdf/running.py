@@ -1,7 +1,8 @@
 """Running headers, footers and page numbers: found across pages, taken out of the text.
 
 A band is a full-width line of words near the top or bottom edge of a page (among the first or
-last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height). A band is running
+last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height), or a line of
+rotated text in a side margin, beside all of the page's upright text. A band is running
 when its text with the numbers taken out recurs near the same edge on at least
 :func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
 "iv"). Invariant: only words of such bands are removed; they are kept as page metadata.
@@ -19,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.documents.pdf.chars import Word
-from core.documents.pdf.layout import group_lines
+from core.documents.pdf.layout import group_lines, rotated_lines
 
 EDGE_SHARE = 0.14
 EDGE_BANDS = 2
@@ -38,11 +39,11 @@ def _key(text: str) -> str:
 @dataclass
 class _Band:
     words: list[Word]
-    edge: str  # "top" or "bottom"
+    edge: str  # "top", "bottom" or "side"
 
     @property
     def text(self) -> str:
-        return " ".join(w.text for w in sorted(self.words, key=lambda w: w.x0))
+        return " ".join(w.text for w in self.words)  # in reading order
 
 
 def _edge_bands(words: list[Word], height: float) -> list[_Band]:
@@ -54,6 +55,12 @@ def _edge_bands(words: list[Word], height: float) -> list[_Band]:
     for line in lines[-EDGE_BANDS:]:
         if line.top >= height * (1 - EDGE_SHARE) and all(b.words is not line.words for b in bands):
             bands.append(_Band(line.words, "bottom"))
+    upright = [w for w in words if w.upright]
+    left = min((w.x0 for w in upright), default=0.0)
+    right = max((w.x1 for w in upright), default=0.0)
+    for line in rotated_lines(words, 0):
+        if line.x1 <= left or line.x0 >= right:
+            bands.append(_Band(line.words, "side"))
     return bands
 
 
