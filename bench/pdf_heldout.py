@@ -15,6 +15,12 @@ tables as pipe rows; no running headers, footers or page numbers) for each layou
   ``(cid:N)`` for every glyph), numbered headings, running footer;
 - ``browser-columns``: HTML printed by headless Chromium, CSS columns, a table, browser header
   and footer lines (skipped when Chromium or Playwright is missing);
+- ``browser-ligatures``: HTML printed by headless Chromium (its text shaping draws "ff", "fi",
+  "ffl" as ligature glyphs) with every ToUnicode map taken out: the text is only in the
+  embedded fonts' cmaps and ligature tables (skipped without Chromium);
+- ``print-driver``: a Type0 font with the Identity-H encoding and no ToUnicode map, as some print
+  drivers write it: the embedded subset keeps its glyph names but has no cmap; ligatures
+  ("fi", "fl") and bullets ("•", "▪") are glyphs of their own;
 - ``three-column``: a newsletter in three columns under a full-width title band.
 """
 
@@ -242,7 +248,168 @@ def no_unicode_map(rng: random.Random) -> tuple[bytes, Doc]:
             pdf.ln(2)
     data = bytes(pdf.output())
     # same length, so the cross-reference offsets stay right: no font has a Unicode map now
-    return data.replace(b"/ToUnicode", b"/ToUnicodX"), doc
+    return _strip_unicode_maps(data), doc
+
+
+def _strip_unicode_maps(data: bytes) -> bytes:
+    """The PDF with no font's ToUnicode map (same length, so cross-references stay right)."""
+    return data.replace(b"/ToUnicode", b"/ToUnicodX")
+
+
+def browser_ligatures(rng: random.Random) -> tuple[bytes, Doc] | None:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not Path("/usr/bin/chromium").exists():
+        return None
+    doc = outline(rng, 2, wrapped=False)
+    words = ["Office staff flagged difficulties with the official filing system.",
+             "Affluent suppliers offered fine fittings for the offices.",
+             "Offline workflows were shuffled; efficiency suffered briefly."]
+    for i, sentence in enumerate(words):
+        doc.parts.insert(2 + 2 * i, ("p", sentence))
+    bullets = ["Fifty offices refitted", "Staff briefed on the new filing flow"]
+    for i, b in enumerate(bullets):
+        doc.parts.insert(3 + i, ("li", b))
+    html = ["<html><head><style>body{font-family:'DejaVu Serif';font-size:10.5pt}"
+            "ul{list-style-type:'\\2022  '}h1{font-size:18pt}h2{font-size:14pt}"
+            "h3{font-size:12pt}</style></head><body>"]
+    in_list = False
+    for kind, payload in doc.parts:
+        if kind == "li" and not in_list:
+            html.append("<ul>")
+            in_list = True
+        elif kind != "li" and in_list:
+            html.append("</ul>")
+            in_list = False
+        if kind == "h":
+            level, text = payload  # type: ignore[misc]
+            html.append(f"<h{level}>{text}</h{level}>")
+        elif kind == "li":
+            html.append(f"<li>{payload}</li>")
+        else:
+            html.append(f"<p>{payload}</p>")
+    html.append("</body></html>")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.set_content("".join(html))
+        data = page.pdf(format="A4", margin={"top": "20mm", "bottom": "20mm", "left": "20mm",
+                                               "right": "20mm"})
+        browser.close()
+    return _strip_unicode_maps(data), doc
+
+
+LIGATURE_CODES = {"ffi": 0xFB03, "ffl": 0xFB04, "fi": 0xFB01, "fl": 0xFB02}
+
+
+def _glyph_runs(text: str, cmap: dict[int, str]) -> list[str]:
+    """The glyph names that draw ``text``, ligatures where the font has them."""
+    names, i = [], 0
+    while i < len(text):
+        for letters, code in LIGATURE_CODES.items():
+            if text.startswith(letters, i) and code in cmap:
+                names.append(cmap[code])
+                i += len(letters)
+                break
+        else:
+            names.append(cmap[ord(text[i])])
+            i += 1
+    return names
+
+
+def print_driver(rng: random.Random) -> tuple[bytes, Doc]:
+    """A PDF written the way some print drivers write one (see the module docstring)."""
+    import io
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    doc = outline(rng, 2, wrapped=False)
+    for i, b in enumerate(["• Fifty offices refitted in the first quarter",
+                           "▪ Staff briefed on the new filing flow"]):
+        doc.parts.insert(3 + i, ("li", b))
+    path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    font = TTFont(path)
+    cmap = font.getBestCmap()
+    runs: list[tuple[float, list[str]]] = []  # (font size, glyph names) per line
+    widths = font["hmtx"].metrics
+    scale = 1000 / font["head"].unitsPerEm
+
+    def lines(text: str, size: float) -> None:
+        line: list[str] = []
+        width = 0.0
+        for word in text.split(" "):
+            names = _glyph_runs(word, cmap)
+            advance = sum(widths[n][0] for n in names) * scale * size / 1000
+            space = widths[cmap[32]][0] * scale * size / 1000
+            if line and width + space + advance > 480:
+                runs.append((size, line))
+                line, width = [], 0.0
+            if line:
+                line.append(cmap[32])
+                width += space
+            line += names
+            width += advance
+        runs.append((size, line))
+
+    for kind, payload in doc.parts:
+        if kind == "h":
+            level, text = payload  # type: ignore[misc]
+            lines(text, {1: 16.0, 2: 13.0, 3: 11.0}[level])
+        else:
+            lines(str(payload), 10.0)
+        runs.append((0.0, []))  # paragraph gap
+    doc.parts = [(k, p.split(" ", 1)[1] if k == "li" else p) for k, p in doc.parts]
+    used = sorted({n for _, names in runs for n in names} | {".notdef"})
+    options = subset.Options()
+    options.glyph_names, options.retain_gids, options.notdef_outline = True, True, True
+    options.layout_features = []
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(glyphs=used)
+    subsetter.subset(font)
+    del font["cmap"]  # the driver kept glyph names but no character map
+    program = io.BytesIO()
+    font.save(program)
+    order = {name: gid for gid, name in enumerate(font.getGlyphOrder())}
+    content = ["BT"]
+    y = 800.0
+    for size, names in runs:
+        y -= size * 1.4 if names else 6
+        if names:
+            hexes = "".join(f"{order[n]:04X}" for n in names)
+            content.append(f"/F1 {size} Tf 1 0 0 1 56 {y:.2f} Tm <{hexes}> Tj")
+    content.append("ET")
+    widths_array = " ".join(f"{order[n]} [{round(widths[n][0] * scale)}]" for n in used)
+    stream = "\n".join(content).encode()
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Resources<</Font<</F1 5 0 R>>>>"
+        b"/Contents 4 0 R>>",
+        b"<</Length %d>>stream\n" % len(stream) + stream + b"\nendstream",
+        b"<</Type/Font/Subtype/Type0/BaseFont/PRNDRV+DejaVuSans/Encoding/Identity-H"
+        b"/DescendantFonts[6 0 R]>>",
+        b"<</Type/Font/Subtype/CIDFontType2/BaseFont/PRNDRV+DejaVuSans/CIDSystemInfo"
+        b"<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>/FontDescriptor 7 0 R"
+        b"/CIDToGIDMap/Identity/W[" + widths_array.encode() + b"]>>",
+        b"<</Type/FontDescriptor/FontName/PRNDRV+DejaVuSans/Flags 4/FontBBox[-1021 -463 1793 "
+        b"1232]/ItalicAngle 0/Ascent 928/Descent -236/CapHeight 729/StemV 80/FontFile2 8 0 R>>",
+        b"<</Length %d/Length1 %d>>stream\n" % (len(program.getvalue()), len(program.getvalue()))
+        + program.getvalue() + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out), doc
 
 
 def three_column(rng: random.Random) -> tuple[bytes, Doc]:
@@ -316,7 +483,8 @@ def browser_columns(rng: random.Random) -> tuple[bytes, Doc] | None:
 
 
 MAKERS = {"two-column": two_column, "fake-bold": fake_bold, "no-unicode-map": no_unicode_map,
-          "three-column": three_column, "browser-columns": browser_columns}
+          "three-column": three_column, "browser-columns": browser_columns,
+          "browser-ligatures": browser_ligatures, "print-driver": print_driver}
 
 
 def main(out: Path) -> None:

@@ -206,6 +206,9 @@ def pages_view(doc: Document) -> None:
         facts.append(f"read as {info.columns} columns")
     if info is not None and info.running:
         facts.append("running lines left out: " + " · ".join(f"“{r}”" for r in info.running))
+    if info is not None and info.line_numbers:
+        facts.append(f"line numbers {info.line_numbers[0]}–{info.line_numbers[-1]} in the "
+                     "margin left out")
     if facts:
         line = "; ".join(facts)
         st.caption(md_escape(line[:1].upper() + line[1:]))

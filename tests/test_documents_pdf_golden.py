@@ -31,7 +31,8 @@ def golden_text(converted: ConvertedText) -> str:
               f"{t.caption}" for t in converted.tables]
     lines.append("<!-- pages -->")
     lines += [f"page {p.number}: {p.columns} columns; running: {p.running}"
-              for p in converted.page_info]
+              + (f"; line numbers {p.line_numbers[0]}-{p.line_numbers[-1]}"
+                 if p.line_numbers else "") for p in converted.page_info]
     return "\n".join(lines) + "\n"
 
 

@@ -60,6 +60,7 @@ class PageInfo(BaseModel):
     height: float
     columns: int = 1  # most columns of running text read side by side on the page
     running: list[str] = []  # running headers, footers and page numbers taken out of the text
+    line_numbers: list[int] = []  # a line-number gutter in the margin, taken out of the text
 
 
 class PdfQuality(BaseModel):

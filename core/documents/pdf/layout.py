@@ -185,11 +185,28 @@ def _cut(words: list[Word], column: str, page: int, layout: Layout) -> None:
     _cut(below, column, page, layout)
 
 
-def read_page(words: list[Word], page: int) -> Layout:
+def rotated_lines(words: list[Word], page: int) -> list[Line]:
+    """The page's rotated words as lines: words sharing a band across the page, read down the
+    page (or up it, for text that runs upwards); lines left to right."""
+    bands: list[tuple[float, float, list[Word]]] = []  # x0, x1, words
+    for word in sorted((w for w in words if not w.upright), key=lambda w: (w.upward, w.x0)):
+        if bands:
+            x0, x1, members = bands[-1]
+            overlap = min(x1, word.x1) - max(x0, word.x0)
+            if members[0].upward == word.upward and overlap >= 0.5 * min(word.x1 - word.x0,
+                                                                           x1 - x0):
+                members.append(word)
+                bands[-1] = (min(x0, word.x0), max(x1, word.x1), members)
+                continue
+        bands.append((word.x0, word.x1, [word]))
+    lines = [Line(sorted(members, key=lambda w: -w.bottom if w.upward else w.top), page,
+                  "rotated") for _, _, members in bands]
+    return sorted(lines, key=lambda line: line.x0)
+
+
+def read_page_lines(words: list[Word], page: int) -> Layout:
     """Lines of the page in reading order (rotated words last, as lines of their own)."""
     layout = Layout()
     _cut([w for w in words if w.upright], "", page, layout)
-    rotated = [w for w in words if not w.upright]
-    if rotated:
-        layout.lines.append(Line(sorted(rotated, key=lambda w: (w.x0, w.top)), page, "rotated"))
+    layout.lines += rotated_lines(words, page)
     return layout

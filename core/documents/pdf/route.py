@@ -1,6 +1,8 @@
 """The offline PDF route, step by step, and the choice between it and docling's pipeline.
 
-1. characters of each page, cleaned (:mod:`.chars`) and grouped into words;
+1. glyphs and drawn rules of each page read with pdfium (:mod:`.reader`), glyphs without a
+   Unicode map read from their fonts (:mod:`.fonts`), characters cleaned (:mod:`.chars`) and
+   grouped into words;
 2. ruled tables taken out of the words (:mod:`.tables`);
 3. running headers, footers and page numbers found across pages and taken out (:mod:`.running`);
 4. each page read in column order (:mod:`.layout`), tables in place;
@@ -12,7 +14,6 @@
 from __future__ import annotations
 
 import functools
-import io
 import os
 import statistics
 from dataclasses import dataclass
@@ -22,8 +23,10 @@ from typing import Any
 from core.documents.docling_doc import convert_with_docling
 from core.documents.model import ConvertedText, PageInfo, PdfQuality
 from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
-from core.documents.pdf.layout import Line, read_page
-from core.documents.pdf.running import find_running
+from core.documents.pdf.fonts import GlyphTexts
+from core.documents.pdf.layout import Line, read_page_lines
+from core.documents.pdf.reader import open_document, read_page
+from core.documents.pdf.running import find_running, line_number_gutter
 from core.documents.pdf.tables import TableBlock, ruled_tables, unruled_tables
 from core.documents.pdf.writer import write
 from core.errors import ConversionError
@@ -31,7 +34,7 @@ from core.errors import ConversionError
 LAYOUT_MODEL_REPO = "docling-project/docling-layout-heron"
 DOCLING_NOTE = "Converted with docling's full PDF pipeline (layout and table-structure models)."
 OFFLINE_NOTE = (
-    "Converted with the offline PDF route (pdfplumber and pdfium): columns, headings and tables "
+    "Converted with the offline PDF route (pdfium and pdfplumber): columns, headings and tables "
     "are inferred from the page layout and fonts, because docling's PDF layout models are not "
     "installed."
 )
@@ -57,64 +60,38 @@ class _Page:
     height: float
     words: list[Word]
     tables: list[TableBlock]
+    line_numbers: list[int]
 
 
-def _open(data: bytes, filename: str) -> Any:
-    import pdfplumber
-
-    try:
-        return pdfplumber.open(io.BytesIO(data))
-    except Exception as err:  # pdfminer raises many types; the user needs one sentence
-        chain = f"{err!r} {err.__cause__!r} {err.__context__!r}".lower()
-        if "password" in chain or "encrypt" in chain:
-            raise ConversionError(
-                f"{filename} is password-protected; remove the password and upload it again."
-            ) from err
-        raise ConversionError(f"{filename} could not be read as PDF; it may be corrupt.") from err
-
-
-class _Pdfium:
-    """The same PDF opened in pdfium, only when a page has glyphs pdfminer cannot map."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.document: Any = None
-        self.failed = False
-
-    def page(self, number: int) -> Any:
-        if self.document is None and not self.failed:
-            import pypdfium2
-
-            try:
-                self.document = pypdfium2.PdfDocument(self.data)
-            except Exception:  # pdfium cannot read it: those glyphs are dropped and counted
-                self.failed = True
-        if self.document is None or number > len(self.document):
-            return None
-        return self.document[number - 1]
-
-    def close(self) -> None:
-        if self.document is not None:
-            self.document.close()
+def _glyph_text(glyphs: GlyphTexts, page: int, char: dict[str, Any]) -> str | None:
+    return glyphs.text(page, char["fontname"], char["code"]) or char.get("guess")
 
 
 def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
-    plumber = _open(data, filename)
-    pdfium = _Pdfium(data)
+    document = open_document(data, filename)
+    glyphs = GlyphTexts(data)
     pages = []
     try:
-        for number, page in enumerate(plumber.pages, start=1):
-            chars = clean_chars(page.chars, functools.partial(pdfium.page, number), facts)
-            words = words_of(chars)
-            tables, words = ruled_tables(page, words, number) if words else ([], words)
-            pages.append(_Page(number, float(page.width), float(page.height), words, tables))
+        for number in range(1, len(document) + 1):
+            page = document[number - 1]
+            try:
+                reading = read_page(page, number)
+            finally:
+                page.close()
+            facts.overprinted += reading.overprinted
+            glyphs.take_codes(number, reading.chars)
+            chars = clean_chars(reading.chars, functools.partial(_glyph_text, glyphs, number),
+                                facts)
+            line_numbers, words = line_number_gutter(words_of(chars))
+            tables, words = ruled_tables(reading.edges, words, number) if words else ([], words)
+            pages.append(_Page(number, reading.width, reading.height, words, tables,
+                               line_numbers))
     except ConversionError:
         raise
     except Exception as err:
         raise ConversionError(f"{filename} could not be read as PDF; it may be corrupt.") from err
     finally:
-        plumber.close()
-        pdfium.close()
+        document.close()
     return pages
 
 
@@ -128,6 +105,11 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
     pages = _read_pages(data, filename, facts)
     if not pages:
         raise ConversionError(f"{filename} has no pages.")
+    if not any(p.words or p.tables for p in pages) and facts.dropped:
+        raise ConversionError(
+            f"{filename} has a text layer, but its fonts map none of its {facts.dropped:,} "
+            "glyphs to letters (no Unicode map and no readable font program), and OCR is not "
+            "available offline.")
     if not any(p.words or p.tables for p in pages):
         raise ConversionError(
             f"{filename} has no text layer (it looks like a scanned image), and OCR is not "
@@ -140,7 +122,7 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
     for page, removed in zip(pages, running, strict=True):
         size = statistics.median([w.size for w in page.words]) if page.words else 10.0
         stand_ins = [_table_stand_in(i, t, size) for i, t in enumerate(page.tables)]
-        layout = read_page(page.words + stand_ins, page.number)
+        layout = read_page_lines(page.words + stand_ins, page.number)
         for line in layout.lines:
             table = next((w.table for w in line.words if w.table is not None), None)
             if table is not None:
@@ -154,7 +136,8 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         multi += layout.columns > 1
         most = max(most, layout.columns)
         infos.append(PageInfo(number=page.number, width=page.width, height=page.height,
-                              columns=layout.columns, running=removed))
+                              columns=layout.columns, running=removed,
+                              line_numbers=page.line_numbers))
     merged = unruled_tables(items)
     unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
     quality = PdfQuality(
