@@ -2,6 +2,7 @@
 set's map from its stored vectors, and the figure (escaped hover text, a point's index on
 click)."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -21,8 +22,12 @@ from core.operations.evaluation import QuestionResult, RetrievedChunk
 from core.retrieval.packs import Pack
 from core.retrieval.projection import pca
 from core.store import ChunkStore
+from tests.docfactory import inspection_markdown
+from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
 from tests.retrieval_helpers import chunks_of, handbook_set
 from ui.chunk_map import MAX_LEGEND, SVG_MAX, map_figure, picked_point
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_pca_finds_the_spread_and_places_new_vectors_on_the_same_axes():
@@ -126,3 +131,44 @@ def test_a_click_gives_the_chunk_index_and_a_click_elsewhere_none():
     assert picked_point(event({"customdata": [7]})) == 7
     assert picked_point(event({"x": 1, "y": 2})) is None  # the question or a reference star
     assert picked_point(event()) is None and picked_point(None) is None
+
+
+def test_a_set_embedded_at_an_endpoint_is_mapped_and_asked_with_it(tmp_path, monkeypatch,
+                                                                   fake_embed):  # noqa: F811
+    from core.embeddings import resolve
+    from core.operations.chunk_map import chunk_set_question, evaluation_map
+    from core.operations.evaluation import Candidate, evaluate
+    from core.operations.ingest import ingest, sources_from_paths
+    from core.operations.question_sets import load_from_folder
+    from tests.fakeembed import DIMENSION
+
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    settings = fake_embed.settings()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "sheds.md").write_text(inspection_markdown("garden sheds"))
+    store = ChunkStore(tmp_path / "chroma")
+    ingest(sources_from_paths([docs]), "own", "recursive", {"size": 60, "overlap": 0},
+           store=store, embedder=resolve(settings.ref(), settings))
+    chunk_map = chunk_set_map(store, "own", {})
+    assert chunk_map.embedder == settings.ref()
+    sent = len(fake_embed.texts())
+    placed = chunk_set_question(chunk_map, store, "own", "Which sheds need action?",
+                                embedding=settings)
+    assert placed.retrieved and np.isfinite([placed.x, placed.y]).all()
+    # asked of the set's endpoint (once: the map places the vector retrieval cached)
+    assert fake_embed.texts()[sent:] == ["Which sheds need action?"]
+
+    loaded = load_from_folder(ROOT / "sample_docs" / "questions" / "product_manual.csv",
+                              ROOT / "sample_docs")
+    [result] = evaluate(loaded.questions, loaded.documents,
+                        [Candidate("r", "recursive", {"size": 200}, embedder=settings.ref())],
+                        embedding=settings)
+    assert result.dimension == DIMENSION
+    mapped = evaluation_map(result, loaded.documents, store, settings)
+    assert mapped.embedder == settings.ref() and len(mapped.points) == sum(
+        result.chunk_counts.values())
+    question = result.questions[0]
+    placed = evaluation_question(mapped, question, loaded.documents[question.corpus_id],
+                                 settings)
+    assert np.isfinite([placed.x, placed.y]).all()

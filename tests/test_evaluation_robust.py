@@ -107,7 +107,10 @@ def test_cli_reports_a_failed_configuration_in_its_own_entry_and_exits_3(capsys)
     assert ok["status"] == "ok" and ok["config"]["label"] == "fixed 1000 chars"
     assert 0 < ok["overall"]["mean_tokens"] <= 300
     assert failed == {"config": failed["config"], "status": "failed",
+                      "embedder": {"name": "all-MiniLM-L6-v2-onnx-int8", "where": "local",
+                                   "label": "MiniLM (built-in)"},
                       "error": "EvaluationError", "reason": failed["reason"]}
+    assert ok["embedder"]["name"] == failed["embedder"]["name"]  # both say which embedder
     assert failed["config"]["label"] == SMALL_TO_BIG and "top k" in failed["reason"]
     assert out["comparisons"] == []  # nothing to compare the one result with
     assert captured.err.strip() == f"failed: {SMALL_TO_BIG}: {failed['reason']}"

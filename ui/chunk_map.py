@@ -25,7 +25,8 @@ from core.errors import ChunkLabError
 from core.operations.chunk_map import ChunkMap, MapPoint, MapQuestion, chunk_set_question
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
-from ui.resources import chunk_store, html_by_content, library, set_map
+from ui.resources import chunk_store, embedding_settings, html_by_content, library, set_map
+from ui.state import show_error
 
 ColourBy = Literal["document", "section"]
 COLOURS = qualitative.Dark24
@@ -245,7 +246,12 @@ def show_set_map(names: list[str]) -> None:
     name = left.selectbox("Chunk set", names, key=kept("store_map_set", names[0], valid=names))
     question = right.text_input("Question (optional)", key=kept("store_map_question", ""),
                                 placeholder="e.g. What does the policy pay for water damage?")
-    chunk_map = set_map(name)
-    placed = (chunk_set_question(chunk_map, chunk_store(), name, question.strip())
-              if question.strip() else None)
+    try:  # the question is embedded by the set's embedder: an endpoint may be down
+        chunk_map = set_map(name)
+        placed = (chunk_set_question(chunk_map, chunk_store(), name, question.strip(),
+                                     embedding=embedding_settings())
+                  if question.strip() else None)
+    except ChunkLabError as err:
+        show_error(err)
+        return
     show_map(chunk_map, "store_map", _library_text, placed)

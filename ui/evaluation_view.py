@@ -11,6 +11,7 @@ import streamlit as st
 
 from core.chunking.checks import INVARIANTS, LABELS
 from core.documents.model import Document
+from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS
 from core.evaluation.stats import format_p
 from core.operations.chunk_map import evaluation_question
@@ -34,8 +35,8 @@ from core.operations.evaluation_stats import (
 from ui.chunk_map import show_map
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
-from ui.resources import result_map
-from ui.state import picker_key
+from ui.resources import embedding_settings, result_map
+from ui.state import picker_key, show_error
 
 QUESTION_KEY = "evaluate_question"  # the drill-down's question index (its widget: picker_key)
 OPENED = "_evaluate_opened"  # the outcome row last opened in the drill-down
@@ -124,6 +125,9 @@ def show_metrics(results: list[CandidateResult]) -> None:
         + " · times: " + ", ".join(
             f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
             for r in results)
+        + " · embedders: " + ", ".join(dict.fromkeys(
+            f"{r.candidate.embedder.label}" + (f" ({r.dimension}-d)" if r.dimension else "")
+            for r in results))
         + " · intervals: bootstrap over questions, so a small set gives wide ones"))
     figure = go.Figure([_bar(r, bounds[r.candidate.label]) for r in results])
     figure.update_layout(barmode="group", yaxis_title="%", height=360,
@@ -317,8 +321,13 @@ def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document
     result = results[labels.index(label)]
     index = st.session_state.get(QUESTION_KEY, 0)
     question = result.questions[index if index in range(len(result.questions)) else 0]
-    chunk_map = result_map(result, documents)
-    placed = evaluation_question(chunk_map, question, documents[question.corpus_id])
+    try:  # embedded by the configuration's embedder: an endpoint may be down
+        chunk_map = result_map(result, documents)
+        placed = evaluation_question(chunk_map, question, documents[question.corpus_id],
+                                     embedding_settings())
+    except ChunkLabError as err:
+        show_error(err)
+        return
     st.caption(md_escape(f"Question: {question.question}"))
     texts = {d.doc_id: d.text for d in documents.values()}
     show_map(chunk_map, "evaluate_map", texts.get, placed)

@@ -4,21 +4,22 @@ and the reference excerpts that answer it placed on the same axes.
 
 The vectors are the ones retrieval ranks with: a chunk set's stored vectors, or for an
 evaluated configuration the vectors of the texts the evaluation embedded (each chunk's first
-view, its contextual prefix left out when the configuration was evaluated without). A question
-and its references are embedded like a query. Every point keeps its document and span, so a
-click on the map can open the chunk in its document.
+view, its contextual prefix left out when the configuration was evaluated without), by the
+same embedder. A question and its references are embedded like a query by that embedder (the
+map keeps its name; the session's endpoint settings bring the key). Every point keeps its
+document and span, so a click on the map can open the chunk in its document.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
-from core.embeddings import embed
+from core.embeddings import BUILTIN, EmbedderRef, EmbeddingSettings, resolve
 from core.errors import ChunkLabError
 from core.operations.evaluation import CandidateResult, QuestionResult, chunks_for, without_prefix
 from core.retrieval.packs import Pack
@@ -73,23 +74,28 @@ class MapQuestion:
 class ChunkMap:
     points: tuple[MapPoint, ...]
     projection: Projection
+    embedder: EmbedderRef = field(default=BUILTIN)  # what made the vectors (no key)
 
     @property
     def explained(self) -> tuple[float, float]:
         return self.projection.explained
 
-    def place(self, texts: Sequence[str]) -> np.ndarray:
-        """Map coordinates of ``texts`` embedded like a query."""
-        return self.projection.place(embed(list(texts), persist=False))
+    def place(self, texts: Sequence[str],
+              embedding: EmbeddingSettings | None = None) -> np.ndarray:
+        """Map coordinates of ``texts`` embedded like a query by the map's embedder
+        (``embedding``: the session's endpoint settings, for its key)."""
+        vectors = resolve(self.embedder, embedding).embed_queries(list(texts), persist=False)
+        return self.projection.place(vectors)
 
 
 def _section(chunk: Chunk) -> str:
     return " › ".join(chunk.heading_path) or NO_HEADING
 
 
-def build_map(chunks: Sequence[Chunk], vectors: np.ndarray,
-              doc_names: Mapping[str, str]) -> ChunkMap:
-    """The map of ``chunks`` (row ``i`` of ``vectors`` is chunk ``i``'s)."""
+def build_map(chunks: Sequence[Chunk], vectors: np.ndarray, doc_names: Mapping[str, str],
+              embedder: EmbedderRef = BUILTIN) -> ChunkMap:
+    """The map of ``chunks`` (row ``i`` of ``vectors`` is chunk ``i``'s, made by
+    ``embedder``)."""
     if not chunks:
         raise MapError("There is no chunk to draw a map of.")
     projection = pca(vectors)
@@ -98,7 +104,7 @@ def build_map(chunks: Sequence[Chunk], vectors: np.ndarray,
         MapPoint(c.id, c.doc_id, doc_names.get(c.doc_id, c.doc_id), _section(c), c.chunk_type,
                  c.start, c.end, float(x), float(y))
         for c, (x, y) in zip(chunks, xy, strict=True))
-    return ChunkMap(points, projection)
+    return ChunkMap(points, projection, embedder)
 
 
 def chunk_set_map(store: ChunkStore, name: str, doc_names: Mapping[str, str]) -> ChunkMap:
@@ -111,19 +117,24 @@ def chunk_set_map(store: ChunkStore, name: str, doc_names: Mapping[str, str]) ->
                        "vector; create it again to draw its map.")
     if not chunks:
         raise MapError(f"The chunk set “{name}” holds no chunk yet.")
-    return build_map(chunks, np.stack([vectors[c.id] for c in chunks]), doc_names)
+    return build_map(chunks, np.stack([vectors[c.id] for c in chunks]), doc_names,
+                     store.info(name).embedder_ref)
 
 
 def evaluation_map(result: CandidateResult, documents: Mapping[str, Document],
-                   store: ChunkStore | None = None) -> ChunkMap:
+                   store: ChunkStore | None = None,
+                   embedding: EmbeddingSettings | None = None) -> ChunkMap:
     """The map of an evaluated configuration's chunks over the question set's documents, with
-    the vectors its evaluation ranked by (embedded again, or found in the vector cache)."""
+    the vectors its evaluation ranked by (its embedder's, found in its vector cache or embedded
+    again; ``embedding``: the session's endpoint settings)."""
     chunks: list[Chunk] = []
     for corpus_id in sorted(result.chunk_counts):
         found = chunks_for(documents[corpus_id], result.candidate, store)
         chunks += found if result.candidate.contextual else [without_prefix(c) for c in found]
-    vectors = embed([embedding_text(c) for c in chunks])
-    return build_map(chunks, vectors, {d.doc_id: d.source_name for d in documents.values()})
+    ref = result.candidate.embedder
+    vectors = resolve(ref, embedding).embed([embedding_text(c) for c in chunks])
+    return build_map(chunks, vectors, {d.doc_id: d.source_name for d in documents.values()},
+                     ref)
 
 
 def _spans_of(points: Sequence[MapPoint], doc_id: str,
@@ -139,12 +150,12 @@ def _spans_of(points: Sequence[MapPoint], doc_id: str,
     return ranks
 
 
-def evaluation_question(chunk_map: ChunkMap, question: QuestionResult,
-                        document: Document) -> MapQuestion:
+def evaluation_question(chunk_map: ChunkMap, question: QuestionResult, document: Document,
+                        embedding: EmbeddingSettings | None = None) -> MapQuestion:
     """One evaluated question on the map: where it sits, what it retrieved (by rank), where its
     references sit, and the chunks that share text with a reference."""
     texts = [question.question] + [document.text[s:e] for s, e in question.references]
-    xy = chunk_map.place(texts)
+    xy = chunk_map.place(texts, embedding)
     retrieved = _spans_of(chunk_map.points, document.doc_id,
                           [(r.start, r.end) for r in question.retrieved])
     references = tuple(ReferenceMark(document.doc_id, s, e, float(x), float(y))
@@ -157,15 +168,18 @@ def evaluation_question(chunk_map: ChunkMap, question: QuestionResult,
 
 
 def chunk_set_question(chunk_map: ChunkMap, store: ChunkStore, name: str, question: str,
-                       limit: int = 5, ranking: RankMode = "vector") -> MapQuestion:
+                       limit: int = 5, ranking: RankMode = "vector",
+                       embedding: EmbeddingSettings | None = None) -> MapQuestion:
     """``question`` asked of the chunk set ``name`` (as Assemble retrieves), on its map."""
-    packs = retrieve(question, limit=limit, ranking=ranking, chunk_set=name, store=store)
-    return retrieval_question(chunk_map, question, packs)
+    packs = retrieve(question, limit=limit, ranking=ranking, chunk_set=name, store=store,
+                     embedding=embedding)
+    return retrieval_question(chunk_map, question, packs, embedding)
 
 
-def retrieval_question(chunk_map: ChunkMap, question: str, packs: Sequence[Pack]) -> MapQuestion:
+def retrieval_question(chunk_map: ChunkMap, question: str, packs: Sequence[Pack],
+                       embedding: EmbeddingSettings | None = None) -> MapQuestion:
     """A question asked of a chunk set on its map: every chunk of pack ``n`` has rank ``n``."""
-    [(x, y)] = chunk_map.place([question])
+    [(x, y)] = chunk_map.place([question], embedding)
     index = {p.chunk_id: i for i, p in enumerate(chunk_map.points)}
     retrieved: dict[int, int] = {}
     for rank, pack in enumerate(packs, 1):

@@ -12,7 +12,11 @@ in their scores (:mod:`core.retrieval.autocut`) — and score them with
 configurations are compared at a known cost.
 
 Contextual retrieval is a dimension of a candidate: with ``contextual=False`` the same chunks
-are embedded without the LLM's contextual prefixes, so the two can be compared.
+are embedded without the LLM's contextual prefixes, so the two can be compared. So are the
+embedder (MiniLM, or the user's endpoint: the same chunking under two embedders is two
+candidates, compared pair by pair like any others; a chunk set is evaluated with its own) and
+an optional reranker that reorders the best hits before the cut. Every result names its
+embedder: model, where it ran, dimension.
 
 A candidate's result is cached on disk under ``data_dir()/evaluation`` by a content hash of
 everything that decides it (questions and references, document texts, chunks, ranking, k or
@@ -31,7 +35,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, overload
 
@@ -42,7 +47,7 @@ from core.chunking.checks import check_chunks
 from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.documents.model import Document
-from core.embeddings import MODEL_ID, embed
+from core.embeddings import BUILTIN, Embedder, EmbedderRef, EmbeddingSettings, resolve
 from core.errors import ChunkLabError
 from core.evaluation.budget import within_budget
 from core.evaluation.metrics import (
@@ -68,6 +73,13 @@ from core.retrieval.ranking import (
     rank_chunks,
     rank_merged,
 )
+from core.retrieval.rerank import (
+    Reranker,
+    RerankRef,
+    RerankSettings,
+    rerank_hits,
+    resolve_reranker,
+)
 from core.store import ChunkStore
 from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
 from core.tokens import count_tokens
@@ -84,7 +96,9 @@ class EvaluationError(ChunkLabError):
 @dataclass(frozen=True)
 class Candidate:
     """A chunking to evaluate: a strategy with settings, or a stored chunk set (``chunk_set``);
-    ``contextual=False`` embeds its chunks without their LLM contextual prefixes."""
+    ``contextual=False`` embeds its chunks without their LLM contextual prefixes; ``embedder``
+    embeds chunks and questions (a chunk set's own replaces it); ``rerank`` reorders the best
+    hits before the cut."""
 
     label: str
     strategy: str = ""
@@ -93,6 +107,8 @@ class Candidate:
     contextual: bool = True
     ranking: RankMode | None = None  # None: the evaluation's ranking
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one range
+    embedder: EmbedderRef = BUILTIN
+    rerank: RerankRef | None = None
 
     def chunking_key(self) -> str:
         """What decides the chunks (not how they are embedded)."""
@@ -104,18 +120,29 @@ class Candidate:
         retrieval: dict[str, Any] = {"ranking": self.ranking} if self.ranking else {}
         if self.merge_adjacent:  # what decides the merged ranking, so a change re-evaluates
             retrieval["merge_adjacent"] = [MERGE_DEPTH_FACTOR, MERGED_FUSION_K]
+        if not self.embedder.builtin:
+            retrieval["embedder"] = self.embedder.key()
+        if self.rerank is not None:
+            retrieval["rerank"] = self.rerank.key()
         return (self.chunking_key() + ("" if self.contextual else "|no prefixes")
                 + (json.dumps(retrieval, sort_keys=True) if retrieval else ""))
 
     def without_prefixes(self) -> Candidate:
-        return Candidate(f"{self.label} (no prefixes)", self.strategy, dict(self.settings),
-                         self.chunk_set, contextual=False, ranking=self.ranking,
-                         merge_adjacent=self.merge_adjacent)
+        return replace(self, label=f"{self.label} (no prefixes)", settings=dict(self.settings),
+                       contextual=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "strategy": self.strategy, "settings": self.settings,
                 "chunk_set": self.chunk_set, "contextual": self.contextual,
-                "ranking": self.ranking, "merge_adjacent": self.merge_adjacent}
+                "ranking": self.ranking, "merge_adjacent": self.merge_adjacent,
+                "embedder": self.embedder.model_dump(),
+                "rerank": None if self.rerank is None else self.rerank.model_dump()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Candidate:
+        rerank = data.get("rerank")
+        return cls(**{**data, "embedder": EmbedderRef(**(data.get("embedder") or {})),
+                      "rerank": RerankRef(**rerank) if rerank else None})
 
 
 @dataclass(frozen=True)
@@ -162,6 +189,13 @@ class CandidateResult:
     integrity: dict[str, int] = field(default_factory=dict)  # check kind -> places, all corpora
     budget: int | None = None  # tokens retrieved per question instead of the top k
     autocut: int | None = None  # jumps: the top k cut at the first large drop in score
+    dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
+
+    def embedder_json(self) -> dict[str, Any]:
+        """The embedder this result was measured with: name, where it ran, dimension."""
+        ref = self.candidate.embedder
+        return {"name": ref.model, "where": ref.where, "dimension": self.dimension,
+                "label": ref.label}
 
     @property
     def retrieval(self) -> str:
@@ -171,6 +205,7 @@ class CandidateResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "config": self.candidate.as_dict(),
+            "embedder": self.embedder_json(),
             "ranking": self.ranking,
             "k": self.k,
             "budget": self.budget,
@@ -185,12 +220,13 @@ class CandidateResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CandidateResult:
-        return cls(Candidate(**data["config"]), data["ranking"], data["k"],
+        return cls(Candidate.from_dict(data["config"]), data["ranking"], data["k"],
                    Aggregate.from_json(data["metrics"]),
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
                    integrity=data.get("integrity", {}), budget=data.get("budget"),
-                   autocut=data.get("autocut"))
+                   autocut=data.get("autocut"),
+                   dimension=(data.get("embedder") or {}).get("dimension", 0))
 
 
 @dataclass(frozen=True)
@@ -206,8 +242,10 @@ class CandidateFailure:
         return cls(candidate, str(err), type(err).__name__)
 
     def to_json(self) -> dict[str, Any]:
-        return {"config": self.candidate.as_dict(), "status": "failed", "error": self.error,
-                "reason": self.reason}
+        ref = self.candidate.embedder
+        return {"config": self.candidate.as_dict(), "status": "failed",
+                "embedder": {"name": ref.model, "where": ref.where, "label": ref.label},
+                "error": self.error, "reason": self.reason}
 
 
 class Evaluation(Sequence[CandidateResult]):
@@ -295,10 +333,13 @@ def evaluate(
     store: ChunkStore | None = None,
     budget: int | None = None,
     autocut: int | None = None,
+    embedding: EmbeddingSettings | None = None,
+    reranking: RerankSettings | None = None,
 ) -> Evaluation:
     """Evaluate each candidate on the (validated) question set; results in input order. With
     ``budget`` (tokens), each question retrieves that much text instead of the top ``k``; with
     ``autocut`` (jumps), the top ``k`` up to the first large drop in their scores.
+    ``embedding`` and ``reranking`` are the session's endpoint settings (their keys).
 
     Settings that concern the whole run (ranking, k, budget, no question) raise
     :class:`EvaluationError`; a candidate that fails with a typed error is reported in
@@ -319,7 +360,8 @@ def evaluate(
     if not questions:
         raise EvaluationError("The question set has no valid question to evaluate.")
     tracker = Tracker(progress, len(candidates), cancel, what="The evaluation")
-    run = _Run(questions, documents, ranking, k, budget, autocut, use_cache, store)
+    run = _Run(questions, documents, ranking, k, budget, autocut, use_cache, store, embedding,
+               reranking)
     outcomes: list[CandidateResult | CandidateFailure] = []
     for index, candidate in enumerate(candidates):
 
@@ -328,6 +370,7 @@ def evaluate(
             tracker.step(index + fraction, f"{label}: {message}")
 
         try:
+            candidate = _with_set_embedder(candidate, store)
             outcomes.append(run.candidate(candidate, step))
         except Cancelled:
             raise
@@ -341,12 +384,14 @@ def evaluate(
 
 class _Run:
     """What the candidates of one evaluation share: the questions, their documents, the
-    retrieval settings, and the question vectors (embedded once, by the first that needs
-    them)."""
+    retrieval and endpoint settings, and the question vectors of each embedder (embedded once,
+    by the first candidate that needs them)."""
 
     def __init__(self, questions: list[Question], documents: dict[str, Document],
                  ranking: RankMode, k: int, budget: int | None, autocut: int | None,
-                 use_cache: bool, store: ChunkStore | None) -> None:
+                 use_cache: bool, store: ChunkStore | None,
+                 embedding: EmbeddingSettings | None,
+                 reranking: RerankSettings | None) -> None:
         self.questions = questions
         self.documents = documents
         self.ranking = ranking
@@ -357,9 +402,13 @@ class _Run:
         self.store = store
         self.base_key = (_questions_key(questions, documents, ranking, k)
                          + f"|budget={budget}|autocut={autocut}")
-        self.question_vectors: np.ndarray | None = None
+        self.embedding = embedding
+        self.reranking = reranking
+        self.question_vectors: dict[EmbedderRef, np.ndarray] = {}
 
     def candidate(self, candidate: Candidate, step: Step) -> CandidateResult:
+        """``candidate``'s result; a typed error (a missing chunk set, an endpoint that fails)
+        is raised for the caller to report as this configuration's failure."""
         if self.budget is not None and candidate.merge_adjacent:
             raise EvaluationError("Small-to-big retrieval is measured at top k: evaluate it "
                                   "without a token budget.")
@@ -373,14 +422,23 @@ class _Run:
             step(1.0, "cached")
             return cached
         ranks = candidate.ranking or self.ranking
-        if ranks != "bm25" and self.question_vectors is None:
+        embedder = resolve(candidate.embedder, self.embedding) if ranks != "bm25" else None
+        if embedder is not None and embedder.ref not in self.question_vectors:
             step(0.2, "embedding the questions")
-            self.question_vectors = embed([q.question for q in self.questions])
+            self.question_vectors[embedder.ref] = embedder.embed_queries(
+                [q.question for q in self.questions])
         if not candidate.contextual:
             chunks = {cid: [without_prefix(c) for c in items] for cid, items in chunks.items()}
         texts = {cid: self.documents[cid].text for cid in chunks}
-        result = _score(self.questions, chunks, texts, candidate, ranks, self.k,
-                        self.question_vectors, step, self.budget, self.autocut)
+        reranker = (resolve_reranker(candidate.rerank, self.reranking)
+                    if candidate.rerank is not None else None)
+        embedded = None if embedder is None else (embedder, self.question_vectors[embedder.ref])
+        try:
+            result = _score(self.questions, chunks, texts, candidate, ranks, self.k, embedded,
+                            step, self.budget, self.autocut, reranker)
+        finally:
+            if reranker is not None:
+                reranker.close()
         result.seconds = time.perf_counter() - started
         result.integrity = integrity_counts(self.documents, chunks)
         write_json(cache_path, result.to_json())
@@ -388,6 +446,14 @@ class _Run:
 
 
 Step = Callable[[float, str], None]
+
+
+def _with_set_embedder(candidate: Candidate, store: ChunkStore | None) -> Candidate:
+    """A chunk set's candidate is embedded by the set's own embedder."""
+    if not candidate.chunk_set:
+        return candidate
+    ref = (store or ChunkStore()).info(candidate.chunk_set).embedder_ref
+    return candidate if ref == candidate.embedder else replace(candidate, embedder=ref)
 
 
 def without_prefix(chunk: Chunk) -> Chunk:
@@ -433,17 +499,24 @@ def _score(
     candidate: Candidate,
     ranking: RankMode,
     k: int,
-    question_vectors: np.ndarray | None,
+    embedded: tuple[Embedder, np.ndarray] | None,
     step: Step,
     budget: int | None,
     autocut: int | None,
+    reranker: Reranker | None,
 ) -> CandidateResult:
+    """Rank and score every question; ``embedded`` is the embedder with the questions' vectors
+    (None for BM25 ranking)."""
     corpus_ids = sorted(chunks)
     vectors: dict[str, ChunkVectors] = {}
-    if ranking != "bm25":
+    question_vectors = None if embedded is None else embedded[1]
+    dimension = 0
+    if embedded is not None:
         step(0.3, "embedding chunks")
         views = {cid: [embedding_views(c) for c in chunks[cid]] for cid in corpus_ids}
-        matrix = embed([text for cid in corpus_ids for view in views[cid] for text in view])
+        matrix = embedded[0].embed([text for cid in corpus_ids for view in views[cid]
+                                    for text in view])
+        dimension = int(matrix.shape[1])
         offset = 0
         for cid in corpus_ids:
             count = sum(len(view) for view in views[cid])
@@ -454,37 +527,46 @@ def _score(
         if ranking != "vector" else {}
     )
 
-    step(0.8, "ranking and scoring")
-    scored = []
-    rows: list[QuestionResult] = []
-    tokens = _TokenCounts(texts)
-    for qi, q in enumerate(questions):
+    step(0.8, "reranking, ranking and scoring" if reranker else "ranking and scoring")
+    tokens = _TokenCounts(texts)  # shared by the questions (threads with a reranker)
+
+    def one(qi: int) -> QuestionResult:
+        q = questions[qi]
         doc_chunks = chunks[q.corpus_id]
         options: dict[str, Any] = {
             "embeddings": vectors.get(q.corpus_id), "bm25_index": bm25.get(q.corpus_id),
             "query_embedding": None if question_vectors is None else question_vectors[qi]}
         refs = [r.span for r in q.references]
+        reorder = None if reranker is None else (
+            lambda ranked: rerank_hits(reranker, q.question, ranked,
+                                       lambda i: doc_chunks[i].text))
         if candidate.merge_adjacent:
-            runs = rank_merged(q.question, doc_chunks, ranking, limit=k, autocut=autocut,
-                               **options)
+            runs = rank_merged(q.question, doc_chunks, ranking, limit=k, reorder=reorder,
+                               autocut=autocut, **options)
             retrieved = [_run(n, doc_chunks, run, s, refs) for n, (run, s) in enumerate(runs, 1)]
         else:
             ranked = rank_chunks(q.question, doc_chunks, ranking,
-                                 limit=None if budget else k, **options)
+                                 limit=None if budget or reorder else k, **options)
+            if reorder is not None:
+                ranked = reorder(ranked)[: None if budget else k]
             ranked = cut(ranked, [s for _, s in ranked], autocut)
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
         score = score_question(
             [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks],
             retrieved_tokens=sum(tokens.of(q.corpus_id, r.start, r.end) for r in retrieved),
         )
-        scored.append((q.corpus_id, q.kind, score))
-        rows.append(QuestionResult(
-            row=q.row, question=q.question, corpus_id=q.corpus_id, kind=q.kind, references=refs,
-            retrieved=retrieved, scores=score,
-        ))
+        return QuestionResult(row=q.row, question=q.question, corpus_id=q.corpus_id,
+                              kind=q.kind, references=refs, retrieved=retrieved, scores=score)
+
+    if reranker is None:
+        rows = [one(qi) for qi in range(len(questions))]
+    else:  # one request per question: as many at once as the endpoint allows
+        with ThreadPoolExecutor(max_workers=reranker.settings.concurrency) as pool:
+            rows = list(pool.map(one, range(len(questions))))
+    scored = [(row.corpus_id, row.kind, row.scores) for row in rows]
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
-                           budget=budget, autocut=autocut)
+                           budget=budget, autocut=autocut, dimension=dimension)
 
 
 class _TokenCounts:
@@ -530,7 +612,6 @@ def _questions_key(
 ) -> str:
     payload = {
         "version": RESULTS_VERSION,
-        "embedder": MODEL_ID,
         "embedding_input": EMBEDDING_INPUT_VERSION,
         "ranking": ranking,
         "k": k,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import data_dir
-from core.embeddings import MODEL_ID
+from core.embeddings import EmbedderRef
 from core.evaluation.metrics import METRICS
 from core.evaluation.questions import QuestionSet
 from core.files import write_json
@@ -57,7 +57,7 @@ class RunRecord:
     question_set: str
     question_set_version: str
     questions: int
-    embedder: str
+    embedder: str  # the configurations' embedders, named
     ranking: str
     k: int
     budget: int | None
@@ -109,7 +109,9 @@ def record_run(evaluation: Evaluation, question_set: QuestionSet) -> RunRecord |
     record = RunRecord(
         id=f"{now:%Y%m%dT%H%M%S%f}-{digest}", created=created,
         question_set=question_set.name, question_set_version=question_set.version,
-        questions=results[0].metrics.overall.questions, embedder=MODEL_ID,
+        questions=results[0].metrics.overall.questions,
+        embedder=", ".join(dict.fromkeys(o.candidate.embedder.label
+                                         for o in evaluation.outcomes)),
         ranking=evaluation.ranking, k=evaluation.k, budget=evaluation.budget,
         configurations=configurations, failures=failures, autocut=evaluation.autocut)
     write_json(_folder() / f"{record.id}.json", record.to_json(), indent=1)
@@ -139,27 +141,34 @@ def history_rows(records: list[RunRecord]) -> list[dict[str, Any]]:
                "questions": record.questions, "embedder": record.embedder,
                "ranking": record.ranking, "retrieval": record.retrieval}
         for c in record.configurations:
-            row = run | _config_columns(c.config) | {"chunks": c.chunks,
-                                                     "mean_tokens": c.mean_tokens, "failed": ""}
+            row = run | _config_columns(c.config, record) | {
+                "chunks": c.chunks, "mean_tokens": c.mean_tokens, "failed": ""}
             for metric in METRICS:
                 low, high = c.ci95[metric]
                 row |= {metric: c.metrics[metric], f"{metric}_ci95_low": low,
                         f"{metric}_ci95_high": high}
             rows.append(row)
         for f in record.failures:
-            rows.append(run | _config_columns(f.config) | {
+            rows.append(run | _config_columns(f.config, record) | {
                 "chunks": None, "mean_tokens": None, "failed": f.reason,
                 **{name: None for metric in METRICS
                    for name in (metric, f"{metric}_ci95_low", f"{metric}_ci95_high")}})
     return rows
 
 
-def _config_columns(config: dict[str, Any]) -> dict[str, Any]:
+def _config_columns(config: dict[str, Any], record: RunRecord) -> dict[str, Any]:
     return {"configuration": str(config.get("label", "")),
+            "embedder": _embedder(config, record),
             "strategy": config.get("strategy") or "",
             "settings": json.dumps(config.get("settings") or {}, sort_keys=True),
             "chunk_set": config.get("chunk_set") or "",
             "contextual_prefixes": config.get("contextual", True)}
+
+
+def _embedder(config: dict[str, Any], record: RunRecord) -> str:
+    """The configuration's embedder (runs kept before embedders were chosen: the run's)."""
+    ref = config.get("embedder")
+    return EmbedderRef(**ref).label if isinstance(ref, dict) else record.embedder
 
 
 def history_csv(records: list[RunRecord]) -> bytes:
