@@ -139,7 +139,7 @@ def main() -> None:
         started = time.perf_counter()
 
         def run() -> list[CandidateResult]:
-            return evaluate(question_set, documents, configs, ranking=args.rank)
+            return evaluate(question_set, documents, configs, ranking=args.rank).require_all()
 
         if args.profile and label == "cold":
             results, profile = _profile(run)

@@ -12,6 +12,7 @@ from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, 
 from core.errors import ChunkLabError
 from core.operations.answers import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
+from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.packs import Pack
 from core.retrieval.ranking import RANK_MODES
 from core.store import ChunkSetInfo, ChunkStore
@@ -150,6 +151,11 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
               disabled=not rerank.configured,
               help="A /v1/rerank endpoint reorders the best hits before the limit cuts them."
                    if rerank.configured else "Set a reranking endpoint on Settings first.")
+    st.toggle("Autocut: stop at the first large drop in score",
+              key=kept("assemble_autocut", False),
+              help="Keep the ranked hits only up to the first large drop in their scores "
+                   "(after any reranking) instead of always the limit (the limit is then the "
+                   "most).")
     docs_key = kept("assemble_docs", [])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
     st.multiselect("Only these documents", list(documents), key=docs_key, format_func=documents.get,
@@ -165,6 +171,7 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
         context_tokens=int(s["assemble_context"]) if use_context else None,
         system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
         doc_ids=tuple(s[docs_key]), merge_adjacent=merge,
+        autocut=DEFAULT_JUMPS if s["assemble_autocut"] else None,
         rerank=bool(s["assemble_rerank"]) and rerank.configured,
     )
 

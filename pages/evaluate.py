@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.operations.evaluation import DEFAULT_K, Candidate, CandidateResult, evaluate
+from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, evaluate
 from core.operations.evaluation_report import results_csv
 from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
@@ -22,11 +22,14 @@ from core.operations.question_sets import (
     shipped_sets,
 )
 from core.operations.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
+from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (
     drill_down,
     reset_question_picker,
+    show_chunk_map,
     show_comparison,
+    show_configurations,
     show_contextual,
     show_history,
     show_integrity,
@@ -45,8 +48,9 @@ SAVED_PREFIX = "saved: "
 RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
 SET_PREFIX = "chunk set: "
-TOP_K, BUDGET, BOTH = "top-k", "token budget", "both"
+TOP_K, AUTOCUT, BUDGET, BOTH = "top-k", "autocut", "token budget", "both"
 DEFAULT_BUDGET = 1000
+Retrieval = tuple[int | None, int | None]  # (token budget, autocut jumps); both None: top-k
 
 
 def _pick_question_set() -> LoadedSet | None:
@@ -135,19 +139,19 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
-         budgets: list[int | None]) -> None:
+         retrievals: list[Retrieval]) -> None:
     bar = st.progress(0.0, text="Starting…")
-    groups: dict[str, list[CandidateResult]] = {}
+    groups: dict[str, Evaluation] = {}
     try:
-        for n, budget in enumerate(budgets):
-            results = evaluate(
+        for n, (budget, autocut) in enumerate(retrievals):
+            evaluation = evaluate(
                 loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
-                store=chunk_store(), budget=budget, embedding=embedding_settings(),
-                reranking=rerank_settings(),
-                progress=lambda p, n=n: bar.progress((n + p.fraction) / len(budgets),
+                store=chunk_store(), budget=budget, autocut=autocut,
+                embedding=embedding_settings(), reranking=rerank_settings(),
+                progress=lambda p, n=n: bar.progress((n + p.fraction) / len(retrievals),
                                                      text=md_escape(p.caption())))
-            record_run(results, loaded.questions)
-            groups[results[0].retrieval] = results
+            record_run(evaluation, loaded.questions)
+            groups[evaluation.retrieval] = evaluation
     finally:
         bar.empty()
     reset_question_picker()
@@ -155,19 +159,26 @@ def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
                                  "set": loaded.questions.name}
 
 
-def _retrieval_options() -> tuple[str, int, list[int | None]]:
-    left, middle, right, last = st.columns(4)
+def _retrieval_options() -> tuple[str, int, list[Retrieval]]:
+    left, middle, right, last, jumps_column = st.columns([3, 4, 2, 2, 2])
     ranking = left.radio("Ranking", RANK_MODES, horizontal=True, key="evaluate_rank")
-    mode = middle.radio("Retrieve", (TOP_K, BUDGET, BOTH), horizontal=True,
+    mode = middle.radio("Retrieve", (TOP_K, AUTOCUT, BUDGET, BOTH), horizontal=True,
                         key="evaluate_retrieval",
                         help="A token budget gives every chunking the same amount of text: "
-                        "ranked chunks until the budget is used, the last one cut to fit.")
+                        "ranked chunks until the budget is used, the last one cut to fit. "
+                        "Autocut keeps the top k only up to the first large drop in their "
+                        "scores (k is then the most; it was measured with k = 10). Both: "
+                        "top-k and the token budget.")
     k = right.number_input("k (chunks per question)", 1, 50, DEFAULT_K, key="evaluate_k")
     budget = last.number_input("Token budget", 50, 32_000, DEFAULT_BUDGET, step=100,
                                key="evaluate_budget")
-    budgets: list[int | None] = {TOP_K: [None], BUDGET: [int(budget)],
-                                 BOTH: [None, int(budget)]}[mode]
-    return ranking, int(k), budgets
+    jumps = jumps_column.number_input(
+        "Autocut jumps", 1, 5, DEFAULT_JUMPS, key="evaluate_autocut",
+        help="Cut at the first large drop in score (1), or let that many drops pass first.")
+    retrievals: list[Retrieval] = {
+        TOP_K: [(None, None)], AUTOCUT: [(None, int(jumps))], BUDGET: [(int(budget), None)],
+        BOTH: [(None, None), (int(budget), None)]}[mode]
+    return ranking, int(k), retrievals
 
 
 st.title("Evaluate")
@@ -197,7 +208,7 @@ if loaded:
     if len(candidates) > 4:
         st.info(md_escape(f"{len(candidates)} configurations with these embedders and "
                           "reranking: pick at most 4."))
-    ranking, k, budgets = _retrieval_options()
+    ranking, k, retrievals = _retrieval_options()
     contextual = st.checkbox(
         "Also evaluate each LLM configuration and chunk set without its contextual prefixes",
         key="evaluate_contextual",
@@ -207,28 +218,34 @@ if loaded:
                  disabled=not 2 <= len(candidates) <= 4):
         try:
             _run(loaded, with_prefix_twins(candidates) if contextual else candidates, ranking, k,
-                 budgets)
+                 retrievals)
         except ChunkLabError as err:
             show_error(err)
 
 state = st.session_state.get(RESULTS)
 if state:
-    groups: dict[str, list[CandidateResult]] = state["groups"]
+    groups: dict[str, Evaluation] = state["groups"]
     shown = next(iter(groups))
     if len(groups) > 1:
         shown = st.radio("Results for", list(groups), horizontal=True, key="evaluate_view")
-    results = groups[shown]
-    show_metrics(results)
-    show_integrity(results)
-    show_comparison(results)
-    show_contextual(results)
-    show_table_rule(results)
+    evaluation = groups[shown]
+    results = evaluation.results
+    if results:
+        show_metrics(results)
+    show_configurations(evaluation)
+    if results:
+        show_integrity(results)
+        show_comparison(results)
+        show_contextual(results)
+        show_table_rule(results)
     left, right = st.columns(2)
-    left.download_button("Export results (CSV)", results_csv(results),
+    left.download_button("Export results (CSV)", results_csv(results, evaluation.failures),
                          file_name=f"evaluation-{state['set']}.csv", mime="text/csv")
     right.download_button(
         "Export results (JSON)",
-        json.dumps([r.to_json() for r in results], ensure_ascii=False).encode(),
+        json.dumps([o.to_json() for o in evaluation.outcomes], ensure_ascii=False).encode(),
         file_name=f"evaluation-{state['set']}.json", mime="application/json")
-    drill_down(results, state["documents"])
+    if results:
+        drill_down(results, state["documents"])
+        show_chunk_map(results, state["documents"])
 show_history()

@@ -18,6 +18,7 @@ from core.operations.presets import all_presets
 from core.operations.stacks import embedder_choices
 from core.operations.strategies import strategy, validated_config
 from core.store import ChunkSetInfo, ChunkStore
+from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
 from ui.llm_warnings import show_failed_documents, show_warnings
 from ui.persist import forget, kept, remember
@@ -317,6 +318,7 @@ try:
     if infos:
         show_sets(store, infos)
         cutover(store, infos)
+        show_set_map([info.name for info in infos])
     else:
         st.info("No chunk sets yet: create the first one below.")
     create_form(store, {info.name for info in infos})

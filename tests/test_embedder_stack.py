@@ -208,3 +208,34 @@ def test_the_command_line_process_fails_cleanly_mid_run(folder, tmp_path,
     key_on_disk = [p for p in (tmp_path / "proc").rglob("*") if p.is_file()
                    and b"sk-never-shown" in p.read_bytes()]
     assert key_on_disk == []
+
+
+def test_an_endpoint_that_fails_mid_evaluation_is_that_configurations_failed_row(
+        store, fake_embed):  # noqa: F811
+    loaded = load_from_folder(QUESTIONS, DOCS)
+    chunkings = [Candidate("recursive 200", "recursive", {"size": 200, "overlap": 0}),
+                 Candidate("fixed 300", "fixed", {"size": 300, "overlap": 0})]
+    own = fake_embed.settings().ref()
+    candidates = expand(chunkings, [own, BUILTIN])
+    fractions: list[float] = []
+    fake_embed.fail_after(1)  # the questions are embedded, the first candidate's chunks fail
+    evaluation = evaluate(loaded.questions, loaded.documents, candidates,
+                          embedding=fake_embed.settings(), use_cache=False, autocut=1, k=10,
+                          progress=lambda p: fractions.append(p.fraction))
+    labels = [o.candidate.label for o in evaluation.outcomes]
+    assert labels == [c.label for c in candidates]  # every configuration, in the order asked
+    assert [f.candidate.embedder for f in evaluation.failures] == [own, own]
+    assert all(f.error == "EmbeddingError" and "HTTP 500" in f.reason
+               for f in evaluation.failures)
+    assert [(r.candidate.embedder, r.dimension, r.autocut) for r in evaluation.results] == [
+        (BUILTIN, 384, 1), (BUILTIN, 384, 1)]
+    assert fractions[-1] == 1.0  # progress ends, whatever failed
+
+    questions = [q.question for q in loaded.questions.questions]
+    assert all(fake_embed.texts().count(q) == 1 for q in questions)  # once, for both
+
+    fake_embed.fail_after(None)
+    both = evaluate(loaded.questions, loaded.documents,
+                    [c for c in candidates if c.embedder == own],
+                    embedding=fake_embed.settings(), use_cache=False)
+    assert [r.dimension for r in both] == [DIMENSION, DIMENSION] and not both.failures

@@ -131,3 +131,26 @@ def test_evaluation_with_and_without_reranking(tmp_path, monkeypatch,
     assert code == 0
     assert [r["config"]["rerank"] is not None for r in out["results"]] == [False, True]
     assert out["results"][1]["config"]["rerank"]["model"] == "fake-rerank"
+
+
+def test_autocut_reads_the_reranked_scores(store, fake_embed, tmp_path):  # noqa: F811
+    question = "Which findings about the garden sheds need action?"
+    with Reranker(fake_embed.rerank_settings(top_n=10)) as reranker:
+        whole = retrieve(question, limit=10, chunk_set="set", store=store, reranker=reranker)
+        cut = retrieve(question, limit=10, chunk_set="set", store=store, reranker=reranker,
+                       autocut=1)
+    assert 0 < len(cut) < len(whole) and [p.id for p in cut] == [p.id for p in whole][:len(cut)]
+    result = assemble(question, "set", AssemblyOptions(limit=10, rerank=True, autocut=1),
+                      store=store, doc_names={}, reranking=fake_embed.rerank_settings(top_n=10))
+    assert [p.id for p in result.packs] == [p.id for p in cut]
+
+    loaded = load_from_folder(QUESTIONS, DOCS)
+    [reranked] = expand([Candidate("recursive 100", "recursive", {"size": 100, "overlap": 0})],
+                        rerank=fake_embed.rerank_settings(top_n=10).ref(), mode="on")
+    runs = [evaluate(loaded.questions, loaded.documents, [reranked], k=10, autocut=jumps,
+                     reranking=fake_embed.rerank_settings(top_n=10), use_cache=False)[0]
+            for jumps in (None, 1)]
+    assert runs[1].autocut == 1 and runs[1].retrieval == "autocut of top-10"
+    for full, short in zip(runs[0].questions, runs[1].questions, strict=True):
+        assert short.retrieved == full.retrieved[:len(short.retrieved)]
+    assert runs[1].metrics.overall.mean_tokens < runs[0].metrics.overall.mean_tokens

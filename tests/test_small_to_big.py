@@ -8,7 +8,7 @@ import pytest
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations import evaluation as runner
-from core.operations.evaluation import Candidate, EvaluationError, evaluate
+from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, built_with
 from core.operations.strategies import validated_config
 from core.retrieval.packs import merge_adjacent, merge_depth, merged_packs
@@ -70,9 +70,12 @@ def test_the_evaluation_scores_a_run_as_one_range(monkeypatch, tmp_path):
     assert (hit.start, hit.end) == (start, end)
     assert merged.metrics.overall.recall == merged.metrics.overall.iou == 1.0
     assert Candidate("a", "s").key() != Candidate("a", "s", merge_adjacent=True).key()
-    with pytest.raises(EvaluationError, match="top k"):
-        evaluate(questions, {"bakery": document}, [
-            Candidate("merged", "stub", ranking="bm25", merge_adjacent=True)], budget=100)
+    at_budget = evaluate(questions, {"bakery": document}, [
+        Candidate("plain", "stub", ranking="bm25"),
+        Candidate("merged", "stub", ranking="bm25", merge_adjacent=True)], budget=100)
+    assert [r.candidate.label for r in at_budget] == ["plain"]  # the other is still measured
+    (failure,) = at_budget.failures
+    assert failure.candidate.label == "merged" and "top k" in failure.reason
 
 
 def test_merged_packs_from_a_chunk_set_hold_the_whole_passage():

@@ -1,6 +1,7 @@
-"""The Evaluate page's result views: metrics with intervals, integrity checks, the table-question
-rule, B against A question by question, contextual prefixes with and without, the drill-down
-and the history."""
+"""The Evaluate page's result views: each configuration's outcome (failed ones with their
+reason), metrics with intervals, integrity checks, the table-question rule, B against A question
+by question, contextual prefixes with and without, the drill-down, the map of the chunks with the
+drill-down's question on it, and the history."""
 
 from __future__ import annotations
 
@@ -10,11 +11,18 @@ import streamlit as st
 
 from core.chunking.checks import INVARIANTS, LABELS
 from core.documents.model import Document
+from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS
 from core.evaluation.stats import format_p
-from core.operations.evaluation import CandidateResult, QuestionResult
+from core.operations.chunk_map import evaluation_question
+from core.operations.evaluation import (
+    CandidateFailure,
+    CandidateResult,
+    Evaluation,
+    QuestionResult,
+)
 from core.operations.evaluation_report import TABLE_GAIN_TARGET, metrics_table, table_verdict
-from core.operations.evaluation_runs import history_csv, history_json, run_history
+from core.operations.evaluation_runs import RunRecord, history_csv, history_json, run_history
 from core.operations.evaluation_stats import (
     ContextualDelta,
     compare,
@@ -24,8 +32,11 @@ from core.operations.evaluation_stats import (
     outcome_rows,
     verdict,
 )
+from ui.chunk_map import show_map
+from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
-from ui.state import picker_key
+from ui.resources import embedding_settings, result_map
+from ui.state import picker_key, show_error
 
 QUESTION_KEY = "evaluate_question"  # the drill-down's question index (its widget: picker_key)
 OPENED = "_evaluate_opened"  # the outcome row last opened in the drill-down
@@ -48,6 +59,34 @@ def _open_question(results: list[CandidateResult], index: int) -> None:
     """Show question ``index`` in the drill-down (drawn later in this run)."""
     st.session_state[QUESTION_KEY] = index
     st.session_state[picker_key(QUESTION_KEY, _question_labels(results))] = index
+
+
+def show_configurations(evaluation: Evaluation) -> None:
+    """One row per configuration, in the order asked: recall and IoU beside the mean tokens
+    retrieved per question (the cost they were reached at), or why it failed. A failure is
+    reported, never a reason to drop the others' results."""
+    rows = []
+    for outcome in evaluation.outcomes:
+        if isinstance(outcome, CandidateFailure):
+            rows.append({"Configuration": outcome.candidate.label, "Status": "failed",
+                         "Recall": "—", "IoU": "—", "Mean tokens / question": "—",
+                         "Chunks": "—", "Time": "—", "Reason": outcome.reason})
+            continue
+        overall = outcome.metrics.overall
+        rows.append({"Configuration": outcome.candidate.label, "Status": "ok",
+                     "Recall": f"{overall.recall:.1%}", "IoU": f"{overall.iou:.1%}",
+                     "Mean tokens / question": f"{overall.mean_tokens:,.0f}",
+                     "Chunks": f"{sum(outcome.chunk_counts.values()):,}",
+                     "Time": "cached" if outcome.cached else f"{outcome.seconds:.1f} s",
+                     "Reason": ""})
+    st.subheader("Configurations")
+    if evaluation.failures:
+        total = len(evaluation.outcomes)
+        kept = (f"the results of the other {len(evaluation.results)} are kept"
+                if evaluation.results else "none could be evaluated")
+        st.warning(md_escape(f"{len(evaluation.failures)} of {total} configurations failed; "
+                             f"{kept}. The reason is in its row."), icon=":material/error:")
+    st.table(pd.DataFrame(rows).set_index("Configuration"))  # every row and reason in full
 
 
 def show_metrics(results: list[CandidateResult]) -> None:
@@ -146,6 +185,9 @@ def show_comparison(results: list[CandidateResult]) -> None:
     """B against A: the verdict on one metric, every metric's sign test, and the per-question
     wins, losses and ties (a row opens that question in the drill-down)."""
     st.subheader("Is the difference real?")
+    if len(results) < 2:
+        st.info("Only one configuration has results: there is nothing to compare it with.")
+        return
     labels = [r.candidate.label for r in results]
     by_label = dict(zip(labels, results, strict=True))
     left, middle, right = st.columns(3)
@@ -230,7 +272,8 @@ def drill_down(results: list[CandidateResult], documents: dict[str, Document]) -
             s = q.scores
             st.caption(f"recall {s.recall:.0%} · precision {s.precision:.0%} · "
                        f"IoU {s.iou:.0%} · precision Ω {s.precision_omega:.0%} · "
-                       f"first hit at rank {s.first_hit_rank or '—'}")
+                       f"first hit at rank {s.first_hit_rank or '—'} · "
+                       f"{s.retrieved_tokens:,} tokens retrieved")
             st.html(_drawing(text, q))
             st.dataframe(pd.DataFrame([
                 {"Rank": r.rank, "Span": f"{r.start}–{r.end}" + (" (cut)" if r.cut else ""),
@@ -261,20 +304,59 @@ def _drawing(text: str, q: QuestionResult) -> str:
     return highlight_html(text[lo:hi], spans, height_px=420) + note
 
 
+def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document]) -> None:
+    """A configuration's chunks on a 2-D map, with the drill-down's question, what it retrieved
+    and its reference excerpts; a click opens a chunk in its document. Drawn on request: it
+    embeds every chunk of the question set's documents (cached after the first time)."""
+    st.subheader("Map of the chunks")
+    if not st.toggle("Draw the map", key=kept("evaluate_map_on", False),
+                     help="PCA of the chunk vectors of one configuration, coloured by document "
+                          "or section, with the question picked above."):
+        st.caption("A map of where each chunk sits for retrieval, with the question picked "
+                   "above, what it retrieved and where its answer is.")
+        return
+    labels = [r.candidate.label for r in results]
+    key = kept("evaluate_map_config", labels[0], valid=labels)
+    label = st.selectbox("Configuration", labels, key=key)
+    result = results[labels.index(label)]
+    index = st.session_state.get(QUESTION_KEY, 0)
+    question = result.questions[index if index in range(len(result.questions)) else 0]
+    try:  # embedded by the configuration's embedder: an endpoint may be down
+        chunk_map = result_map(result, documents)
+        placed = evaluation_question(chunk_map, question, documents[question.corpus_id],
+                                     embedding_settings())
+    except ChunkLabError as err:
+        show_error(err)
+        return
+    st.caption(md_escape(f"Question: {question.question}"))
+    texts = {d.doc_id: d.text for d in documents.values()}
+    show_map(chunk_map, "evaluate_map", texts.get, placed)
+
+
+def _history_rows(record: RunRecord) -> list[dict[str, object]]:
+    """A kept run's configurations: their figures, then those that failed with the reason."""
+    run = {"When": record.created.replace("T", " ")[:16], "Question set": record.question_set,
+           "Version": record.question_set_version, "Questions": record.questions,
+           "Retrieval": f"{record.ranking} · {record.retrieval}"}
+    rows: list[dict[str, object]] = [
+        {**run, "Configuration": c.label,
+         **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
+            for m in ("recall", "precision", "iou")},
+         "Tokens / question": "—" if c.mean_tokens is None else f"{c.mean_tokens:,.0f}",
+         "Failed": ""}
+        for c in record.configurations]
+    return rows + [{**run, "Configuration": str(f.config.get("label", "")), "Failed": f.reason}
+                   for f in record.failures]
+
+
 def show_history() -> None:
     records = run_history()
     with st.expander(f"Run history ({len(records)} runs kept)"):
         if not records:
             st.caption("Runs are kept here once you run an evaluation.")
             return
-        st.dataframe(pd.DataFrame([
-            {"When": r.created.replace("T", " ")[:16], "Question set": r.question_set,
-             "Version": r.question_set_version, "Questions": r.questions,
-             "Retrieval": f"{r.ranking} · {r.retrieval}", "Configuration": c.label,
-             **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
-                for m in ("recall", "precision", "iou")}}
-            for r in records for c in r.configurations]), hide_index=True,
-            key="evaluate_history")
+        st.dataframe(pd.DataFrame([row for r in records for row in _history_rows(r)]),
+                     hide_index=True, key="evaluate_history")
         left, right = st.columns(2)
         left.download_button("History (CSV)", history_csv(records),
                              file_name="evaluation-history.csv", mime="text/csv")

@@ -1,6 +1,6 @@
 """Every resource the pages share, held once: the document library, the chunk store, the prompt
-library, token counts, the HTML drawn from content (highlighted text, bar charts), and this
-session's LLM, answer, embedding and reranking settings.
+library, token counts, the HTML drawn from content (highlighted text, bar charts), the maps of
+chunks, and this session's LLM, answer, embedding and reranking settings.
 
 Nothing else in the app caches a resource or drawn HTML. The store and the prompt library are
 keyed by where they live (data folder, Chroma server), so a test or a second data folder gets its
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import streamlit as st
 
@@ -23,6 +24,8 @@ from core.embeddings import embed
 from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.library import DocumentLibrary, default_library
 from core.llm.settings import AnswerSettings, LLMSettings, load_answer_settings, load_settings
+from core.operations.chunk_map import ChunkMap, chunk_set_map, evaluation_map
+from core.operations.evaluation import CandidateResult
 from core.prompts.library import PromptLibrary
 from core.retrieval.rerank import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
@@ -103,6 +106,33 @@ def html_by_content(kind: str, content: object, draw: Callable[[], str]) -> str:
     return _html(kind, key, draw)
 
 
+@st.cache_data(show_spinner="Drawing the map…", max_entries=8)
+def _set_map(data_dir: str, location: str, name: str, version: str) -> ChunkMap:
+    return chunk_set_map(chunk_store(), name, {d.doc_id: d.source_name
+                                               for d in library().documents()})
+
+
+def set_map(name: str) -> ChunkMap:
+    """The map of a chunk set, drawn again when the set changes (its documents or chunks)."""
+    store = chunk_store()
+    info = store.info(name)
+    version = json.dumps([info.created, info.doc_ids, info.chunks])
+    return _set_map(str(config.data_dir()), store.location, name, version)
+
+
+@st.cache_data(show_spinner="Drawing the map…", max_entries=8)
+def _evaluation_map(key: str, _result: CandidateResult,
+                    _documents: Mapping[str, Document]) -> ChunkMap:
+    return evaluation_map(_result, _documents, chunk_store(), embedding_settings())
+
+
+def result_map(result: CandidateResult, documents: Mapping[str, Document]) -> ChunkMap:
+    """The map of an evaluated configuration's chunks (held by configuration and documents)."""
+    key = json.dumps([result.candidate.key(),
+                      sorted((cid, documents[cid].doc_id) for cid in result.chunk_counts)])
+    return _evaluation_map(key, result, documents)
+
+
 @st.cache_resource(show_spinner=False)
 def warm_embedder() -> threading.Thread:
     """Load the embedding model in the background once per server, so the first chunk set or
@@ -152,5 +182,6 @@ def answer_settings() -> AnswerSettings:
 
 def clear() -> None:
     """Forget every held resource (tests switch data folders between runs)."""
-    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html, _page_image):
+    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html, _page_image,
+                   _set_map, _evaluation_map):
         cached.clear()

@@ -19,6 +19,7 @@ import json
 import sys
 
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
+from core.cli.options import add_autocut_option
 from core.cli.stack_options import add_rerank_option
 from core.operations.answers import AssemblyOptions, ask, assemble
 from core.retrieval.ranking import RANK_MODES
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="vector, bm25 or hybrid (default vector)")
     parser.add_argument("--merge-neighbours", action="store_true",
                         help="small-to-big: hits next to each other come back as one pack")
+    add_autocut_option(parser, "--limit")
     parser.add_argument("--headroom", type=int, default=300,
                         help="headroom tokens (default 300; see the budget rule above)")
     parser.add_argument("--context-tokens", type=int,
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         headroom=args.headroom, style=args.style, citation_style=args.citation_style,
         context_tokens=args.context_tokens, estimator=args.estimator,
         system=args.system_prompt, locale=args.locale, merge_adjacent=args.merge_neighbours,
-        rerank=args.rerank,
+        autocut=args.autocut, rerank=args.rerank,
     )
     result = assemble(args.question, args.chunk_set, options)
     packs = [p.model_dump(mode="json") for p in result.packs]

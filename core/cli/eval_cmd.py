@@ -6,7 +6,8 @@ With ``--strategy`` (and its settings) the output is one object: ``overall``, ``
 (the JSON says so under ``values``); ``overall.ci95`` holds the 95 % bootstrap interval
 ``[low, high]`` of each overall metric. With several presets, ``comparisons`` tells for each
 metric whether a configuration beats the first one (wins, losses, ties, sign-test p-value and a
-verdict). ``--budget N`` retrieves N tokens per question instead of the top k.
+verdict). ``--budget N`` retrieves N tokens per question instead of the top k; ``--autocut``
+keeps the top k only up to the first large drop in their scores.
 ``--contextual-delta`` also evaluates each LLM configuration embedded without its contextual
 prefixes and lists, under ``contextual``, both figures of every metric and the delta (with
 minus without). ``--embedder`` (repeatable: ``minilm``, ``endpoint``) evaluates each
@@ -14,6 +15,16 @@ configuration under each embedder, and ``--rerank on|both`` with the configured 
 every result names its ``embedder`` (name, where it ran, dimension). Rows of the
 question set whose references do not match their document are listed under ``invalid_rows`` (and
 on stderr) and not evaluated. Every run is kept in the run history.
+
+Every result has ``overall.mean_tokens``: the tokens retrieved per question (cl100k, overlaps
+counted per chunk), the cost at which its recall and IoU were reached.
+
+A configuration that cannot be evaluated (a typed error: an LLM or embedding endpoint that
+fails, small-to-big retrieval with ``--budget``…) does not stop the others: its entry in
+``results`` has ``"status": "failed"``, the error's kind and its ``reason`` (and a line on
+stderr); the others have ``"status": "ok"``. Exit codes: 0 when every configuration was
+evaluated; 3 when some failed and the others' results were printed; 2 when nothing could be
+evaluated (bad input, or every configuration failed: one line on stderr per reason, no JSON).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.options import (
+    add_autocut_option,
     add_chunking_options,
     chunking_settings,
     refuse_settings_with_preset,
@@ -35,6 +47,7 @@ from core.evaluation.metrics import METRICS
 from core.operations.evaluation import (
     DEFAULT_K,
     Candidate,
+    CandidateFailure,
     CandidateResult,
     EvaluationError,
     evaluate,
@@ -53,6 +66,8 @@ from core.operations.question_sets import load_from_folder
 from core.operations.stacks import configured_reranker, embedder_named, expand
 from core.retrieval.ranking import RANK_MODES
 
+PARTIAL = 3  # exit code: some configurations failed, the others' results were printed
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--questions", type=Path, required=True,
@@ -68,6 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int,
                         help="retrieve ranked chunks until this many tokens (the last one cut to "
                              "fit) instead of the top k")
+    add_autocut_option(parser, "--k")
     parser.add_argument("--rank", dest="ranking", choices=RANK_MODES, default="vector",
                         help="ranking: vector, bm25 or hybrid (default vector)")
     parser.add_argument("--contextual-delta", action="store_true",
@@ -105,6 +121,7 @@ def _summary(result: CandidateResult, details: bool) -> dict[str, Any]:
                                   for m, ci in intervals(result).items()}
     out = {
         "config": full["config"],
+        "status": "ok",
         "embedder": full["embedder"],
         **metrics,
         "chunk_counts": result.chunk_counts,
@@ -151,9 +168,17 @@ def run(args: argparse.Namespace) -> int:
     question_set = loaded.questions
     for problem in question_set.problems:
         say(f"warning: {args.questions.name} {problem}")
-    results = evaluate(question_set, loaded.documents, candidates, ranking=args.ranking,
-                       k=args.k, use_cache=not args.no_cache, budget=args.budget)
-    record = record_run(results, question_set)
+    evaluation = evaluate(question_set, loaded.documents, candidates, ranking=args.ranking,
+                          k=args.k, use_cache=not args.no_cache, budget=args.budget,
+                          autocut=args.autocut)
+    reasons = list(dict.fromkeys(f.reason for f in evaluation.failures))
+    if not evaluation.results and len(reasons) == 1:
+        raise EvaluationError(reasons[0])  # one cause (an endpoint down…): one line
+    for failure in evaluation.failures:
+        say(f"failed: {failure.candidate.label}: {failure.reason}")
+    if not evaluation.results:
+        raise EvaluationError("No configuration could be evaluated; the reasons are above.")
+    record = record_run(evaluation, question_set)
     output: dict[str, Any] = {
         "values": "fractions (0..1)",
         "question_set": str(args.questions),
@@ -165,18 +190,25 @@ def run(args: argparse.Namespace) -> int:
         "ranking": args.ranking,
         "k": args.k,
         "budget": args.budget,
-        "run": record.id,
+        "autocut": args.autocut,
+        "retrieval": evaluation.retrieval,
+        "run": record.id if record else None,
     }
-    pairs = contextual_deltas(results)
-    results = [r for r in results if r.candidate.contextual]  # the twins are in the pairs
+    pairs = contextual_deltas(evaluation.results)
     if args.contextual_delta:
         output["contextual"] = [_contextual(pair) for pair in pairs]
-    summaries = [_summary(result, args.details) for result in results]
-    if args.preset or len(summaries) > 1:
-        output["results"] = summaries
+    # The twins without prefixes are in the pairs; a failed one is listed like any failure.
+    shown: list[CandidateResult | CandidateFailure] = [
+        o for o in evaluation.outcomes
+        if isinstance(o, CandidateFailure) or o.candidate.contextual]
+    results = [o for o in shown if isinstance(o, CandidateResult)]
+    entries = [o.to_json() if isinstance(o, CandidateFailure) else _summary(o, args.details)
+               for o in shown]
+    if args.preset or len(entries) > 1:
+        output["results"] = entries
         output["comparisons"] = _comparisons(results)
     else:
-        output.update(summaries[0])
+        output.update(entries[0])
     json.dump(output, sys.stdout, indent=2, ensure_ascii=False)
     print()
-    return 0
+    return PARTIAL if evaluation.failures else 0

@@ -1,4 +1,5 @@
-"""Chunking options shared by ``chunk``, ``ingest`` and ``eval``: the strategy and its settings."""
+"""Options shared by several commands: the strategy and its settings (``chunk``, ``ingest``,
+``eval``), and autocut (``eval``, ``assemble``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from core.errors import ChunkingError
 from core.operations.strategies import PICKABLE, strategy
+from core.retrieval.autocut import DEFAULT_JUMPS
 
 SIZED = ("size", "overlap", "unit", "overlap_mode", "table_split", "table_max_tokens")
 # settings whose option is not just their name
@@ -75,3 +77,11 @@ def chunking_settings(args: argparse.Namespace) -> dict[str, Any]:
             f"--{FLAGS.get(unknown[0], unknown[0].replace('_', '-'))}."
         )
     return settings
+
+
+def add_autocut_option(parser: argparse.ArgumentParser, window: str) -> None:
+    """``--autocut [JUMPS]``: keep the ranked hits up to the first large drop in score."""
+    parser.add_argument("--autocut", type=int, nargs="?", const=DEFAULT_JUMPS, metavar="JUMPS",
+                        help=f"stop at the first large drop in the hits' scores instead of a "
+                             f"fixed number ({window} is then the most); JUMPS: cut at the "
+                             f"JUMPS-th drop (default {DEFAULT_JUMPS})")

@@ -100,16 +100,19 @@ class QuestionScore:
     covered_chars: int  # the numerator
     reference_chars: int
     retrieved_chars: int  # per chunk (overlaps counted per chunk)
+    retrieved_tokens: int = 0  # per chunk, as the reader reads them (cl100k)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def score_question(
-    retrieved: Sequence[Range], references: Sequence[Range], all_chunks: Sequence[Range]
+    retrieved: Sequence[Range], references: Sequence[Range], all_chunks: Sequence[Range],
+    retrieved_tokens: int = 0,
 ) -> QuestionScore:
     """Score one question: ``retrieved`` in rank order (best first), ``all_chunks`` = every chunk
-    of the question's document (for precisionΩ)."""
+    of the question's document (for precisionΩ); ``retrieved_tokens`` is what the retrieved
+    text costs the reader, counted by the caller who has the text."""
     reference_union = union_ranges(references)
     reference_chars = sum(end - start for start, end in reference_union)
     covered = _covered_reference_ranges(retrieved, reference_union)
@@ -136,6 +139,7 @@ def score_question(
         covered_chars=numerator,
         reference_chars=reference_chars,
         retrieved_chars=retrieved_chars,
+        retrieved_tokens=retrieved_tokens,
     )
 
 
@@ -146,7 +150,9 @@ def _ratio(numerator: int, denominator: int) -> float:
 @dataclass(frozen=True)
 class Summary:
     """Means over questions; ``hit_rate`` is the share of hits, ``mrr`` the mean reciprocal
-    rank. Every value is a fraction."""
+    rank. Every value is a fraction but ``mean_tokens``, the tokens retrieved per question:
+    the cost at which the others were reached (not a metric of :data:`METRICS`, as fewer is
+    neither better nor worse by itself)."""
 
     questions: int
     recall: float
@@ -155,6 +161,7 @@ class Summary:
     precision_omega: float
     hit_rate: float
     mrr: float
+    mean_tokens: float = 0.0
 
     def value(self, metric: str) -> float:
         """One metric by its name in :data:`METRICS`."""
@@ -174,6 +181,7 @@ def summarize(scores: Sequence[QuestionScore]) -> Summary:
         precision_omega=fmean(s.precision_omega for s in scores),
         hit_rate=fmean(1.0 if s.hit else 0.0 for s in scores),
         mrr=fmean(s.reciprocal_rank for s in scores),
+        mean_tokens=fmean(s.retrieved_tokens for s in scores),
     )
 
 

@@ -57,6 +57,7 @@ class AssemblyOptions:
     locale: str | None = None  # of the library's RAG template
     doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one pack
+    autocut: int | None = None  # jumps: hits up to the first large drop in score (limit: most)
     rerank: bool = False  # the configured reranker reorders the best hits before the cut
 
 
@@ -96,7 +97,7 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
         packs = retrieve(question, limit=options.limit, per_hit_neighbors=options.neighbors,
                          ranking=options.ranking, chunk_set=name or None, filters=filters,
                          store=store, merge_adjacent=options.merge_adjacent,
-                         embedding=embedding, reranker=reranker)
+                         autocut=options.autocut, embedding=embedding, reranker=reranker)
     finally:
         if reranker is not None:
             reranker.close()

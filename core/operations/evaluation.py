@@ -6,7 +6,10 @@ embeddings module caches vectors by text hash; a chunk scores the best of its vi
 questions in one batch (once per run, shared by every candidate), rank the chunks of the
 question's own document in memory (vector, BM25 or hybrid), keep the top ``k`` — or, with a
 ``budget``, the best chunks until that many tokens, the last one cut to fit
-(:mod:`core.evaluation.budget`) — and score them with :mod:`core.evaluation.metrics`.
+(:mod:`core.evaluation.budget`), or with ``autocut`` the top ``k`` up to the first large drop
+in their scores (:mod:`core.retrieval.autocut`) — and score them with
+:mod:`core.evaluation.metrics`. Every question's retrieved tokens are counted, so
+configurations are compared at a known cost.
 
 Contextual retrieval is a dimension of a candidate: with ``contextual=False`` the same chunks
 are embedded without the LLM's contextual prefixes, so the two can be compared. So are the
@@ -18,6 +21,10 @@ embedder: model, where it ran, dimension.
 A candidate's result is cached on disk under ``data_dir()/evaluation`` by a content hash of
 everything that decides it (questions and references, document texts, chunks, ranking, k or
 budget, embedder, metrics version), so re-running an unchanged candidate is instant.
+
+Each candidate stands on its own: one that fails with a typed error (a chunk set without one of
+the documents, an embedding endpoint down…) becomes a :class:`CandidateFailure` with its reason,
+and the others are still evaluated and kept (:class:`Evaluation`).
 """
 
 from __future__ import annotations
@@ -27,11 +34,11 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -54,7 +61,8 @@ from core.evaluation.metrics import (
 from core.evaluation.questions import Question, QuestionSet
 from core.files import write_json
 from core.operations.strategies import chunk
-from core.progress import ProgressFn, Tracker
+from core.progress import Cancelled, ProgressFn, Tracker
+from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.packs import MERGE_DEPTH_FACTOR
 from core.retrieval.ranking import (
@@ -74,6 +82,7 @@ from core.retrieval.rerank import (
 )
 from core.store import ChunkStore
 from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
+from core.tokens import count_tokens
 
 DEFAULT_K = 5
 RESULTS_VERSION = "4"  # bump when metrics or the result layout change: old cache entries go stale
@@ -179,6 +188,7 @@ class CandidateResult:
     cached: bool = False
     integrity: dict[str, int] = field(default_factory=dict)  # check kind -> places, all corpora
     budget: int | None = None  # tokens retrieved per question instead of the top k
+    autocut: int | None = None  # jumps: the top k cut at the first large drop in score
     dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
 
     def embedder_json(self) -> dict[str, Any]:
@@ -189,8 +199,8 @@ class CandidateResult:
 
     @property
     def retrieval(self) -> str:
-        """``top-5`` or ``1,000-token budget``."""
-        return f"top-{self.k}" if self.budget is None else f"{self.budget:,}-token budget"
+        """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
+        return retrieval_label(self.k, self.budget, self.autocut)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -199,6 +209,7 @@ class CandidateResult:
             "ranking": self.ranking,
             "k": self.k,
             "budget": self.budget,
+            "autocut": self.autocut,
             "values": "fractions (0..1)",
             "metrics": self.metrics.to_json(),
             "chunk_counts": self.chunk_counts,
@@ -214,7 +225,79 @@ class CandidateResult:
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
                    integrity=data.get("integrity", {}), budget=data.get("budget"),
+                   autocut=data.get("autocut"),
                    dimension=(data.get("embedder") or {}).get("dimension", 0))
+
+
+@dataclass(frozen=True)
+class CandidateFailure:
+    """A configuration that could not be evaluated, and why (the typed error's sentence)."""
+
+    candidate: Candidate
+    reason: str
+    error: str  # the error's kind: its class name, e.g. "EvaluationError"
+
+    @classmethod
+    def of(cls, candidate: Candidate, err: ChunkLabError) -> CandidateFailure:
+        return cls(candidate, str(err), type(err).__name__)
+
+    def to_json(self) -> dict[str, Any]:
+        ref = self.candidate.embedder
+        return {"config": self.candidate.as_dict(), "status": "failed",
+                "embedder": {"name": ref.model, "where": ref.where, "label": ref.label},
+                "error": self.error, "reason": self.reason}
+
+
+class Evaluation(Sequence[CandidateResult]):
+    """What one run gives: the results of the configurations that ran (a sequence, input
+    order) and the failures of those that could not (:attr:`failures`)."""
+
+    def __init__(self, outcomes: Sequence[CandidateResult | CandidateFailure], ranking: RankMode,
+                 k: int, budget: int | None = None, autocut: int | None = None) -> None:
+        self.outcomes = list(outcomes)  # every configuration, in input order
+        self.results = [o for o in self.outcomes if isinstance(o, CandidateResult)]
+        self.failures = [o for o in self.outcomes if isinstance(o, CandidateFailure)]
+        self.ranking = ranking
+        self.k = k
+        self.budget = budget
+        self.autocut = autocut
+
+    @property
+    def retrieval(self) -> str:
+        """As :attr:`CandidateResult.retrieval`."""
+        return retrieval_label(self.k, self.budget, self.autocut)
+
+    @overload
+    def __getitem__(self, index: int) -> CandidateResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[CandidateResult]: ...
+    def __getitem__(self, index: int | slice) -> CandidateResult | list[CandidateResult]:
+        return self.results[index]
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self) -> Iterator[CandidateResult]:
+        return iter(self.results)
+
+    def require_all(self) -> list[CandidateResult]:
+        """Every configuration's result, or :class:`EvaluationError` naming the first that
+        failed (for callers that need them all, such as a benchmark)."""
+        if self.failures:
+            first = self.failures[0]
+            raise EvaluationError(f"{first.candidate.label}: {first.reason}")
+        return self.results
+
+
+def retrieval_label(k: int, budget: int | None = None, autocut: int | None = None) -> str:
+    """How many chunks a question retrieves, in words: ``top-5``, ``1,000-token budget``,
+    ``autocut of top-10`` (``autocut (2 jumps) of top-10`` past the first jump)."""
+    if budget is not None:
+        return f"{budget:,}-token budget"
+    if autocut is not None:
+        jumps = "" if autocut == 1 else f" ({autocut} jumps)"
+        return f"autocut{jumps} of top-{k}"
+    return f"top-{k}"
 
 
 _chunk_memo: OrderedDict[tuple[str, str], list[Chunk]] = OrderedDict()
@@ -249,15 +332,19 @@ def evaluate(
     use_cache: bool = True,
     store: ChunkStore | None = None,
     budget: int | None = None,
+    autocut: int | None = None,
     embedding: EmbeddingSettings | None = None,
     reranking: RerankSettings | None = None,
-) -> list[CandidateResult]:
+) -> Evaluation:
     """Evaluate each candidate on the (validated) question set; results in input order. With
-    ``budget`` (tokens), each question retrieves that much text instead of the top ``k``.
-    ``embedding`` and ``reranking`` are the session's endpoint settings (their keys); an
-    endpoint that fails raises its one-sentence error (EmbeddingError, RerankError).
+    ``budget`` (tokens), each question retrieves that much text instead of the top ``k``; with
+    ``autocut`` (jumps), the top ``k`` up to the first large drop in their scores.
+    ``embedding`` and ``reranking`` are the session's endpoint settings (their keys).
 
-    Progress counts candidates (fractions within one); cancelling stops at the next step.
+    Settings that concern the whole run (ranking, k, budget, no question) raise
+    :class:`EvaluationError`; a candidate that fails with a typed error is reported in
+    :attr:`Evaluation.failures` and the others go on. Progress counts candidates (fractions
+    within one) and reaches the end whatever failed; cancelling stops at the next step.
     """
     if ranking not in RANK_MODES:
         raise EvaluationError(
@@ -266,56 +353,96 @@ def evaluate(
         raise EvaluationError(f"k must be at least 1, not {k}.")
     if budget is not None and budget < 1:
         raise EvaluationError(f"The token budget must be at least 1, not {budget}.")
-    if budget is not None and any(c.merge_adjacent for c in candidates):
-        raise EvaluationError("Small-to-big retrieval is measured at top k: clear the token "
-                              "budget to evaluate it.")
+    if autocut is not None and (autocut < 1 or budget is not None):
+        raise EvaluationError("Autocut cuts the top k at a jump in the scores: give it at "
+                              "least 1 jump, and no token budget.")
     questions = [q for q in question_set.questions if q.corpus_id in documents]
     if not questions:
         raise EvaluationError("The question set has no valid question to evaluate.")
     tracker = Tracker(progress, len(candidates), cancel, what="The evaluation")
-    base_key = _questions_key(questions, documents, ranking, k) + f"|budget={budget}"
-    question_vectors: dict[EmbedderRef, np.ndarray] = {}  # per embedder, shared by candidates
-    results: list[CandidateResult] = []
+    run = _Run(questions, documents, ranking, k, budget, autocut, use_cache, store, embedding,
+               reranking)
+    outcomes: list[CandidateResult | CandidateFailure] = []
     for index, candidate in enumerate(candidates):
-        candidate = _with_set_embedder(candidate, store)
 
         def step(fraction: float, message: str, index: int = index,
                  label: str = candidate.label) -> None:
             tracker.step(index + fraction, f"{label}: {message}")
 
-        started = time.perf_counter()
-        chunks = _chunk_corpora(questions, documents, candidate, step, store)
-        key = _hash(base_key + candidate.key() + _chunks_key(chunks))
-        cache_path = _cache_dir() / f"{key}.json"
-        if use_cache and cache_path.exists():
-            cached = CandidateResult.from_json(json.loads(cache_path.read_text()))
-            cached.integrity = integrity_counts(documents, chunks)
-            results.append(cached)
-            step(1.0, "cached")
-            continue
-        ranks = candidate.ranking or ranking
-        embedder = resolve(candidate.embedder, embedding) if ranks != "bm25" else None
-        if embedder is not None and embedder.ref not in question_vectors:
-            step(0.2, "embedding the questions")
-            question_vectors[embedder.ref] = embedder.embed_queries(
-                [q.question for q in questions])
-        if not candidate.contextual:
-            chunks = {cid: [_without_prefix(c) for c in items] for cid, items in chunks.items()}
-        reranker = (resolve_reranker(candidate.rerank, reranking)
-                    if candidate.rerank is not None else None)
-        embedded = None if embedder is None else (embedder, question_vectors[embedder.ref])
         try:
-            result = _score(questions, chunks, candidate, ranks, k, embedded, step, budget,
-                            reranker)
+            candidate = _with_set_embedder(candidate, store)
+            outcomes.append(run.candidate(candidate, step))
+        except Cancelled:
+            raise
+        except ChunkLabError as err:
+            outcomes.append(CandidateFailure.of(candidate, err))
+    failed = sum(isinstance(o, CandidateFailure) for o in outcomes)
+    tracker.step(len(candidates), f"Done; {failed} of {len(candidates)} configurations failed"
+                 if failed else "Done")
+    return Evaluation(outcomes, ranking, k, budget, autocut)
+
+
+class _Run:
+    """What the candidates of one evaluation share: the questions, their documents, the
+    retrieval and endpoint settings, and the question vectors of each embedder (embedded once,
+    by the first candidate that needs them)."""
+
+    def __init__(self, questions: list[Question], documents: dict[str, Document],
+                 ranking: RankMode, k: int, budget: int | None, autocut: int | None,
+                 use_cache: bool, store: ChunkStore | None,
+                 embedding: EmbeddingSettings | None,
+                 reranking: RerankSettings | None) -> None:
+        self.questions = questions
+        self.documents = documents
+        self.ranking = ranking
+        self.k = k
+        self.budget = budget
+        self.autocut = autocut
+        self.use_cache = use_cache
+        self.store = store
+        self.base_key = (_questions_key(questions, documents, ranking, k)
+                         + f"|budget={budget}|autocut={autocut}")
+        self.embedding = embedding
+        self.reranking = reranking
+        self.question_vectors: dict[EmbedderRef, np.ndarray] = {}
+
+    def candidate(self, candidate: Candidate, step: Step) -> CandidateResult:
+        """``candidate``'s result; a typed error (a missing chunk set, an endpoint that fails)
+        is raised for the caller to report as this configuration's failure."""
+        if self.budget is not None and candidate.merge_adjacent:
+            raise EvaluationError("Small-to-big retrieval is measured at top k: evaluate it "
+                                  "without a token budget.")
+        started = time.perf_counter()
+        chunks = _chunk_corpora(self.questions, self.documents, candidate, step, self.store)
+        key = _hash(self.base_key + candidate.key() + _chunks_key(chunks))
+        cache_path = _cache_dir() / f"{key}.json"
+        if self.use_cache and cache_path.exists():
+            cached = CandidateResult.from_json(json.loads(cache_path.read_text()))
+            cached.integrity = integrity_counts(self.documents, chunks)
+            step(1.0, "cached")
+            return cached
+        ranks = candidate.ranking or self.ranking
+        embedder = resolve(candidate.embedder, self.embedding) if ranks != "bm25" else None
+        if embedder is not None and embedder.ref not in self.question_vectors:
+            step(0.2, "embedding the questions")
+            self.question_vectors[embedder.ref] = embedder.embed_queries(
+                [q.question for q in self.questions])
+        if not candidate.contextual:
+            chunks = {cid: [without_prefix(c) for c in items] for cid, items in chunks.items()}
+        texts = {cid: self.documents[cid].text for cid in chunks}
+        reranker = (resolve_reranker(candidate.rerank, self.reranking)
+                    if candidate.rerank is not None else None)
+        embedded = None if embedder is None else (embedder, self.question_vectors[embedder.ref])
+        try:
+            result = _score(self.questions, chunks, texts, candidate, ranks, self.k, embedded,
+                            step, self.budget, self.autocut, reranker)
         finally:
             if reranker is not None:
                 reranker.close()
         result.seconds = time.perf_counter() - started
-        result.integrity = integrity_counts(documents, chunks)
+        result.integrity = integrity_counts(self.documents, chunks)
         write_json(cache_path, result.to_json())
-        results.append(result)
-    tracker.step(len(candidates), "Done")
-    return results
+        return result
 
 
 Step = Callable[[float, str], None]
@@ -329,7 +456,8 @@ def _with_set_embedder(candidate: Candidate, store: ChunkStore | None) -> Candid
     return candidate if ref == candidate.embedder else replace(candidate, embedder=ref)
 
 
-def _without_prefix(chunk: Chunk) -> Chunk:
+def without_prefix(chunk: Chunk) -> Chunk:
+    """``chunk`` as embedded without its LLM contextual prefix."""
     if chunk.llm is None or not chunk.llm.context_prefix:
         return chunk
     return chunk.model_copy(update={"llm": chunk.llm.model_copy(update={"context_prefix": None})})
@@ -354,6 +482,11 @@ def _chunk_corpora(
     for n, corpus_id in enumerate(corpus_ids):
         step(0.2 * n / len(corpus_ids), f"chunking {corpus_id}")
         chunks[corpus_id] = chunks_for(documents[corpus_id], candidate, store)
+        if not chunks[corpus_id] and candidate.chunk_set:
+            raise EvaluationError(
+                f"The chunk set “{candidate.chunk_set}” holds no chunk of {corpus_id}: add "
+                "that document to the set, or evaluate the set on questions about its own "
+                "documents.")
         if not chunks[corpus_id]:
             raise EvaluationError(f"{candidate.label} produced no chunks for {corpus_id}.")
     return chunks
@@ -362,12 +495,14 @@ def _chunk_corpora(
 def _score(
     questions: list[Question],
     chunks: dict[str, list[Chunk]],
+    texts: dict[str, str],
     candidate: Candidate,
     ranking: RankMode,
     k: int,
     embedded: tuple[Embedder, np.ndarray] | None,
     step: Step,
     budget: int | None,
+    autocut: int | None,
     reranker: Reranker | None,
 ) -> CandidateResult:
     """Rank and score every question; ``embedded`` is the embedder with the questions' vectors
@@ -393,6 +528,7 @@ def _score(
     )
 
     step(0.8, "reranking, ranking and scoring" if reranker else "ranking and scoring")
+    tokens = _TokenCounts(texts)  # shared by the questions (threads with a reranker)
 
     def one(qi: int) -> QuestionResult:
         q = questions[qi]
@@ -406,16 +542,18 @@ def _score(
                                        lambda i: doc_chunks[i].text))
         if candidate.merge_adjacent:
             runs = rank_merged(q.question, doc_chunks, ranking, limit=k, reorder=reorder,
-                               **options)
+                               autocut=autocut, **options)
             retrieved = [_run(n, doc_chunks, run, s, refs) for n, (run, s) in enumerate(runs, 1)]
         else:
             ranked = rank_chunks(q.question, doc_chunks, ranking,
                                  limit=None if budget or reorder else k, **options)
             if reorder is not None:
                 ranked = reorder(ranked)[: None if budget else k]
+            ranked = cut(ranked, [s for _, s in ranked], autocut)
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
         score = score_question(
-            [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks]
+            [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks],
+            retrieved_tokens=sum(tokens.of(q.corpus_id, r.start, r.end) for r in retrieved),
         )
         return QuestionResult(row=q.row, question=q.question, corpus_id=q.corpus_id,
                               kind=q.kind, references=refs, retrieved=retrieved, scores=score)
@@ -428,7 +566,22 @@ def _score(
     scored = [(row.corpus_id, row.kind, row.scores) for row in rows]
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
-                           budget=budget, dimension=dimension)
+                           budget=budget, autocut=autocut, dimension=dimension)
+
+
+class _TokenCounts:
+    """Tokens (cl100k) of spans of the documents, each span counted once per run: a chunk
+    retrieved for many questions is not counted again."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+        self.counts: dict[tuple[str, int, int], int] = {}
+
+    def of(self, corpus_id: str, start: int, end: int) -> int:
+        key = (corpus_id, start, end)
+        if key not in self.counts:
+            self.counts[key] = count_tokens(self.texts[corpus_id][start:end])
+        return self.counts[key]
 
 
 def _retrieved(ranked: list[tuple[int, float]], chunks: list[Chunk], refs: list[Range],

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.chunking.checks import LABELS as CHECK_LABELS
 from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS, relative_improvement
-from core.operations.evaluation import Candidate, CandidateResult
+from core.operations.evaluation import Candidate, CandidateFailure, CandidateResult
 from core.operations.presets import BASELINE, BUILTIN_PRESETS
 from core.operations.strategies import validated_config
 
@@ -84,15 +85,17 @@ def table_verdict(results: list[CandidateResult]) -> TableVerdict:
     return TableVerdict(baseline.candidate.label, base, gains)
 
 
-def results_csv(results: list[CandidateResult]) -> bytes:
-    """One row per candidate and question: its scores and the spans it retrieved, then the
-    candidate's integrity counts (``check_<kind>``, over every chunked document)."""
+def results_csv(results: Sequence[CandidateResult],
+                failures: Sequence[CandidateFailure] = ()) -> bytes:
+    """One row per candidate and question: its scores, the tokens and spans it retrieved, then
+    the candidate's integrity counts (``check_<kind>``, over every chunked document); a
+    configuration that failed has one row with its reason under ``failed``."""
     checks = [f"check_{kind}" for kind in CHECK_LABELS]
     fields = ["configuration", "ranking", "k", "budget", "row", "corpus_id", "kind", "question",
               "recall", "precision", "iou", "precision_omega", "hit", "reciprocal_rank",
-              "retrieved", *checks]
+              "tokens", "retrieved", *checks, "failed"]
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer = csv.DictWriter(buffer, fieldnames=fields, restval="")
     writer.writeheader()
     for result in results:
         for q in result.questions:
@@ -103,8 +106,10 @@ def results_csv(results: list[CandidateResult]) -> bytes:
                 "corpus_id": q.corpus_id, "kind": q.kind,
                 "question": q.question, "recall": s.recall, "precision": s.precision,
                 "iou": s.iou, "precision_omega": s.precision_omega, "hit": s.hit,
-                "reciprocal_rank": s.reciprocal_rank,
+                "reciprocal_rank": s.reciprocal_rank, "tokens": s.retrieved_tokens,
                 "retrieved": " ".join(f"{r.start}-{r.end}" for r in q.retrieved),
                 **{f"check_{kind}": count for kind, count in result.integrity.items()},
             })
+    for failure in failures:
+        writer.writerow({"configuration": failure.candidate.label, "failed": failure.reason})
     return buffer.getvalue().encode()

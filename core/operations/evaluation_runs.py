@@ -2,8 +2,9 @@
 run and to see a history.
 
 A run records the question set (name and version, which changes with any edit), the embedder,
-the ranking, top-k or token budget, and per configuration its settings and overall metrics with
-their 95 % intervals. Runs live as JSON files under ``data_dir()/evaluation_runs`` and export as
+the ranking, top-k or token budget, per configuration its settings, overall metrics with their
+95 % intervals and the mean tokens retrieved per question, and the configurations that failed
+with their reasons. Runs live as JSON files under ``data_dir()/evaluation_runs`` and export as
 CSV (one row per run and configuration) and JSON.
 """
 
@@ -23,7 +24,7 @@ from core.embeddings import EmbedderRef
 from core.evaluation.metrics import METRICS
 from core.evaluation.questions import QuestionSet
 from core.files import write_json
-from core.operations.evaluation import CandidateResult
+from core.operations.evaluation import Evaluation, retrieval_label
 from core.operations.evaluation_stats import intervals
 
 MAX_RUNS = 200  # the oldest runs beyond this are removed
@@ -35,10 +36,18 @@ class ConfigurationScore:
     metrics: dict[str, float]
     ci95: dict[str, tuple[float, float]]
     chunks: int
+    mean_tokens: float | None = None  # None in runs kept before it was recorded
 
     @property
     def label(self) -> str:
         return str(self.config.get("label", ""))
+
+
+@dataclass(frozen=True)
+class ConfigurationFailure:
+    config: dict[str, Any]
+    error: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -53,10 +62,12 @@ class RunRecord:
     k: int
     budget: int | None
     configurations: tuple[ConfigurationScore, ...]
+    failures: tuple[ConfigurationFailure, ...] = ()
+    autocut: int | None = None
 
     @property
     def retrieval(self) -> str:
-        return f"top-{self.k}" if self.budget is None else f"{self.budget:,}-token budget"
+        return retrieval_label(self.k, self.budget, self.autocut)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,35 +76,44 @@ class RunRecord:
     def from_json(cls, data: dict[str, Any]) -> RunRecord:
         configurations = tuple(
             ConfigurationScore(c["config"], c["metrics"],
-                               {m: (lo, hi) for m, (lo, hi) in c["ci95"].items()}, c["chunks"])
+                               {m: (lo, hi) for m, (lo, hi) in c["ci95"].items()}, c["chunks"],
+                               c.get("mean_tokens"))
             for c in data["configurations"])
-        return cls(**{**data, "configurations": configurations})
+        failures = tuple(ConfigurationFailure(**f) for f in data.get("failures", ()))
+        return cls(**{**data, "configurations": configurations, "failures": failures})
 
 
 def _folder() -> Path:
     return data_dir() / "evaluation_runs"
 
 
-def record_run(results: list[CandidateResult], question_set: QuestionSet) -> RunRecord:
-    """Keep the run of ``results`` on ``question_set``; returns what was written."""
-    first = results[0]
+def record_run(evaluation: Evaluation, question_set: QuestionSet) -> RunRecord | None:
+    """Keep the run of ``evaluation`` on ``question_set``; returns what was written (None when
+    no configuration could be evaluated: nothing to keep)."""
+    results = evaluation.results
+    if not results:
+        return None
     now = datetime.now(UTC)
     created = now.isoformat(timespec="seconds")
     configurations = tuple(
         ConfigurationScore(r.candidate.as_dict(),
                            {m: r.metrics.overall.value(m) for m in METRICS},
-                           intervals(r), sum(r.chunk_counts.values()))
+                           intervals(r), sum(r.chunk_counts.values()),
+                           r.metrics.overall.mean_tokens)
         for r in results)
+    failures = tuple(ConfigurationFailure(f.candidate.as_dict(), f.error, f.reason)
+                     for f in evaluation.failures)
     digest = hashlib.sha256(json.dumps(
-        [created, question_set.version, first.ranking, first.k, first.budget,
+        [created, question_set.version, evaluation.ranking, evaluation.retrieval,
          [c.config for c in configurations]], sort_keys=True).encode()).hexdigest()[:8]
     record = RunRecord(
         id=f"{now:%Y%m%dT%H%M%S%f}-{digest}", created=created,
         question_set=question_set.name, question_set_version=question_set.version,
-        questions=first.metrics.overall.questions,
-        embedder=", ".join(dict.fromkeys(r.candidate.embedder.label for r in results)),
-        ranking=first.ranking,
-        k=first.k, budget=first.budget, configurations=configurations)
+        questions=results[0].metrics.overall.questions,
+        embedder=", ".join(dict.fromkeys(o.candidate.embedder.label
+                                         for o in evaluation.outcomes)),
+        ranking=evaluation.ranking, k=evaluation.k, budget=evaluation.budget,
+        configurations=configurations, failures=failures, autocut=evaluation.autocut)
     write_json(_folder() / f"{record.id}.json", record.to_json(), indent=1)
     for old in sorted(_folder().glob("*.json"))[:-MAX_RUNS]:
         old.unlink(missing_ok=True)
@@ -112,31 +132,42 @@ def run_history() -> list[RunRecord]:
 
 
 def history_rows(records: list[RunRecord]) -> list[dict[str, Any]]:
-    """One flat row per run and configuration (metrics as fractions, intervals beside)."""
+    """One flat row per run and configuration (metrics as fractions, intervals beside); a
+    configuration that failed has its reason under ``failed`` and no metrics."""
     rows = []
     for record in records:
+        run = {"run": record.id, "created": record.created, "question_set": record.question_set,
+               "question_set_version": record.question_set_version,
+               "questions": record.questions, "embedder": record.embedder,
+               "ranking": record.ranking, "retrieval": record.retrieval}
         for c in record.configurations:
-            row: dict[str, Any] = {
-                "run": record.id, "created": record.created, "question_set": record.question_set,
-                "question_set_version": record.question_set_version,
-                "questions": record.questions, "embedder": _embedder(c, record),
-                "ranking": record.ranking, "retrieval": record.retrieval,
-                "configuration": c.label, "strategy": c.config.get("strategy") or "",
-                "settings": json.dumps(c.config.get("settings") or {}, sort_keys=True),
-                "chunk_set": c.config.get("chunk_set") or "",
-                "contextual_prefixes": c.config.get("contextual", True), "chunks": c.chunks,
-            }
+            row = run | _config_columns(c.config, record) | {
+                "chunks": c.chunks, "mean_tokens": c.mean_tokens, "failed": ""}
             for metric in METRICS:
                 low, high = c.ci95[metric]
                 row |= {metric: c.metrics[metric], f"{metric}_ci95_low": low,
                         f"{metric}_ci95_high": high}
             rows.append(row)
+        for f in record.failures:
+            rows.append(run | _config_columns(f.config, record) | {
+                "chunks": None, "mean_tokens": None, "failed": f.reason,
+                **{name: None for metric in METRICS
+                   for name in (metric, f"{metric}_ci95_low", f"{metric}_ci95_high")}})
     return rows
 
 
-def _embedder(score: ConfigurationScore, record: RunRecord) -> str:
+def _config_columns(config: dict[str, Any], record: RunRecord) -> dict[str, Any]:
+    return {"configuration": str(config.get("label", "")),
+            "embedder": _embedder(config, record),
+            "strategy": config.get("strategy") or "",
+            "settings": json.dumps(config.get("settings") or {}, sort_keys=True),
+            "chunk_set": config.get("chunk_set") or "",
+            "contextual_prefixes": config.get("contextual", True)}
+
+
+def _embedder(config: dict[str, Any], record: RunRecord) -> str:
     """The configuration's embedder (runs kept before embedders were chosen: the run's)."""
-    ref = score.config.get("embedder")
+    ref = config.get("embedder")
     return EmbedderRef(**ref).label if isinstance(ref, dict) else record.embedder
 
 

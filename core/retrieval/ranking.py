@@ -14,6 +14,7 @@ import numpy as np
 
 from core.chunking.chunk import Chunk
 from core.embeddings.encoder import embed
+from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import RRF_K, fused_scores
 from core.retrieval.packs import merge_adjacent, merge_depth
@@ -158,13 +159,15 @@ def rank_merged(
     ranking: RankMode = "vector",
     limit: int = DEFAULT_LIMIT,
     reorder: Reorder | None = None,
+    autocut: int | None = None,
     **options: Any,
 ) -> list[tuple[list[int], float]]:
     """Small-to-big: rank ``chunks`` as :func:`rank_chunks` does (``options`` are its keyword
-    arguments), walk the best :func:`~core.retrieval.packs.merge_depth` and merge hits that
-    are neighbours in their document (:func:`core.retrieval.packs.merge_adjacent`). Hybrid
-    ranking fuses with :data:`MERGED_FUSION_K`. ``reorder`` (a reranking step) gets the whole
-    ranking before the walk. Returns up
+    arguments), walk the best :func:`~core.retrieval.packs.merge_depth` — with ``autocut``
+    (jumps), only those before the jump (:mod:`core.retrieval.autocut`) — and merge hits
+    that are neighbours in their document (:func:`core.retrieval.packs.merge_adjacent`).
+    Hybrid ranking fuses with :data:`MERGED_FUSION_K`. ``reorder`` (a reranking step) gets the
+    whole ranking before the walk (and before autocut, which then reads its scores). Returns up
     to ``limit`` runs best first, each as ``(indices into chunks in document order, best hit's
     score)``.
     """
@@ -173,6 +176,7 @@ def rank_merged(
                          fusion_k=MERGED_FUSION_K, **options)
     if reorder:
         ranked = reorder(ranked)[:depth]
+    ranked = cut(ranked, [s for _, s in ranked], autocut)
     order = sorted(range(len(chunks)), key=lambda i: (chunks[i].doc_id, chunks[i].start,
                                                       chunks[i].end))
     position = {index: place for place, index in enumerate(order)}

@@ -15,6 +15,7 @@ from core.chunking.chunk import Chunk
 from core.embeddings.port import Embedder
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError, StoreError
+from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import RRF_K
 from core.retrieval.packs import Pack, build_packs, merge_depth, merged_packs
@@ -83,6 +84,7 @@ def retrieve(
     filters: Filters | None = None,
     store: ChunkStore | None = None,
     merge_adjacent: bool = False,
+    autocut: int | None = None,
     embedding: EmbeddingSettings | None = None,
     reranker: Reranker | None = None,
 ) -> list[Pack]:
@@ -94,14 +96,18 @@ def retrieve(
     ``{"doc_id": [a, b]}``. A blank question retrieves nothing. ``merge_adjacent`` is
     small-to-big retrieval: the best :func:`~core.retrieval.packs.merge_depth` hits are
     walked and hits that are neighbours in their document come back as one pack (then with
-    no extra neighbours). ``embedding`` are the session's endpoint settings (the key of a set
-    embedded at an endpoint); ``reranker`` reorders the best hits before the cut.
+    no extra neighbours). ``autocut`` (jumps) keeps the ranked hits only up to the first
+    large drop in their scores (:mod:`core.retrieval.autocut`), after any reranking and before
+    any merging. ``embedding`` are the session's endpoint settings (the key of a set embedded
+    at an endpoint); ``reranker`` reorders the best hits before the cut.
     """
     if ranking not in RANK_MODES:
         raise RetrievalError(
             f"Unknown ranking “{ranking}”; choose one of {', '.join(RANK_MODES)}.")
     if limit < 1 or per_hit_neighbors < 0:
         raise RetrievalError("The limit must be at least 1 and neighbours cannot be negative.")
+    if autocut is not None and autocut < 1:
+        raise RetrievalError("Autocut cuts at a jump in the scores: give it at least 1 jump.")
     store = store or ChunkStore()
     name = chunk_set or store.active_set()
     if not name:
@@ -115,6 +121,7 @@ def retrieve(
                  MERGED_FUSION_K if merge_adjacent else RRF_K, embedder)
     if reranker:
         hits = rerank_hits(reranker, question, hits, lambda c: c.text)[:depth]
+    hits = cut(hits, [score for _, score in hits], autocut)
     doc_chunks: dict[str, Sequence[Chunk]] = {}
     if per_hit_neighbors or merge_adjacent:
         for doc_id in dict.fromkeys(c.doc_id for c, _ in hits):

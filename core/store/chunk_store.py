@@ -392,6 +392,18 @@ class ChunkStore:
         ]
         return sorted(chunks, key=lambda c: (c.doc_id, c.start, c.end))
 
+    @_serialised
+    def get_vectors(self, name: str) -> dict[str, np.ndarray]:
+        """Each chunk's stored vector by chunk id: the vector of its first view, the text
+        :func:`~core.store.views.embedding_text` makes (extra views are left out)."""
+        collection = self._collection(name)
+        with self._talking():
+            found = collection.get(include=["embeddings", "metadatas"])
+        return {chunk_id: np.asarray(vector, dtype=np.float32)
+                for chunk_id, vector, meta in zip(found["ids"], found["embeddings"],
+                                                  found["metadatas"], strict=True)
+                if VIEW_OF not in meta}
+
     def query(
         self, name: str, text: str, k: int, where: dict | None = None,
         embedder: Embedder | None = None,

@@ -1,5 +1,6 @@
-"""Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish, and an
-app whose library holds the guide and whose LLM is a fake server."""
+"""Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish, an
+app whose library holds the guide and whose LLM is a fake server, and clicking a point of a
+Plotly chart."""
 
 from __future__ import annotations
 
@@ -40,3 +41,22 @@ def guide_app_with_llm(start_app: Callable[..., str], data: Path, llm: FakeLLM) 
     DocumentLibrary(data / "documents").add(GUIDE_MARKDOWN.encode(), "field_guide.md")
     return start_app(env={"CHUNKLAB_DATA_DIR": str(data), "LLM_BASE_URL": llm.base_url,
                           "LLM_MODEL": "fake"})
+
+
+# Where a trace's point is drawn, in page pixels: Plotly's own axis maps, read in the browser.
+POINT_XY = """([trace, point, which]) => {
+    const plot = document.querySelectorAll('.js-plotly-plot')[which];
+    const layout = plot._fullLayout, data = plot._fullData[trace];
+    const box = plot.getBoundingClientRect();
+    return [box.left + layout._size.l + layout.xaxis.l2p(data.x[point]),
+            box.top + layout._size.t + layout.yaxis.l2p(data.y[point])];
+}"""
+TRACES = "() => document.querySelector('.js-plotly-plot')._fullData.map(t => t.name)"
+
+
+def click_point(page: Page, trace: int, point: int, plot: int = 0) -> None:
+    """Click point ``point`` of trace ``trace`` of the ``plot``-th Plotly chart on the page."""
+    x, y = page.evaluate(POINT_XY, [trace, point, plot])
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)  # hover first, as a hand does: Plotly picks the point it hovers
+    page.mouse.click(x, y)
