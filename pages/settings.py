@@ -229,7 +229,12 @@ if last:
     _show_report(*last)
 st.markdown(SIZES_NOTE)
 
-key_state = "set for this session" if current.api_key.get_secret_value() else "not set"
+if st.session_state.get("llm_api_key_input"):  # typed, then Test connection: not kept yet
+    key_state = "typed, not saved yet (Save keeps it for this session)"
+elif current.api_key.get_secret_value():
+    key_state = "set for this session"
+else:
+    key_state = "not set (a key typed above is used once you Save)"
 st.caption(
     f"API key: {key_state}. Environment variables {', '.join(ENV_KEYS.values())} and "
     "`.streamlit/secrets.toml` are read at start and override saved settings."
