@@ -27,7 +27,7 @@ from ui.resources import (
     llm_settings,
     prompt_library,
 )
-from ui.state import show_error, warn_missing_key
+from ui.state import answered_without_key, show_error, warn_missing_key
 from ui.wording import count
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
@@ -202,7 +202,7 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
     if not settings.configured:
         st.info(md_escape(settings.missing_message()))
         return
-    warn_missing_key(settings)
+    notice = st.container()  # filled after the request: a success shows the key is not needed
     answers = st.session_state.setdefault(ANSWERS, {})
     key = (name, assembled.model_dump_json())
     answer = answer_settings()
@@ -212,6 +212,10 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
                 answers[key] = ask(assembled, settings, answer, prompt_library())
         except ChunkLabError as err:
             show_error(err)
+        else:
+            answered_without_key(settings)
+    with notice:
+        warn_missing_key(settings)
     if key in answers:
         run = answers[key]
         st.caption(md_escape(f"Answer from {run.model} (temperature {run.temperature:g}) in "

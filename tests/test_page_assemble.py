@@ -7,12 +7,13 @@ from streamlit.testing.v1 import AppTest
 
 import ui.resources
 from core.library import default_library
-from core.llm.settings import AnswerSettings, save_answer_settings
+from core.llm.settings import AnswerSettings, save_answer_settings, save_settings
 from core.operations.presets import SMALL_TO_BIG
 from core.store import ChunkStore
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, shown
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
+from ui.state import KEY_GONE
 
 PAGE = page_path("assemble")
 QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
@@ -147,6 +148,21 @@ def test_ask_uses_the_settings_typed_on_the_settings_page(one_set, fake_llm):  #
     assert not at.exception and not at.error
     assert any("Every marker points to a source" in s.value for s in at.success)
     assert fake_llm.calls[-1].phase == "rag_answer"
+
+
+def test_the_key_gone_warning_goes_once_a_request_succeeds_without_it(one_set,
+                                                                      fake_llm):  # noqa: F811
+    """Saved with a key, a refresh lost it; the server answers anyway: it needs none."""
+    save_settings(fake_llm.settings(api_key="sk-lost").model_copy(update={"needs_key": True}))
+    fake_llm.respond(lambda request: "Two coordinators may fail [¹].")
+    at = run_page(assemble_question=QUESTION, assemble_limit=1)
+    assert any(KEY_GONE in w.value for w in at.warning)
+    at.button(key="ask_a").click().run()
+    assert not at.exception and fake_llm.calls[-1].phase == "rag_answer"
+    assert any("Every marker points to a source" in s.value for s in at.success)
+    assert not any(KEY_GONE in w.value for w in at.warning)
+    at.run()  # and later runs in this session
+    assert not any(KEY_GONE in w.value for w in at.warning)
 
 
 def test_ask_sends_the_saved_answer_model_and_temperature(one_set, fake_llm):  # noqa: F811

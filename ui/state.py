@@ -21,6 +21,7 @@ from ui.resources import library
 SELECTED = "selected_doc_id"
 KEY_GONE = ("The API key is gone: it was set when these LLM settings were saved, but keys are "
             "kept only for one browser session, which a refresh ends.")
+ANSWERED = "_llm_answered_without_key"  # endpoints that answered this session without a key
 
 
 def select_document(doc_id: str) -> None:
@@ -60,12 +61,20 @@ def show_error(err: ChunkLabError | str) -> None:
     st.error(md_escape(str(err)), icon=":material/error:")
 
 
+def answered_without_key(settings: LLMSettings) -> None:
+    """A request to ``settings``' endpoint succeeded without the key it was saved with: the
+    endpoint does not need one, so this session stops warning that the key is gone."""
+    if settings.key_missing:
+        st.session_state.setdefault(ANSWERED, set()).add(settings.base_url)
+
+
 def warn_missing_key(settings: LLMSettings,
                      hint: str = "Type it again under Settings (Setup in the sidebar), or set "
                                  "LLM_API_KEY before starting the app.") -> bool:
     """On a page that sends LLM requests: warn when the endpoint was used with an API key this
-    session no longer has, instead of letting requests fail with HTTP 401. True when warned."""
-    if not settings.key_missing:
+    session no longer has, instead of letting requests fail with HTTP 401 (unless a request
+    succeeded without it). True when warned."""
+    if not settings.key_missing or settings.base_url in st.session_state.get(ANSWERED, ()):
         return False
     st.warning(f"{KEY_GONE} {md_escape(hint)}", icon=":material/key_off:")
     return True
