@@ -35,7 +35,7 @@ import numpy as np
 from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.embeddings.chroma import get_embedding_function
-from core.embeddings.encoder import MAX_WORD_PIECES, embed, word_pieces
+from core.embeddings.encoder import embed, word_pieces
 from core.errors import StoreError
 from core.files import file_lock, write_atomic, write_json
 from core.store.info import ChunkSetInfo
@@ -305,7 +305,7 @@ class ChunkStore:
                     progress(done, len(unique))
             return self._write_info(name, lambda info: {
                 "doc_ids": list(dict.fromkeys([*info.doc_ids, *added])),
-                "over_limit": info.over_limit + sum(p > MAX_WORD_PIECES for p in pieces),
+                "over_limit": info.over_limit + sum(r.truncated for r in read),
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
                 "read_chars": info.read_chars + sum(r.read_chars for r in read),
                 "chars": info.chars + sum(r.chars for r in read),
