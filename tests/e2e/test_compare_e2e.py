@@ -43,6 +43,30 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
     page.screenshot(path=str(ARTIFACTS / "compare_settings_and_stats.png"), full_page=True)
 
 
+def test_a_configuration_switched_to_another_strategy_says_so_in_its_picker(
+        page: Page, start_app) -> None:
+    """The picker names the configuration it became, not only the preset it started from (the
+    browser keeps a picker's old label unless it is a new picker)."""
+    page.goto(f"{start_app()}/compare")
+    wait_for_app(page)
+    page.get_by_test_id("stRadio").get_by_text("4", exact=True).click()
+    wait_for_app(page)
+    picker = page.get_by_role("combobox", name="Configuration 4")
+    expect(picker).to_have_value("recursive 500/50 by section")
+    page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").nth(3).click()
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Strategy").click()
+    page.get_by_role("option", name="llm", exact=True).click()
+    wait_for_app(page)
+    expect(picker).to_have_value("llm 500 · from recursive 500/50 by section")
+    page.screenshot(path=str(ARTIFACTS / "compare_strategy_switched.png"))
+    picker.click()  # picking a preset again starts from it
+    page.get_by_role("option", name="semantic", exact=True).click()
+    wait_for_app(page)
+    expect(picker).to_have_value("semantic")
+    expect(page.get_by_role("combobox", name="Strategy")).to_have_value("semantic")
+
+
 def switch_away_and_back(page: Page) -> None:
     page.get_by_role("link", name="Documents").click()
     wait_for_app(page)
