@@ -86,7 +86,7 @@ def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> str:
             for slot, (row, (_, chunks)) in enumerate(zip(rows, results, strict=True))
             for k, c in enumerate(chunks)]
     starts = sorted({s.start: s.title for s in document.sections}.items())
-    ends = [start for start, _ in starts[1:]] + [len(document.text)]
+    ends = [start for start, _ in starts[1:]] + [len(document.text)] * bool(starts)
     bars += [Bar("sections", start, end - start, SECTION_SHADES[n % 2], f"section: {title}")
              for n, ((start, title), end) in enumerate(zip(starts, ends, strict=True))]
     return strip_html([*rows, "sections"] if starts else rows, bars, len(document.text),

@@ -339,3 +339,10 @@ def test_a_tolerant_llm_column_lists_its_repairs(data_dir, slipping_llm) -> None
     table = next(f.value for f in at.dataframe if "raw line" in f.value.columns)
     assert len(table) == total and set(table["warning"]) == set(kinds)
     assert "2. llm 500" in stats(at)  # the column still shows its chunks
+
+
+def test_a_document_without_sections_is_compared(tmp_path, monkeypatch) -> None:
+    text = "Minutes of the meeting. " * 80
+    for _ in use_samples(tmp_path, monkeypatch, {"minutes.txt": text}):
+        at = run()
+        assert list(stats(at)) == ["1. fixed 1000 chars", "2. recursive 500/50"]
