@@ -2,7 +2,7 @@
 
 The selected document lives in ``st.session_state["selected_doc_id"]`` (not a widget key, which
 Streamlit forgets when the page that drew the widget is left), so the choice follows the user
-from page to page.
+from page to page; it is saved in the data folder too, so a reload or restart keeps it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import streamlit as st
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.llm.settings import LLMSettings
+from ui.persist import save_choice, saved_choices
 from ui.render import md_escape
 from ui.resources import library
 
@@ -26,6 +27,7 @@ ANSWERED = "_llm_answered_without_key"  # endpoints that answered this session w
 
 def select_document(doc_id: str) -> None:
     st.session_state[SELECTED] = doc_id
+    save_choice(SELECTED, doc_id)
 
 
 def pick_document(label: str = "Document", key: str = "doc_id",
@@ -37,7 +39,7 @@ def pick_document(label: str = "Document", key: str = "doc_id",
         st.info("No documents yet: add some on the **Documents** page.")
         return None
     by_id = {d.doc_id: d for d in documents}
-    current = st.session_state.get(SELECTED)
+    current = st.session_state.get(SELECTED, saved_choices().get(SELECTED))
     if current not in by_id:
         current = documents[0].doc_id
     if fits is not None and not fits(by_id[current]):

@@ -10,8 +10,8 @@ from tests.e2e.browser import ARTIFACTS, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) -> None:
-    page.goto(f"{app_url}/compare")
+def test_two_configurations_show_two_coloured_columns(page: Page, start_app) -> None:
+    page.goto(f"{start_app()}/compare")  # own data folder: it keeps the inputs for the next visit
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Compare chunkings")).to_be_visible()
     # choose the second configuration explicitly: the recursive preset without tables
@@ -102,8 +102,8 @@ def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> N
 
 
 def test_a_closed_hand_edit_panel_keeps_its_inputs_across_a_page_switch(page: Page,
-                                                                        app_url: str) -> None:
-    page.goto(f"{app_url}/compare")
+                                                                        start_app) -> None:
+    page.goto(f"{start_app()}/compare")
     wait_for_app(page)
     panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
     panel.get_by_text("Edit chunks by hand").click()
@@ -118,3 +118,42 @@ def test_a_closed_hand_edit_panel_keeps_its_inputs_across_a_page_switch(page: Pa
     panel.get_by_text("Edit chunks by hand").click()
     wait_for_app(page)
     expect(chunk).to_have_value("3")
+
+
+def _compare_as_left(page: Page) -> None:
+    expect(page.get_by_role("combobox", name="Document")).to_have_value(
+        "meeting_transcript.txt  ·  TXT")
+    expect(page.get_by_test_id("stRadio").get_by_role("radio", name="3")).to_be_checked()
+    expect(page.get_by_role("combobox", name="Configuration 2")).to_have_value("semantic")
+    strip = page.locator(".cl-clickable").first
+    expect(strip.get_by_text("1. fixed 1000 chars · hand-edited", exact=True)).to_be_visible()
+    expect(strip.get_by_text("3. semantic", exact=True)).to_be_visible()
+
+
+def test_inputs_survive_a_reload_and_a_restart(page: Page, start_app, tmp_path) -> None:
+    """The data folder keeps the user's Compare inputs: a reload or a new server finds them."""
+    data = {"CHUNKLAB_DATA_DIR": str(tmp_path / "data")}
+    page.goto(f"{start_app(env=data)}/compare")
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Document").click()
+    page.get_by_role("option", name="meeting_transcript.txt  ·  TXT").click()
+    wait_for_app(page)
+    page.get_by_test_id("stRadio").get_by_text("3", exact=True).click()
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Configuration 2").click()
+    page.get_by_role("option", name="semantic", exact=True).click()
+    wait_for_app(page)
+    panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
+    panel.get_by_text("Edit chunks by hand").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Split here").click()
+    wait_for_app(page)
+    _compare_as_left(page)
+    page.reload()
+    wait_for_app(page)
+    _compare_as_left(page)
+    page.goto(f"{start_app(env=data)}/compare")  # another server on the same data folder
+    wait_for_app(page)
+    _compare_as_left(page)
+    expect(page.get_by_role("button", name="Undo")).to_be_visible()  # the panel is open
+    page.screenshot(path=str(ARTIFACTS / "compare_after_restart.png"), full_page=True)
