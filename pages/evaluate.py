@@ -4,6 +4,7 @@ intervals, a significance verdict for B against A, and a drill-down into each qu
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import streamlit as st
 
@@ -12,7 +13,7 @@ from core.operations.evaluation import DEFAULT_K, Candidate, CandidateResult, ev
 from core.operations.evaluation_report import results_csv
 from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
-from core.operations.presets import all_presets
+from core.operations.presets import all_presets, set_candidate
 from core.operations.question_sets import (
     LoadedSet,
     load_saved,
@@ -32,6 +33,7 @@ from ui.evaluation_view import (
     show_metrics,
     show_table_rule,
 )
+from ui.persist import kept
 from ui.render import md_escape
 from ui.resources import chunk_store, library
 from ui.settings_form import configuration_editor
@@ -44,6 +46,7 @@ RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
 SET_PREFIX = "chunk set: "
 TOP_K, BUDGET, BOTH = "top-k", "token budget", "both"
+DEFAULT_CONFIGS = ("fixed 1000 chars", "recursive 500/50")
 DEFAULT_BUDGET = 1000
 
 
@@ -51,7 +54,8 @@ def _pick_question_set() -> LoadedSet | None:
     shipped = shipped_sets()
     options = (([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped]
                + [SAVED_PREFIX + name for name in saved_sets()] + [UPLOAD])
-    choice = st.selectbox("Question set", options, key="evaluate_set",
+    choice = st.selectbox("Question set", options,
+                          key=kept("evaluate_set", options[0], durable=True, valid=options),
                           on_change=reset_question_picker,
                           help="Make your own on the Question sets page.")
     if choice == UPLOAD:
@@ -73,38 +77,35 @@ def _custom_config_form() -> None:
         name = st.text_input("Label", value=config.label, key="eval_custom_label")
         if st.button("Add", key="eval_custom_add"):
             label = name.strip() or config.label
-            st.session_state.setdefault(CUSTOM, {})[label] = Candidate(
-                label=label, strategy=config.strategy, settings=config.settings)
+            st.session_state.setdefault(CUSTOM, {})[label] = replace(config.candidate(),
+                                                                      label=label)
 
 
-def _stored_sets() -> list[str]:
+def _stored_sets() -> dict[str, Candidate]:
+    """A candidate per chunk set, retrieving the way the preset it was built with does."""
     try:
-        return [info.name for info in chunk_store().list_sets()]
+        infos = chunk_store().list_sets()
     except ChunkLabError:
-        return []
+        return {}
+    return {SET_PREFIX + info.name: set_candidate(SET_PREFIX + info.name, info)
+            for info in infos}
 
 
 def _pick_candidates() -> list[Candidate]:
-    presets = all_presets()
+    presets = {name: p.candidate() for name, p in all_presets().items()}
     custom: dict[str, Candidate] = st.session_state.get(CUSTOM, {})
-    options = list(presets) + list(custom) + [SET_PREFIX + name for name in _stored_sets()]
-    defaults = [name for name in ("fixed 1000 chars", "recursive 500/50") if name in options]
-    chosen = st.multiselect("Configurations (2–4)", options, default=defaults,
-                            max_selections=4, key="evaluate_configs")
+    by_name = {**presets, **{n: c for n, c in custom.items() if n not in presets},
+               **_stored_sets()}
+    options = list(by_name)
+    key = kept("evaluate_configs", [n for n in DEFAULT_CONFIGS if n in options], durable=True)
+    st.session_state[key] = [n for n in st.session_state[key] if n in options][:4]
+    chosen = st.multiselect("Configurations (2–4)", options, max_selections=4, key=key)
     _custom_config_form()
-    candidates = []
-    for name in chosen:
-        if name in presets:
-            candidates.append(presets[name].candidate())
-        elif name in custom:
-            candidates.append(custom[name])
-        else:
-            candidates.append(Candidate(label=name, chunk_set=name.removeprefix(SET_PREFIX)))
-    return candidates
+    return [by_name[name] for name in chosen]
 
 
 def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
-         budgets: list[int | None]) -> None:
+         budgets: list[int | None], inputs: dict[str, object]) -> None:
     bar = st.progress(0.0, text="Starting…")
     groups: dict[str, list[CandidateResult]] = {}
     for n, budget in enumerate(budgets):
@@ -118,22 +119,38 @@ def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
     bar.empty()
     reset_question_picker()
     st.session_state[RESULTS] = {"groups": groups, "documents": loaded.documents,
-                                 "set": loaded.questions.name}
+                                 "set": loaded.questions.name, "inputs": inputs}
 
 
-def _retrieval_options() -> tuple[str, int, list[int | None]]:
+def _retrieval_options(candidates: list[Candidate]) -> tuple[str, int, list[int | None]]:
     left, middle, right, last = st.columns(4)
-    ranking = left.radio("Ranking", RANK_MODES, horizontal=True, key="evaluate_rank")
+    ranking = left.radio("Ranking", RANK_MODES, horizontal=True,
+                         key=kept("evaluate_rank", RANK_MODES[0], durable=True),
+                         help="For every configuration without a ranking of its own.")
     mode = middle.radio("Retrieve", (TOP_K, BUDGET, BOTH), horizontal=True,
-                        key="evaluate_retrieval",
+                        key=kept("evaluate_retrieval", TOP_K, durable=True),
                         help="A token budget gives every chunking the same amount of text: "
                         "ranked chunks until the budget is used, the last one cut to fit.")
-    k = right.number_input("k (chunks per question)", 1, 50, DEFAULT_K, key="evaluate_k")
-    budget = last.number_input("Token budget", 50, 32_000, DEFAULT_BUDGET, step=100,
-                               key="evaluate_budget")
+    k = right.number_input("k (chunks per question)", 1, 50,
+                           key=kept("evaluate_k", DEFAULT_K, durable=True))
+    budget = last.number_input("Token budget", 50, 32_000, step=100,
+                               key=kept("evaluate_budget", DEFAULT_BUDGET, durable=True))
+    own = [f"{c.label} ranks {c.ranks_with(ranking)}" for c in candidates
+           if c.ranks_with(ranking) != ranking]
+    if own:
+        st.caption(md_escape("Its own way to retrieve: " + "; ".join(own) + "."))
     budgets: list[int | None] = {TOP_K: [None], BUDGET: [int(budget)],
                                  BOTH: [None, int(budget)]}[mode]
     return ranking, int(k), budgets
+
+
+def _computed_for(inputs: dict[str, object]) -> str:
+    """The inputs results were computed for, when they are not those above them."""
+    shown = {k: "yes" if v is True else "no" if v is False else v
+             for k, v in inputs.items() if k != "version"}
+    return ("These results were computed for other inputs than those above"
+            + (": " + "; ".join(f"{k}: {v}" for k, v in shown.items()) if shown else "")
+            + ". Run the evaluation again for the inputs above.")
 
 
 st.title("Evaluate")
@@ -141,6 +158,7 @@ st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma'
            "evaluation), hit rate and MRR, each with a 95 % interval; each question retrieves "
            "from its own document.")
 
+inputs: dict[str, object] = {}  # what the results below must have been computed for
 try:
     loaded = _pick_question_set()
 except ChunkLabError as err:
@@ -159,22 +177,30 @@ if loaded:
     except ChunkLabError as err:
         show_error(err)
         candidates = []
-    ranking, k, budgets = _retrieval_options()
+    ranking, k, budgets = _retrieval_options(candidates)
     contextual = st.checkbox(
         "Also evaluate each LLM configuration and chunk set without its contextual prefixes",
-        key="evaluate_contextual",
+        key=kept("evaluate_contextual", False, durable=True),
         help="Contextual retrieval: the same chunks embedded with and without the sentence the "
         "LLM writes to situate each chunk; the delta is shown.")
+    inputs = {"Question set": question_set.name, "version": question_set.version,
+              "Configurations": ", ".join(c.label for c in candidates), "Ranking": ranking,
+              "Retrieve": " and ".join("top-" + str(k) if b is None else f"{b:,}-token budget"
+                                       for b in budgets),
+              "Without prefixes too": contextual}
     if st.button("Run evaluation", type="primary", key="evaluate_run",
                  disabled=not 2 <= len(candidates) <= 4):
         try:
             _run(loaded, with_prefix_twins(candidates) if contextual else candidates, ranking, k,
-                 budgets)
+                 budgets, inputs)
         except ChunkLabError as err:
             show_error(err)
 
 state = st.session_state.get(RESULTS)
 if state:
+    if not loaded or state.get("inputs") != inputs:
+        st.info(md_escape(_computed_for(state.get("inputs", {}))),
+                icon=":material/history:")
     groups: dict[str, list[CandidateResult]] = state["groups"]
     shown = next(iter(groups))
     if len(groups) > 1:

@@ -80,7 +80,7 @@ def show_metrics(results: list[CandidateResult]) -> None:
                  column_config={"Metric": st.column_config.TextColumn(width="medium")})
     first = results[0]
     st.caption(md_escape(
-        f"{first.metrics.overall.questions} questions · ranking {first.ranking} · "
+        f"{first.metrics.overall.questions} questions · {_rankings(results)} · "
         f"{first.retrieval} · chunks: "
         + ", ".join(f"{r.candidate.label} {sum(r.chunk_counts.values()):,}" for r in results)
         + " · times: " + ", ".join(
@@ -91,6 +91,15 @@ def show_metrics(results: list[CandidateResult]) -> None:
     figure.update_layout(barmode="group", yaxis_title="%", height=360,
                          margin={"t": 20, "b": 20}, legend={"orientation": "h"})
     st.plotly_chart(figure, key="evaluate_bars")
+
+
+def _rankings(results: list[CandidateResult]) -> str:
+    """Which ranking ran: "ranking hybrid", or each configuration's when they differ (a preset
+    with a ranking of its own keeps it)."""
+    ran = {r.candidate.label: r.candidate.ranks_with(r.ranking) for r in results}
+    if len(set(ran.values())) == 1:
+        return f"ranking {next(iter(ran.values()))}"
+    return "ranking: " + ", ".join(f"{label} {how}" for label, how in ran.items())
 
 
 def _bar(result: CandidateResult, bounds: dict[str, tuple[float, float]]) -> go.Bar:
@@ -267,7 +276,8 @@ def show_history() -> None:
         st.dataframe(pd.DataFrame([
             {"When": r.created.replace("T", " ")[:16], "Question set": r.question_set,
              "Version": r.question_set_version, "Questions": r.questions,
-             "Retrieval": f"{r.ranking} · {r.retrieval}", "Configuration": c.label,
+             "Retrieval": f"{c.config.get('ranking') or r.ranking} · {r.retrieval}",
+             "Configuration": c.label,
              **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
                 for m in ("recall", "precision", "iou")}}
             for r in records for c in r.configurations]), hide_index=True,

@@ -19,6 +19,7 @@ import streamlit as st
 from pydantic.fields import FieldInfo
 
 from core.errors import ChunkLabError
+from core.operations.evaluation import Candidate
 from core.operations.presets import Preset
 from core.operations.strategies import PICKABLE, STRATEGIES, strategy, validated_config
 from ui.persist import kept, remember, set_aside
@@ -31,6 +32,15 @@ class Configuration:
     label: str
     strategy: str
     settings: dict[str, Any]
+    preset: Preset | None = None  # the preset it started from
+
+    def candidate(self) -> Candidate:
+        """This configuration to evaluate; with its preset's strategy it keeps the preset's
+        way to retrieve (small-to-big's hybrid ranking and merged neighbours)."""
+        own = self.preset is not None and self.preset.strategy == self.strategy
+        return Candidate(self.label, self.strategy, dict(self.settings),
+                         ranking=self.preset.ranking if own and self.preset else None,
+                         merge_adjacent=bool(own and self.preset and self.preset.merge_adjacent))
 
 
 def _limits(field: FieldInfo) -> tuple[float | None, float | None]:
@@ -189,11 +199,11 @@ def _configuration(key: str, preset: Preset, own_label: bool) -> Configuration:
         if not drawn:
             st.caption(md_escape(settings_summary(name, settings)))
     if typed.strip():
-        return Configuration(typed.strip(), name, settings)
+        return Configuration(typed.strip(), name, settings, preset)
     if name != preset.strategy:
-        return Configuration(strategy_label(name, settings), name, settings)
+        return Configuration(strategy_label(name, settings), name, settings, preset)
     edited = _differs(preset, name, settings)
-    return Configuration(f"{chosen} (edited)" if edited else chosen, name, settings)
+    return Configuration(f"{chosen} (edited)" if edited else chosen, name, settings, preset)
 
 
 def settings_summary(name: str, settings: Mapping[str, Any]) -> str:

@@ -77,6 +77,8 @@ def _folder() -> Path:
 def record_run(results: list[CandidateResult], question_set: QuestionSet) -> RunRecord:
     """Keep the run of ``results`` on ``question_set``; returns what was written."""
     first = results[0]
+    # the evaluation's ranking: that of a configuration without one of its own
+    ranking = next((r.ranking for r in results if not r.candidate.ranking), first.ranking)
     now = datetime.now(UTC)
     created = now.isoformat(timespec="seconds")
     configurations = tuple(
@@ -85,12 +87,12 @@ def record_run(results: list[CandidateResult], question_set: QuestionSet) -> Run
                            intervals(r), sum(r.chunk_counts.values()))
         for r in results)
     digest = hashlib.sha256(json.dumps(
-        [created, question_set.version, first.ranking, first.k, first.budget,
+        [created, question_set.version, ranking, first.k, first.budget,
          [c.config for c in configurations]], sort_keys=True).encode()).hexdigest()[:8]
     record = RunRecord(
         id=f"{now:%Y%m%dT%H%M%S%f}-{digest}", created=created,
         question_set=question_set.name, question_set_version=question_set.version,
-        questions=first.metrics.overall.questions, embedder=MODEL_ID, ranking=first.ranking,
+        questions=first.metrics.overall.questions, embedder=MODEL_ID, ranking=ranking,
         k=first.k, budget=first.budget, configurations=configurations)
     write_json(_folder() / f"{record.id}.json", record.to_json(), indent=1)
     for old in sorted(_folder().glob("*.json"))[:-MAX_RUNS]:
@@ -118,7 +120,8 @@ def history_rows(records: list[RunRecord]) -> list[dict[str, Any]]:
                 "run": record.id, "created": record.created, "question_set": record.question_set,
                 "question_set_version": record.question_set_version,
                 "questions": record.questions, "embedder": record.embedder,
-                "ranking": record.ranking, "retrieval": record.retrieval,
+                "ranking": c.config.get("ranking") or record.ranking,
+                "retrieval": record.retrieval,
                 "configuration": c.label, "strategy": c.config.get("strategy") or "",
                 "settings": json.dumps(c.config.get("settings") or {}, sort_keys=True),
                 "chunk_set": c.config.get("chunk_set") or "",
