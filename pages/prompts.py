@@ -157,7 +157,7 @@ def edit(name: str, variant: str, stored: PromptTemplate) -> PromptTemplate:
 
 
 def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
-    """Checks, placeholders and the answer format; True when the template has errors."""
+    """Checks and placeholders; True when the template has errors."""
     checks = check_template(working)
     for problem in checks.errors:
         st.error(md_escape(problem), icon=":material/error:")
@@ -183,14 +183,18 @@ def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
                               help=f"Insert: {description}")
             st.markdown("\n".join(f"- `{{{{{p}}}}}` — {d}"
                                    for p, d in working.placeholders.items()))
+    return bool(checks.errors)
+
+
+def show_format(working: PromptTemplate) -> None:
+    """The answer format, across the page: its example table has a column per field."""
     with st.container(border=True):
         st.markdown("**Answer format the parser expects**")
-        # Example tables wider than the column scroll inside it instead of running over.
+        # An example table wider still scrolls inside the box instead of running over.
         st.html("<style>.st-key-pw_format table{display:block;overflow-x:auto;"
                 "max-width:100%}</style>")
         with st.container(key="pw_format"):
             st.markdown(working.contract.reference_markdown())
-    return bool(checks.errors)
 
 
 def show_preview(working: PromptTemplate, source: PhaseInput) -> None:
@@ -362,6 +366,7 @@ with left:
     working = edit(name, variant, stored)
 with right:
     has_errors = show_checks(name, editor_key(name, variant), working)
+show_format(working)
 st.divider()
 st.subheader("Input")
 source = choose_input(working)
