@@ -54,8 +54,10 @@ def _pick_question_set() -> LoadedSet | None:
     shipped = shipped_sets()
     options = (([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped]
                + [SAVED_PREFIX + name for name in saved_sets()] + [UPLOAD])
+    saved = [o for o in options if o.startswith(SAVED_PREFIX)]  # the user's, else the samples'
     choice = st.selectbox("Question set", options,
-                          key=kept("evaluate_set", options[0], durable=True, valid=options),
+                          key=kept("evaluate_set", (saved or options)[0], durable=True,
+                                   valid=options),
                           on_change=reset_question_picker,
                           help="Make your own on the Question sets page.")
     if choice == UPLOAD:

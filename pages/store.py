@@ -166,10 +166,14 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
         return
     config = configuration_editor("store", all_presets(), DEFAULT_PRESET, label="Preset")
     by_id = {d.doc_id: d for d in documents}
-    docs_key = kept("store_docs", list(by_id))
+    samples = library().sample_ids()
+    docs_key = kept("store_docs", [d.doc_id for d in library().default_documents()])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in by_id]
-    chosen = st.multiselect("Documents", list(by_id), format_func=lambda i: by_id[i].source_name,
-                            key=docs_key)
+    chosen = st.multiselect(
+        "Documents", list(by_id), key=docs_key,
+        format_func=lambda i: by_id[i].source_name + (" (sample)" if i in samples else ""),
+        help="Your documents; the shipped samples only when you choose them (or while you "
+             "have none of your own).")
     left, right = st.columns([3, 1])
     with left:
         name = name_input(config.label, names).strip()

@@ -9,9 +9,10 @@ import ui.resources
 from core.library import default_library
 from core.llm.settings import AnswerSettings, save_answer_settings, save_settings
 from core.operations.presets import SMALL_TO_BIG
-from core.store import ChunkStore
+from core.store import ChunkSetInfo, ChunkStore
+from tests.docfactory import chunk_document
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
-from tests.pages import page_path, shown
+from tests.pages import page_path, shown, use_samples
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 from ui.state import KEY_GONE
 
@@ -52,7 +53,7 @@ def test_without_chunk_sets_it_says_how_to_create_one(data_dir):
     at = run_page()
     assert not at.exception
     assert "Chunk sets" in at.info[0].value
-    assert "8 library documents" in at.button(key="assemble_quick_start").label  # the samples
+    assert "from the 8 sample documents" in at.button(key="assemble_quick_start").label
 
 
 def test_asks_for_a_question_first(one_set):
@@ -184,7 +185,7 @@ def test_quick_start_builds_an_active_set_from_the_library(data_dir):
             library.remove(document.doc_id)
     at.run()
     button = at.button(key="assemble_quick_start")
-    assert "from the 1 library document and" in button.label
+    assert "from the 1 sample document and" in button.label
     at = button.click().run()
     assert not at.exception
     store = ChunkStore()
@@ -226,3 +227,28 @@ def test_merging_neighbouring_hits_cites_them_as_one_passage(data_dir):
     preset_set = run_page(assemble_question=QUESTION, assemble_set_a=SMALL_TO_BIG)
     assert preset_set.toggle(key=f"assemble_merge:{SMALL_TO_BIG}").value is True
     assert cited_packs(preset_set)[0][1].endswith("2 chunks")
+
+
+SAMPLE_POLICY = ("# Harbor policy\n\nThe dwelling limit is $425,000 under Coverage A. "
+                 "A dwelling vacant for more than 60 days loses vandalism cover.\n")
+MY_POLICY = ("# My policy\n\nThe dwelling limit is $310,000 under my Coverage A. "
+             "Vacancy beyond 30 days suspends glass breakage cover.\n")
+
+
+def test_searches_leave_the_samples_out_unless_they_are_chosen(tmp_path, monkeypatch):
+    for _ in use_samples(tmp_path, monkeypatch, {"harbor_policy.md": SAMPLE_POLICY}):
+        library = ui.resources.library()  # the sample is added on first start
+        mine = library.add(MY_POLICY.encode(), "my_policy.md")
+        sample = next(d for d in library.documents() if d.doc_id != mine.doc_id)
+        store = ChunkStore()
+        store.create_set(ChunkSetInfo(name="both", strategy="recursive"))
+        store.add_chunks("both", [*chunk_document(sample, "recursive", size=200),
+                                  *chunk_document(mine, "recursive", size=200)])
+        at = run_page(assemble_question="What is the dwelling limit?")
+        assert not at.exception
+        picker = at.multiselect(key="assemble_docs")
+        assert picker.placeholder == "your documents in the chunk set (samples only when chosen)"
+        assert cited_packs(at) and all("my_policy.md" in h for h, _ in cited_packs(at))
+        assert "harbor_policy.md" not in markdown(at)
+        picker.set_value([sample.doc_id, mine.doc_id]).run()  # chosen: searched too
+        assert any("harbor_policy.md" in h for h, _ in cited_packs(at))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import ui.resources
 from core.embeddings import MAX_WORD_PIECES
 from core.store import ChunkSetInfo, ChunkStore
 from tests.docfactory import inspection_markdown
@@ -179,3 +180,12 @@ def test_presets_saved_elsewhere_and_the_llm_strategy_are_offered(data):
     at.selectbox(key="store:tiny fixed:strategy").set_value("llm").run()
     assert "No LLM endpoint configured" in texts(at)  # and nothing can be started without one
     assert at.button(key="store_create").disabled
+
+
+def test_a_new_set_starts_from_the_users_documents_not_the_samples(data):
+    library = ui.resources.library()  # the two samples
+    mine = library.add(inspection_markdown("gutters").encode(), "gutters.md")
+    at = run()
+    picker = at.multiselect(key="store_docs")
+    assert picker.value == [mine.doc_id]
+    assert sorted(picker.options) == ["boilers.md (sample)", "chimneys.md (sample)", "gutters.md"]

@@ -38,6 +38,7 @@ def pick_document(label: str = "Document", key: str = "doc_id",
     if not documents:
         st.info("No documents yet: add some on the **Documents** page.")
         return None
+    samples = library().sample_ids()
     by_id = {d.doc_id: d for d in documents}
     current = st.session_state.get(SELECTED, saved_choices().get(SELECTED))
     if current not in by_id:
@@ -49,12 +50,18 @@ def pick_document(label: str = "Document", key: str = "doc_id",
     chosen = st.selectbox(
         label,
         options=list(by_id),
-        format_func=lambda i: f"{by_id[i].source_name}  ·  {by_id[i].format.upper()}",
+        format_func=lambda i: document_label(by_id[i], samples),
         key=widget_key,
         on_change=lambda: select_document(st.session_state[widget_key]),
     )
     select_document(chosen)
     return by_id[chosen]
+
+
+def document_label(document: Document, samples: set[str]) -> str:
+    """"policy.docx  ·  DOCX", and "  ·  sample" for a shipped sample."""
+    label = f"{document.source_name}  ·  {document.format.upper()}"
+    return label + ("  ·  sample" if document.doc_id in samples else "")
 
 
 def show_error(err: ChunkLabError | str) -> None:

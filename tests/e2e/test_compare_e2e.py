@@ -122,7 +122,7 @@ def test_a_closed_hand_edit_panel_keeps_its_inputs_across_a_page_switch(page: Pa
 
 def _compare_as_left(page: Page) -> None:
     expect(page.get_by_role("combobox", name="Document")).to_have_value(
-        "meeting_transcript.txt  ·  TXT")
+        "meeting_transcript.txt  ·  TXT  ·  sample")
     expect(page.get_by_test_id("stRadio").get_by_role("radio", name="3")).to_be_checked()
     expect(page.get_by_role("combobox", name="Configuration 2")).to_have_value("semantic")
     strip = page.locator(".cl-clickable").first
@@ -136,7 +136,7 @@ def test_inputs_survive_a_reload_and_a_restart(page: Page, start_app, tmp_path) 
     page.goto(f"{start_app(env=data)}/compare")
     wait_for_app(page)
     page.get_by_role("combobox", name="Document").click()
-    page.get_by_role("option", name="meeting_transcript.txt  ·  TXT").click()
+    page.get_by_role("option", name="meeting_transcript.txt  ·  TXT  ·  sample").click()
     wait_for_app(page)
     page.get_by_test_id("stRadio").get_by_text("3", exact=True).click()
     wait_for_app(page)
