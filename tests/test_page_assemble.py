@@ -252,3 +252,15 @@ def test_searches_leave_the_samples_out_unless_they_are_chosen(tmp_path, monkeyp
         assert "harbor_policy.md" not in markdown(at)
         picker.set_value([sample.doc_id, mine.doc_id]).run()  # chosen: searched too
         assert any("harbor_policy.md" in h for h, _ in cited_packs(at))
+
+
+def test_an_answer_that_repeats_itself_is_flagged(one_set, fake_llm):  # noqa: F811
+    """A small model without the fact in its sources loops: the page says so."""
+    looping = "The limit is not stated in the sources [¹]. " * 3
+    fake_llm.respond(lambda request: looping)
+    at = run_page(assemble_question=QUESTION, assemble_limit=1,
+                  llm_settings=fake_llm.settings())
+    at.button(key="ask_a").click().run()
+    assert not at.exception
+    assert any("The answer says “The limit is not stated in the sources [¹].” 3 times"
+               in shown(w.value) for w in at.warning)
