@@ -22,6 +22,7 @@ from core.operations.question_sets import (
     saved_sets,
     shipped_sets,
 )
+from core.operations.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
 from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (
     drill_down,
@@ -35,7 +36,7 @@ from ui.evaluation_view import (
 )
 from ui.persist import kept
 from ui.render import md_escape
-from ui.resources import chunk_store, library
+from ui.resources import chunk_store, embedding_settings, library, rerank_settings
 from ui.settings_form import configuration_editor
 from ui.state import show_error
 
@@ -83,42 +84,76 @@ def _custom_config_form() -> None:
                                                                       label=label)
 
 
-def _stored_sets() -> dict[str, Candidate]:
-    """A candidate per chunk set, retrieving the way the preset it was built with does."""
+def _stored_sets() -> dict[str, tuple[Candidate, str]]:
+    """A candidate per chunk set, retrieving the way the preset it was built with does, and how
+    it is listed: ``chunk set: name (9 of 14 documents)`` when some of its documents failed."""
     try:
         infos = chunk_store().list_sets()
     except ChunkLabError:
         return {}
-    return {SET_PREFIX + info.name: set_candidate(SET_PREFIX + info.name, info)
-            for info in infos}
+    return {SET_PREFIX + info.name: (
+        set_candidate(SET_PREFIX + info.name, info),
+        SET_PREFIX + info.name + (f" ({info.documents_text()})" if info.failed else ""))
+        for info in infos}
 
 
 def _pick_candidates() -> list[Candidate]:
     presets = {name: p.candidate() for name, p in all_presets().items()}
     custom: dict[str, Candidate] = st.session_state.get(CUSTOM, {})
+    sets = _stored_sets()
     by_name = {**presets, **{n: c for n, c in custom.items() if n not in presets},
-               **_stored_sets()}
+               **{n: candidate for n, (candidate, _) in sets.items()}}
     options = list(by_name)
     key = kept("evaluate_configs", [n for n in DEFAULT_CONFIGS if n in options], durable=True)
     st.session_state[key] = [n for n in st.session_state[key] if n in options][:4]
-    chosen = st.multiselect("Configurations (2–4)", options, max_selections=4, key=key)
+    chosen = st.multiselect("Configurations (2–4)", options, max_selections=4, key=key,
+                            format_func=lambda option: sets[option][1] if option in sets
+                            else option)
     _custom_config_form()
     return [by_name[name] for name in chosen]
+
+
+def _stack(candidates: list[Candidate]) -> list[Candidate]:
+    """The chosen chunkings under the chosen embedders, reranked as chosen."""
+    refs = {ref.label: ref for ref in embedder_choices(embedding_settings())}
+    rerank = rerank_settings()
+    left, right = st.columns(2)
+    key = kept("evaluate_embedders", [next(iter(refs))], durable=True)
+    st.session_state[key] = [label for label in st.session_state[key] if label in refs]
+    chosen = left.multiselect(
+        "Embedders", list(refs), key=key,
+        help="Each configuration is evaluated under each embedder, so the same chunking under "
+             "two embedders is compared like two configurations. Set your own on Settings "
+             "(Embeddings); a chunk set keeps its own.")
+    mode: RerankMode = right.radio(
+        "Rerank the best hits", RERANK_MODES, horizontal=True,
+        key=kept("evaluate_rerank", "off", durable=True, valid=RERANK_MODES),
+        disabled=not rerank.configured,
+        format_func={"off": "off", "on": "on", "both": "with and without"}.get,
+        help=(md_escape(f"Reorder the top {rerank.top_n} hits with {rerank.ref().label} before "
+                        "the cut.") if rerank.configured
+              else "Set a reranking endpoint on Settings first."))
+    embedders = [refs[label] for label in chosen if label in refs] or [next(iter(refs.values()))]
+    return expand(candidates, embedders, rerank.ref() if rerank.configured else None,
+                  mode if rerank.configured else "off")
 
 
 def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
          budgets: list[int | None], inputs: dict[str, object]) -> None:
     bar = st.progress(0.0, text="Starting…")
     groups: dict[str, list[CandidateResult]] = {}
-    for n, budget in enumerate(budgets):
-        results = evaluate(
-            loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
-            store=chunk_store(), budget=budget,
-            progress=lambda p, n=n: bar.progress((n + p.fraction) / len(budgets),
-                                                 text=md_escape(p.caption())))
-        record_run(results, loaded.questions)
-        groups[results[0].retrieval] = results
-    bar.empty()
+    try:
+        for n, budget in enumerate(budgets):
+            results = evaluate(
+                loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
+                store=chunk_store(), budget=budget, embedding=embedding_settings(),
+                reranking=rerank_settings(),
+                progress=lambda p, n=n: bar.progress((n + p.fraction) / len(budgets),
+                                                     text=md_escape(p.caption())))
+            record_run(results, loaded.questions)
+            groups[results[0].retrieval] = results
+    finally:
+        bar.empty()
     reset_question_picker()
     st.session_state[RESULTS] = {"groups": groups, "documents": loaded.documents,
                                  "set": loaded.questions.name, "inputs": inputs}
@@ -179,6 +214,10 @@ if loaded:
     except ChunkLabError as err:
         show_error(err)
         candidates = []
+    candidates = _stack(candidates)
+    if len(candidates) > 4:
+        st.info(md_escape(f"{len(candidates)} configurations with these embedders and "
+                          "reranking: pick at most 4."))
     ranking, k, budgets = _retrieval_options(candidates)
     contextual = st.checkbox(
         "Also evaluate each LLM configuration and chunk set without its contextual prefixes",

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.documents.pdf import OFFLINE_NOTE
 from core.library import DocumentLibrary
-from tests.docfactory import HTML, docx_bytes, pdf_bytes
+from tests.docfactory import HTML, docx_bytes, pdf_bytes, transcript
 from tests.pages import page_path, shown, use_samples
 from ui.resources import library
 
@@ -142,3 +142,10 @@ def test_the_samples_can_be_removed_at_once_and_stay_removed(data_dir):
     assert not [b for b in at.button if b.key == "documents_remove_samples"]  # none left
     library().ensure_samples(data_dir.parent / "samples")
     assert [d.source_name for d in DocumentLibrary(library().root).documents()] == ["guide.html"]
+
+
+def test_pages_view_says_which_margin_line_numbers_were_left_out(data_dir):
+    data, _ = transcript(pages=1)
+    doc = library().add(data, "transcript.pdf")
+    at = run_page(selected_doc_id=doc.doc_id, documents_view="Pages")
+    assert any("Line numbers 1–25 in the margin left out" in shown(c.value) for c in at.caption)

@@ -1,4 +1,4 @@
-"""`python -m core convert|chunk|ingest|sets|assemble|eval`.
+"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|llm-server`.
 
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
@@ -19,6 +19,7 @@ from core.cli import (
     convert_cmd,
     eval_cmd,
     ingest_cmd,
+    llm_server_cmd,
     questions_cmd,
     sets_cmd,
 )
@@ -36,6 +37,8 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "eval": (eval_cmd,
              "Evaluate a chunking strategy on a question set and print the metrics as JSON."),
     "questions": (questions_cmd, "Generate a question set from documents with the LLM."),
+    "llm-server": (llm_server_cmd,
+                   "Serve the bundled model (or a GGUF file) on this machine, as `make llm`."),
 }
 
 
