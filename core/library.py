@@ -2,8 +2,9 @@
 
 Layout under ``root`` (default ``<data>/documents``)::
 
-    index.json              order, names, sizes, converter version of every document; the
-                            sample ids the user removed (so a restart does not bring them back)
+    index.json              order, names, sizes, converter version of every document and
+                            whether it is one of the shipped samples; the sample ids the user
+                            removed (so a restart does not bring them back)
     <doc_id>/original.<ext> the uploaded bytes
     <doc_id>/document.json  the converted Document
     <doc_id>/pages/<n>.jpg  page images of a PDF, rendered from the original on first view
@@ -12,6 +13,11 @@ Writes go to a temporary file first and are then renamed, and a document is only
 index after its files are written, so a failed or interrupted add loses nothing already stored.
 A stored document converted by an older converter (see ``CONVERTER_VERSION``) is converted again
 from its original on first read.
+
+The shipped samples are examples, kept apart from the user's documents: what a new chunk set,
+a search or a generated question set starts from is :meth:`DocumentLibrary.default_documents`
+(the user's documents, the samples only while there are none), and the user can remove them
+all at once. A sample the user uploads again becomes theirs.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import logging
 import shutil
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path, PurePath
 
 from core.config import data_dir
@@ -51,6 +57,9 @@ class LibraryEntry:
     size_bytes: int
     added: float  # unix time
     converter_version: str
+    # One of the shipped samples, not the user's (None: stored before samples were told apart;
+    # ensure_samples settles it).
+    sample: bool | None = None
     seconds: float | None = None  # how long its conversion took
 
 
@@ -99,12 +108,15 @@ class DocumentLibrary:
             return list(self._read_index()["documents"])
 
     # -- documents --------------------------------------------------------------------------
-    def add(self, data: bytes, filename: str) -> Document:
-        """Convert and store an upload; the same bytes added twice are one document.
-        Raises ConversionError before anything is written when the file cannot be converted."""
+    def add(self, data: bytes, filename: str, *, sample: bool = False) -> Document:
+        """Convert and store an upload (``sample``: a shipped sample); the same bytes added
+        twice are one document, the user's once they upload it. Raises ConversionError before
+        anything is written when the file cannot be converted."""
         name = PurePath(filename.replace("\\", "/")).name or filename
         with self._lock:  # already stored: no conversion (pages re-add on every rerun)
             if data and any(e.doc_id == content_id(data) for e in self.entries()):
+                if not sample:
+                    self._mark(content_id(data), sample=False)
                 return self.get(content_id(data))
         started = time.perf_counter()
         doc = convert(data, name)
@@ -118,10 +130,19 @@ class DocumentLibrary:
             self._store(doc, data)
             index["documents"].append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
                                                    len(data), time.time(), CONVERTER_VERSION,
-                                                   seconds))
+                                                   sample=sample, seconds=seconds))
             self._write_index(index)
             self._loaded[doc.doc_id] = doc
         return doc
+
+    def _mark(self, doc_id: str, *, sample: bool) -> None:
+        """Record whether a stored document is a sample (written only when it changes)."""
+        with self._lock:
+            index = self._read_index()
+            if any(e.doc_id == doc_id and e.sample != sample for e in index["documents"]):
+                index["documents"] = [replace(e, sample=sample) if e.doc_id == doc_id else e
+                                      for e in index["documents"]]
+                self._write_index(index)
 
     def _store(self, doc: Document, data: bytes) -> None:
         folder = self.root / doc.doc_id
@@ -132,6 +153,24 @@ class DocumentLibrary:
     def documents(self) -> list[Document]:
         """Every stored document, in the order added."""
         return [self.get(e.doc_id) for e in self.entries()]
+
+    def sample_ids(self) -> set[str]:
+        """The ids of the shipped samples in the library."""
+        return {e.doc_id for e in self.entries() if e.sample}
+
+    def default_documents(self) -> list[Document]:
+        """What a new chunk set, a search or a question set starts from: the user's documents,
+        or the samples while the user has none of their own."""
+        entries = self.entries()
+        own = [e for e in entries if not e.sample] or entries
+        return [self.get(e.doc_id) for e in own]
+
+    def remove_samples(self) -> list[str]:
+        """Remove every shipped sample (they stay removed after a restart); their names."""
+        samples = [e for e in self.entries() if e.sample]
+        for entry in samples:
+            self.remove(entry.doc_id)
+        return [e.source_name for e in samples]
 
     def get(self, doc_id: str) -> Document:
         with self._lock:
@@ -218,11 +257,14 @@ class DocumentLibrary:
                 index = self._read_index()
                 if doc_id in index["dismissed"]:
                     continue
-                if any(e.doc_id == doc_id for e in index["documents"]):
+                stored = next((e for e in index["documents"] if e.doc_id == doc_id), None)
+                if stored is not None:
+                    if stored.sample is None:  # stored before samples were told apart
+                        self._mark(doc_id, sample=True)
                     docs.append(self.get(doc_id))
                     continue
             try:
-                docs.append(self.add(data, path.name))
+                docs.append(self.add(data, path.name, sample=True))
             except ConversionError as err:
                 log.warning("sample %s was not added: %s", path.name, err)
         return docs

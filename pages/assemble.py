@@ -31,7 +31,7 @@ from ui.resources import (
     prompt_library,
     rerank_settings,
 )
-from ui.state import show_error, warn_missing_key
+from ui.state import answered_without_key, show_error, warn_missing_key
 from ui.wording import count
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
@@ -158,9 +158,15 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
                    "most).")
     docs_key = kept("assemble_docs", [])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
-    st.multiselect("Only these documents", list(documents), key=docs_key, format_func=documents.get,
-                   placeholder="every document in the chunk set",
-                   help="Retrieve from the chosen documents only; empty: from all of them.")
+    samples = library().sample_ids() & set(documents)
+    own = tuple(d for d in documents if d not in samples)
+    mixed = bool(own and samples)  # the samples are searched only when chosen
+    st.multiselect("Only these documents", list(documents), key=docs_key,
+                   format_func=lambda d: documents[d] + (" (sample)" if d in samples else ""),
+                   placeholder="your documents in the chunk set (samples only when chosen)"
+                   if mixed else "every document in the chunk set",
+                   help="Retrieve from the chosen documents only; empty: from all of yours "
+                        "(the shipped samples too when the set holds nothing else).")
     s = st.session_state
     return s["assemble_question"].strip(), AssemblyOptions(
         ranking=s["assemble_rank"], limit=int(s["assemble_limit"]),
@@ -170,7 +176,7 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
         estimator=s["assemble_estimator"],
         context_tokens=int(s["assemble_context"]) if use_context else None,
         system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
-        doc_ids=tuple(s[docs_key]), merge_adjacent=merge,
+        doc_ids=tuple(s[docs_key]) or (own if mixed else ()), merge_adjacent=merge,
         autocut=DEFAULT_JUMPS if s["assemble_autocut"] else None,
         rerank=bool(s["assemble_rerank"]) and rerank.configured,
     )
@@ -221,7 +227,7 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
     if not settings.configured:
         st.info(md_escape(settings.missing_message()))
         return
-    warn_missing_key(settings)
+    notice = st.container()  # filled after the request: a success shows the key is not needed
     answers = st.session_state.setdefault(ANSWERS, {})
     key = (name, assembled.model_dump_json())
     answer = answer_settings()
@@ -231,6 +237,10 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
                 answers[key] = ask(assembled, settings, answer, prompt_library())
         except ChunkLabError as err:
             show_error(err)
+        else:
+            answered_without_key(settings)
+    with notice:
+        warn_missing_key(settings)
     if key in answers:
         run = answers[key]
         st.caption(md_escape(f"Answer from {run.model} (temperature {run.temperature:g}) in "
@@ -275,17 +285,20 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
 
 
 def _quick_start(store: ChunkStore) -> None:
-    """No chunk set yet: offer to build one from the whole library in one click."""
-    st.info("No chunk sets yet. Build one here from every document in the library, or create "
-            "your own on the **Chunk sets** page (pick documents and a chunking strategy).",
+    """No chunk set yet: offer to build one from the user's documents in one click."""
+    st.info("No chunk sets yet. Build one here from your documents (the shipped samples while "
+            "you have none of your own), or create your own on the **Chunk sets** page (pick "
+            "documents and a chunking strategy).",
             icon=":material/database:")
-    documents = library().documents()
+    documents = library().default_documents()
     if not documents:
         st.caption("The library is empty: add documents on the **Documents** page first.")
         return
     preset = BUILTIN_PRESETS[QUICK_START_PRESET]
-    count = f"{len(documents)} library document" + ("s" if len(documents) != 1 else "")
-    label = f"Build “{QUICK_START_PRESET}” from the {count} and make it active"
+    samples = {d.doc_id for d in documents} <= library().sample_ids()
+    whose = "the {} sample document" if samples else "your {} document"
+    label = (f"Build “{QUICK_START_PRESET}” from {whose.format(len(documents))}"
+             f"{'s' if len(documents) != 1 else ''} and make it active")
     if not st.button(label, key="assemble_quick_start", type="primary"):
         return
     summary = ingest_with_progress(documents, QUICK_START_PRESET, preset.strategy,

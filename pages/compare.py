@@ -1,6 +1,6 @@
 """Compare: one document, two to four chunk configurations side by side, with numbers,
-integrity badges, hand edits and exports. The configurations, edits and choices stay for the
-session when the user visits another page."""
+integrity badges, hand edits and exports. The configurations, edits and choices stay when the
+user visits another page, reloads the browser or starts the app again (ui.persist)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from core.operations.presets import all_presets, save_user_preset
 from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
-from ui.hand_edits import EditedColumn, edit_panel, edited_column, set_aside_inputs
+from ui.hand_edits import EDITS, EditedColumn, edit_panel, edited_column, set_aside_inputs
 from ui.llm_warnings import show_llm_warnings
 from ui.persist import kept_all, set_aside
 from ui.render import Bar, histogram_html, md_escape, palette, strip_html
@@ -30,7 +30,7 @@ from ui.state import pick_document, show_error, warn_missing_key
 EDIT_OPEN = "cmp_edit_open"  # the hand edit panel is open (kept across page visits)
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 KEPT = ("cmp_count", "cmp0:", "cmp1:", "cmp2:", "cmp3:", "cmp_inspect_", "cmp_edit_",
-        "cmp_save_slot", "cmp_preset_name")  # inputs kept across page visits
+        "cmp_save_slot", "cmp_preset_name", EDITS)  # inputs kept across page visits and restarts
 STATS_LABELS = {
     "chunks": "chunks", "table_chunks": "table chunks", "mean_tokens": "mean tokens",
     "median_tokens": "median tokens", "max_tokens": "max tokens",
@@ -86,7 +86,7 @@ def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> str:
             for slot, (row, (_, chunks)) in enumerate(zip(rows, results, strict=True))
             for k, c in enumerate(chunks)]
     starts = sorted({s.start: s.title for s in document.sections}.items())
-    ends = [start for start, _ in starts[1:]] + [len(document.text)]
+    ends = [start for start, _ in starts[1:]] + [len(document.text)] * bool(starts)
     bars += [Bar("sections", start, end - start, SECTION_SHADES[n % 2], f"section: {title}")
              for n, ((start, title), end) in enumerate(zip(starts, ends, strict=True))]
     return strip_html([*rows, "sections"] if starts else rows, bars, len(document.text),
@@ -165,7 +165,7 @@ def _save_preset(configs: list[Configuration]) -> None:
 
 
 def main() -> None:
-    kept_all(KEPT)
+    kept_all(KEPT, durable=True)
     st.title("Compare chunkings")
     document = pick_document()
     if document is None:

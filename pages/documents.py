@@ -234,6 +234,24 @@ def _text_html(doc: Document) -> str:
         doc.text, text_spans(doc), max_chars=300_000, height_px=640))
 
 
+def samples_note() -> None:
+    """The shipped samples are examples, apart from the user's documents; remove them here."""
+    names = sorted(e.source_name for e in library().entries() if e.sample)
+    if not names:
+        return
+    with st.expander(f"Samples ({len(names)}): examples shipped with ChunkLab",
+                     icon=":material/science:"):
+        st.caption("New chunk sets, searches on Assemble and generated question sets leave the "
+                   "samples out unless you choose them (or while you have no documents of your "
+                   "own). " + md_escape(", ".join(names)) + ".")
+        if st.button("Remove the samples", key="documents_remove_samples",
+                     icon=":material/delete:"):
+            removed = library().remove_samples()
+            st.session_state[UPLOAD_RESULTS] = [(True, f"Removed {count(len(removed), 'sample')}"
+                                                       "; they stay removed after a restart.")]
+            st.rerun()
+
+
 st.title("Documents")
 upload_files()
 doc = pick_document()
@@ -261,3 +279,4 @@ if doc is not None:
                    "lavender with an orange edge. Hover for the heading path.")
         st.html(_text_html(doc))
     remove_button(doc)
+samples_note()

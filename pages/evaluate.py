@@ -4,15 +4,22 @@ intervals, a significance verdict for B against A, and a drill-down into each qu
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, evaluate
+from core.operations.evaluation import (
+    DEFAULT_K,
+    Candidate,
+    Evaluation,
+    evaluate,
+    retrieval_label,
+)
 from core.operations.evaluation_report import results_csv
 from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
-from core.operations.presets import all_presets
+from core.operations.presets import all_presets, set_candidate
 from core.operations.question_sets import (
     LoadedSet,
     load_saved,
@@ -49,6 +56,7 @@ RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
 SET_PREFIX = "chunk set: "
 TOP_K, AUTOCUT, BUDGET, BOTH = "top-k", "autocut", "token budget", "both"
+DEFAULT_CONFIGS = ("fixed 1000 chars", "recursive 500/50")
 DEFAULT_BUDGET = 1000
 Retrieval = tuple[int | None, int | None]  # (token budget, autocut jumps); both None: top-k
 
@@ -57,7 +65,10 @@ def _pick_question_set() -> LoadedSet | None:
     shipped = shipped_sets()
     options = (([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped]
                + [SAVED_PREFIX + name for name in saved_sets()] + [UPLOAD])
-    choice = st.selectbox("Question set", options, key="evaluate_set",
+    saved = [o for o in options if o.startswith(SAVED_PREFIX)]  # the user's, else the samples'
+    choice = st.selectbox("Question set", options,
+                          key=kept("evaluate_set", (saved or options)[0], durable=True,
+                                   valid=options),
                           on_change=reset_question_picker,
                           help="Make your own on the Question sets page.")
     if choice == UPLOAD:
@@ -79,39 +90,37 @@ def _custom_config_form() -> None:
         name = st.text_input("Label", value=config.label, key="eval_custom_label")
         if st.button("Add", key="eval_custom_add"):
             label = name.strip() or config.label
-            st.session_state.setdefault(CUSTOM, {})[label] = Candidate(
-                label=label, strategy=config.strategy, settings=config.settings)
+            st.session_state.setdefault(CUSTOM, {})[label] = replace(config.candidate(),
+                                                                      label=label)
 
 
-def _stored_sets() -> dict[str, str]:
-    """Each chunk set's name and how it is listed: ``name (9 of 14 documents)`` when some of
-    its documents failed."""
+def _stored_sets() -> dict[str, tuple[Candidate, str]]:
+    """A candidate per chunk set, retrieving the way the preset it was built with does, and how
+    it is listed: ``chunk set: name (9 of 14 documents)`` when some of its documents failed."""
     try:
-        return {info.name: info.name + (f" ({info.documents_text()})" if info.failed else "")
-                for info in chunk_store().list_sets()}
+        infos = chunk_store().list_sets()
     except ChunkLabError:
         return {}
+    return {SET_PREFIX + info.name: (
+        set_candidate(SET_PREFIX + info.name, info),
+        SET_PREFIX + info.name + (f" ({info.documents_text()})" if info.failed else ""))
+        for info in infos}
 
 
 def _pick_candidates() -> list[Candidate]:
-    presets = all_presets()
+    presets = {name: p.candidate() for name, p in all_presets().items()}
     custom: dict[str, Candidate] = st.session_state.get(CUSTOM, {})
-    sets = {SET_PREFIX + name: SET_PREFIX + shown for name, shown in _stored_sets().items()}
-    options = list(presets) + list(custom) + list(sets)
-    defaults = [name for name in ("fixed 1000 chars", "recursive 500/50") if name in options]
-    chosen = st.multiselect("Configurations (2–4)", options, default=defaults,
-                            max_selections=4, key="evaluate_configs",
-                            format_func=lambda option: sets.get(option, option))
+    sets = _stored_sets()
+    by_name = {**presets, **{n: c for n, c in custom.items() if n not in presets},
+               **{n: candidate for n, (candidate, _) in sets.items()}}
+    options = list(by_name)
+    key = kept("evaluate_configs", [n for n in DEFAULT_CONFIGS if n in options], durable=True)
+    st.session_state[key] = [n for n in st.session_state[key] if n in options][:4]
+    chosen = st.multiselect("Configurations (2–4)", options, max_selections=4, key=key,
+                            format_func=lambda option: sets[option][1] if option in sets
+                            else option)
     _custom_config_form()
-    candidates = []
-    for name in chosen:
-        if name in presets:
-            candidates.append(presets[name].candidate())
-        elif name in custom:
-            candidates.append(custom[name])
-        else:
-            candidates.append(Candidate(label=name, chunk_set=name.removeprefix(SET_PREFIX)))
-    return candidates
+    return [by_name[name] for name in chosen]
 
 
 def _stack(candidates: list[Candidate]) -> list[Candidate]:
@@ -119,7 +128,7 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
     refs = {ref.label: ref for ref in embedder_choices(embedding_settings())}
     rerank = rerank_settings()
     left, right = st.columns(2)
-    key = kept("evaluate_embedders", [next(iter(refs))])
+    key = kept("evaluate_embedders", [next(iter(refs))], durable=True)
     st.session_state[key] = [label for label in st.session_state[key] if label in refs]
     chosen = left.multiselect(
         "Embedders", list(refs), key=key,
@@ -127,7 +136,8 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
              "two embedders is compared like two configurations. Set your own on Settings "
              "(Embeddings); a chunk set keeps its own.")
     mode: RerankMode = right.radio(
-        "Rerank the best hits", RERANK_MODES, horizontal=True, key=kept("evaluate_rerank", "off"),
+        "Rerank the best hits", RERANK_MODES, horizontal=True,
+        key=kept("evaluate_rerank", "off", durable=True, valid=RERANK_MODES),
         disabled=not rerank.configured,
         format_func={"off": "off", "on": "on", "both": "with and without"}.get,
         help=(md_escape(f"Reorder the top {rerank.top_n} hits with {rerank.ref().label} before "
@@ -139,7 +149,7 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
-         retrievals: list[Retrieval]) -> None:
+         retrievals: list[Retrieval], inputs: dict[str, object]) -> None:
     bar = st.progress(0.0, text="Starting…")
     groups: dict[str, Evaluation] = {}
     try:
@@ -156,29 +166,45 @@ def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
         bar.empty()
     reset_question_picker()
     st.session_state[RESULTS] = {"groups": groups, "documents": loaded.documents,
-                                 "set": loaded.questions.name}
+                                 "set": loaded.questions.name, "inputs": inputs}
 
 
-def _retrieval_options() -> tuple[str, int, list[Retrieval]]:
+def _retrieval_options(candidates: list[Candidate]) -> tuple[str, int, list[Retrieval]]:
     left, middle, right, last, jumps_column = st.columns([3, 4, 2, 2, 2])
-    ranking = left.radio("Ranking", RANK_MODES, horizontal=True, key="evaluate_rank")
+    ranking = left.radio("Ranking", RANK_MODES, horizontal=True,
+                         key=kept("evaluate_rank", RANK_MODES[0], durable=True),
+                         help="For every configuration without a ranking of its own.")
     mode = middle.radio("Retrieve", (TOP_K, AUTOCUT, BUDGET, BOTH), horizontal=True,
-                        key="evaluate_retrieval",
+                        key=kept("evaluate_retrieval", TOP_K, durable=True),
                         help="A token budget gives every chunking the same amount of text: "
                         "ranked chunks until the budget is used, the last one cut to fit. "
                         "Autocut keeps the top k only up to the first large drop in their "
                         "scores (k is then the most; it was measured with k = 10). Both: "
                         "top-k and the token budget.")
-    k = right.number_input("k (chunks per question)", 1, 50, DEFAULT_K, key="evaluate_k")
-    budget = last.number_input("Token budget", 50, 32_000, DEFAULT_BUDGET, step=100,
-                               key="evaluate_budget")
+    k = right.number_input("k (chunks per question)", 1, 50,
+                           key=kept("evaluate_k", DEFAULT_K, durable=True))
+    budget = last.number_input("Token budget", 50, 32_000, step=100,
+                               key=kept("evaluate_budget", DEFAULT_BUDGET, durable=True))
     jumps = jumps_column.number_input(
-        "Autocut jumps", 1, 5, DEFAULT_JUMPS, key="evaluate_autocut",
+        "Autocut jumps", 1, 5, key=kept("evaluate_autocut", DEFAULT_JUMPS, durable=True),
         help="Cut at the first large drop in score (1), or let that many drops pass first.")
+    own = [f"{c.label} ranks {c.ranks_with(ranking)}" for c in candidates
+           if c.ranks_with(ranking) != ranking]
+    if own:
+        st.caption(md_escape("Its own way to retrieve: " + "; ".join(own) + "."))
     retrievals: list[Retrieval] = {
         TOP_K: [(None, None)], AUTOCUT: [(None, int(jumps))], BUDGET: [(int(budget), None)],
         BOTH: [(None, None), (int(budget), None)]}[mode]
     return ranking, int(k), retrievals
+
+
+def _computed_for(inputs: dict[str, object]) -> str:
+    """The inputs results were computed for, when they are not those above them."""
+    shown = {k: "yes" if v is True else "no" if v is False else v
+             for k, v in inputs.items() if k != "version"}
+    return ("These results were computed for other inputs than those above"
+            + (": " + "; ".join(f"{k}: {v}" for k, v in shown.items()) if shown else "")
+            + ". Run the evaluation again for the inputs above.")
 
 
 st.title("Evaluate")
@@ -186,6 +212,7 @@ st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma'
            "evaluation), hit rate and MRR, each with a 95 % interval; each question retrieves "
            "from its own document.")
 
+inputs: dict[str, object] = {}  # what the results below must have been computed for
 try:
     loaded = _pick_question_set()
 except ChunkLabError as err:
@@ -208,22 +235,29 @@ if loaded:
     if len(candidates) > 4:
         st.info(md_escape(f"{len(candidates)} configurations with these embedders and "
                           "reranking: pick at most 4."))
-    ranking, k, retrievals = _retrieval_options()
+    ranking, k, retrievals = _retrieval_options(candidates)
     contextual = st.checkbox(
         "Also evaluate each LLM configuration and chunk set without its contextual prefixes",
-        key="evaluate_contextual",
+        key=kept("evaluate_contextual", False, durable=True),
         help="Contextual retrieval: the same chunks embedded with and without the sentence the "
         "LLM writes to situate each chunk; the delta is shown.")
+    inputs = {"Question set": question_set.name, "version": question_set.version,
+              "Configurations": ", ".join(c.label for c in candidates), "Ranking": ranking,
+              "Retrieve": " and ".join(retrieval_label(k, b, a) for b, a in retrievals),
+              "Without prefixes too": contextual}
     if st.button("Run evaluation", type="primary", key="evaluate_run",
                  disabled=not 2 <= len(candidates) <= 4):
         try:
             _run(loaded, with_prefix_twins(candidates) if contextual else candidates, ranking, k,
-                 retrievals)
+                 retrievals, inputs)
         except ChunkLabError as err:
             show_error(err)
 
 state = st.session_state.get(RESULTS)
 if state:
+    if not loaded or state.get("inputs") != inputs:
+        st.info(md_escape(_computed_for(state.get("inputs", {}))),
+                icon=":material/history:")
     groups: dict[str, Evaluation] = state["groups"]
     shown = next(iter(groups))
     if len(groups) > 1:

@@ -59,7 +59,10 @@ def save_variant(name: str, key: str) -> None:
     except ChunkLabError as err:
         st.session_state["pw_flash"] = ("error", str(err))
         return
-    remember(editor_key(name, saved.variant or DEFAULT), saved.text)
+    saved_key = editor_key(name, saved.variant or DEFAULT)
+    if key != saved_key:  # the edits moved into the new variant: their editor holds no draft
+        forget(key)
+    remember(saved_key, saved.text)
     remember(f"pw_variant::{name}", saved.variant)
     st.session_state["pw_flash"] = ("success", f"Saved variant “{saved.variant}” "
                                                f"(version {saved.version}).")
@@ -110,11 +113,11 @@ def choose_template() -> tuple[str, str, PromptTemplate]:
         "Variant", variants, key=variant_key,
         format_func=lambda v: f"{v}  ✓ used by the app" if v == active else v,
     )
-    if variant != active and top[2].button("Use in the app", use_container_width=True,
+    if variant != active and top[2].button("Use in the app", width="stretch",
                                            help="Make this variant the one the app sends."):
         library.set_active(name, variant)
         st.rerun()
-    if variant != DEFAULT and top[3].button("Delete variant", use_container_width=True):
+    if variant != DEFAULT and top[3].button("Delete variant", width="stretch"):
         library.delete_variant(name, variant)
         forget(variant_key)
         st.rerun()
@@ -147,14 +150,14 @@ def edit(name: str, variant: str, stored: PromptTemplate) -> PromptTemplate:
     cols[0].text_input(f"New variant of “{stored.title}”", key=f"pw_new_variant::{name}",
                        placeholder="e.g. terse-v2", help="Save the editor's text under this name.")
     cols[1].button("Save", on_click=save_variant, args=(name, key), type="primary",
-                   use_container_width=True)
+                   width="stretch")
     cols[2].button("Reset to default", on_click=reset_to_default, args=(key, name),
-                   use_container_width=True, disabled=text == library.default(name).text)
+                   width="stretch", disabled=text == library.default(name).text)
     return working
 
 
 def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
-    """Checks, placeholders and the answer format; True when the template has errors."""
+    """Checks and placeholders; True when the template has errors."""
     checks = check_template(working)
     for problem in checks.errors:
         st.error(md_escape(problem), icon=":material/error:")
@@ -180,14 +183,18 @@ def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
                               help=f"Insert: {description}")
             st.markdown("\n".join(f"- `{{{{{p}}}}}` — {d}"
                                    for p, d in working.placeholders.items()))
+    return bool(checks.errors)
+
+
+def show_format(working: PromptTemplate) -> None:
+    """The answer format, across the page: its example table has a column per field."""
     with st.container(border=True):
         st.markdown("**Answer format the parser expects**")
-        # Example tables wider than the column scroll inside it instead of running over.
+        # An example table wider still scrolls inside the box instead of running over.
         st.html("<style>.st-key-pw_format table{display:block;overflow-x:auto;"
                 "max-width:100%}</style>")
         with st.container(key="pw_format"):
             st.markdown(working.contract.reference_markdown())
-    return bool(checks.errors)
 
 
 def show_preview(working: PromptTemplate, source: PhaseInput) -> None:
@@ -241,7 +248,7 @@ def show_run(run: prompt_tests.TestRun, working: PromptTemplate, source: PhaseIn
     if run.view.rows:
         frame = pd.DataFrame(run.view.rows)
         frame.columns = [str(c).replace("_", " ").capitalize() for c in frame.columns]
-        st.dataframe(frame, hide_index=True, use_container_width=True)
+        st.dataframe(frame, hide_index=True, width="stretch")
     draw(run, working, source, height)
 
 
@@ -359,6 +366,7 @@ with left:
     working = edit(name, variant, stored)
 with right:
     has_errors = show_checks(name, editor_key(name, variant), working)
+show_format(working)
 st.divider()
 st.subheader("Input")
 source = choose_input(working)

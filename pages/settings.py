@@ -40,6 +40,7 @@ from ui.endpoint_form import (
     clear_key_fields,
     endpoint_section,
     key_fields,
+    key_state,
     typed_key,
 )
 from ui.render import md_escape
@@ -240,9 +241,9 @@ if last:
     _show_report(*last)
 st.markdown(SIZES_NOTE)
 
-key_state = "set for this session" if current.api_key.get_secret_value() else "not set"
+key_caption = key_state("llm", bool(current.api_key.get_secret_value()))
 st.caption(
-    f"API key: {key_state}. Environment variables {', '.join(ENV_KEYS.values())} and "
+    f"API key: {key_caption}. Environment variables {', '.join(ENV_KEYS.values())} and "
     "`.streamlit/secrets.toml` are read at start and override saved settings."
 )
 if not current.configured:

@@ -26,7 +26,7 @@ from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, library, llm_settings
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import show_error
-from ui.wording import count, number
+from ui.wording import count, number, share
 
 CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete confirmation
 NOTICE = "store_notice"  # session key: a success sentence to show after the rerun
@@ -99,13 +99,15 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
                 "Evaluate page measures. Create it again under a new name to re-process it.",
                 icon=":material/history:",
             )
-        if info.over_limit:
+        read = info.read_share
+        if info.over_limit and (read is None or read < 1):  # sets stored by older versions
+            # counted tables whose rows were all read (in windows) as truncated
             st.warning(
                 f"“{name}”: {info.over_limit:,} of {info.chunks:,} chunks are longer than "
                 f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces:,}); they "
                 "are embedded truncated, so their tails do not count for retrieval"
-                + (f" (the embedder read {info.read_share:.0%} of the text)."
-                   if info.read_share is not None else "."),
+                + ("." if read is None else
+                   f" (the embedder read {share(read)} of the set's text)."),
                 icon=":material/content_cut:",
             )
 
@@ -215,10 +217,14 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
         return
     config = configuration_editor("store", all_presets(), DEFAULT_PRESET, label="Preset")
     by_id = {d.doc_id: d for d in documents}
-    docs_key = kept("store_docs", list(by_id))
+    samples = library().sample_ids()
+    docs_key = kept("store_docs", [d.doc_id for d in library().default_documents()])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in by_id]
-    chosen = st.multiselect("Documents", list(by_id), format_func=lambda i: by_id[i].source_name,
-                            key=docs_key)
+    chosen = st.multiselect(
+        "Documents", list(by_id), key=docs_key,
+        format_func=lambda i: by_id[i].source_name + (" (sample)" if i in samples else ""),
+        help="Your documents; the shipped samples only when you choose them (or while you "
+             "have none of your own).")
     left, right = st.columns([3, 1])
     with left:
         name = name_input(config.label, names).strip()

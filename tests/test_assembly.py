@@ -7,6 +7,7 @@ import random
 import pytest
 
 from core.assembly import AssemblyError, assemble_prompt, check_citations, marker
+from core.assembly.citations import repeats
 from core.assembly.prompt import builtin_system_prompt, context_block
 from core.operations.answers import library_system_prompt
 from core.prompts.library import PromptLibrary
@@ -237,3 +238,11 @@ def test_check_citations_footnote_style_ignores_definitions():
 def test_check_citations_without_citations():
     assert check_citations("No markers here.", []).ok
     assert check_citations("Made up [¹].", []).unknown == ["[¹]"]
+
+
+def test_repeated_sentences_are_found_whatever_their_markers():
+    answer = ("The limit is not stated in the sources [¹]. The limit is not stated in the "
+              "sources [²]. The limit is NOT stated in the sources. See above. See above.")
+    assert [(r.sentence, r.times) for r in repeats(answer)] == [
+        ("The limit is not stated in the sources [¹].", 3)]  # short sentences may come twice
+    assert repeats("One answer. Another answer, said once.") == []

@@ -1,8 +1,11 @@
 """The benchmark corpus (bench/corpus): every question's reference is found at its offsets in the
-converted document, references are paragraph-sized, and the files are what the generator writes."""
+converted document, references are paragraph-sized, the files are what the generator writes, and
+the generator's prose lives in its data files (sources/)."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from statistics import mean
 
 from bench.corpus.make_corpus import OUT, QUESTIONS, build
@@ -23,3 +26,20 @@ def test_every_reference_is_a_paragraph_of_its_converted_document():
 
 def test_the_files_are_what_the_generator_writes():
     assert all((OUT / name).read_bytes() == data for name, data in build().items())
+
+
+def _prose_in_code(path: Path) -> list[str]:
+    """String literals of a module longer than a short label (docstrings aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings and len(node.value) > 40]
+
+
+def test_the_prose_lives_in_data_files_not_in_the_generator():
+    assert _prose_in_code(OUT / "make_corpus.py") == []
+    assert sorted(p.name for p in (OUT / "sources").glob("*.toml")) == [
+        "asset_register.toml", "names.toml", "transcripts.toml", "water_manual.toml"]

@@ -122,6 +122,15 @@ def test_ask_prints_the_answer_with_its_citations_checked(capsys, chunk_set, end
     assert QUESTION in body["messages"][0]["content"]
 
 
+def test_ask_reports_a_sentence_the_answer_repeats(capsys, chunk_set, endpoint):
+    endpoint.script(["Consumers in a group share the partitions [¹]. " * 3])
+    code, out, err = run(capsys, "--chunk-set", chunk_set, "--question", QUESTION,
+                         "--limit", "1", "--headroom", "100000", "--ask")
+    assert code == 0, err
+    assert json.loads(out)["repeats"] == [
+        {"sentence": "Consumers in a group share the partitions [¹].", "times": 3}]
+
+
 def test_ask_without_an_endpoint_is_one_line_and_exit_2(capsys, chunk_set, monkeypatch):
     for name in ("LLM_BASE_URL", "LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)

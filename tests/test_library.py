@@ -96,3 +96,42 @@ def test_unreadable_index_is_rebuilt_from_the_folders(lib):
     (lib.root / "index.json").write_text("{not json")
     reopened = DocumentLibrary(lib.root)
     assert reopened.documents() == [doc]
+
+
+def _samples_folder(tmp_path):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "policy.docx").write_bytes(docx_bytes())
+    (samples / "notes.txt").write_text("A transcript.\n\nSecond paragraph.")
+    return samples
+
+
+def test_samples_are_kept_apart_from_the_users_documents(lib, tmp_path):
+    samples = _samples_folder(tmp_path)
+    shipped = lib.ensure_samples(samples)
+    assert lib.sample_ids() == {d.doc_id for d in shipped}
+    assert lib.default_documents() == lib.documents()  # no documents of the user's yet
+    mine = lib.add(MARKDOWN.encode(), "handbook.md")
+    assert lib.default_documents() == [mine]  # the samples only when chosen
+    assert DocumentLibrary(lib.root).sample_ids() == lib.sample_ids()  # kept in the index
+    notes = next(d for d in shipped if d.source_name == "notes.txt")
+    lib.add((samples / "notes.txt").read_bytes(), "notes.txt")  # uploaded: the user's now
+    assert notes.doc_id not in lib.sample_ids()
+    assert [d.source_name for d in lib.default_documents()] == ["notes.txt", "handbook.md"]
+    assert lib.remove_samples() == ["policy.docx"]
+    assert lib.sample_ids() == set() and len(lib.documents()) == 2
+    assert lib.ensure_samples(samples) == [notes]  # removed samples stay removed
+
+
+def test_samples_stored_before_they_were_told_apart_are_samples(lib, tmp_path):
+    samples = _samples_folder(tmp_path)
+    lib.ensure_samples(samples)
+    mine = lib.add(MARKDOWN.encode(), "handbook.md")
+    index = json.loads((lib.root / "index.json").read_text())
+    for entry in index["documents"]:
+        del entry["sample"]  # as an older version wrote it
+    (lib.root / "index.json").write_text(json.dumps(index))
+    reopened = DocumentLibrary(lib.root)
+    reopened.ensure_samples(samples)
+    assert reopened.default_documents() == [mine]
+    assert len(reopened.sample_ids()) == 2

@@ -7,12 +7,14 @@ from streamlit.testing.v1 import AppTest
 
 import ui.resources
 from core.library import default_library
-from core.llm.settings import AnswerSettings, save_answer_settings
+from core.llm.settings import AnswerSettings, save_answer_settings, save_settings
 from core.operations.presets import SMALL_TO_BIG
-from core.store import ChunkStore
+from core.store import ChunkSetInfo, ChunkStore
+from tests.docfactory import chunk_document
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
-from tests.pages import page_path, shown
+from tests.pages import page_path, shown, use_samples
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
+from ui.state import KEY_GONE
 
 PAGE = page_path("assemble")
 QUESTION = "How many coordinator failures does a cluster with five coordinators tolerate?"
@@ -51,7 +53,7 @@ def test_without_chunk_sets_it_says_how_to_create_one(data_dir):
     at = run_page()
     assert not at.exception
     assert "Chunk sets" in at.info[0].value
-    assert "8 library documents" in at.button(key="assemble_quick_start").label  # the samples
+    assert "from the 8 sample documents" in at.button(key="assemble_quick_start").label
 
 
 def test_asks_for_a_question_first(one_set):
@@ -149,6 +151,21 @@ def test_ask_uses_the_settings_typed_on_the_settings_page(one_set, fake_llm):  #
     assert fake_llm.calls[-1].phase == "rag_answer"
 
 
+def test_the_key_gone_warning_goes_once_a_request_succeeds_without_it(one_set,
+                                                                      fake_llm):  # noqa: F811
+    """Saved with a key, a refresh lost it; the server answers anyway: it needs none."""
+    save_settings(fake_llm.settings(api_key="sk-lost").model_copy(update={"needs_key": True}))
+    fake_llm.respond(lambda request: "Two coordinators may fail [¹].")
+    at = run_page(assemble_question=QUESTION, assemble_limit=1)
+    assert any(KEY_GONE in w.value for w in at.warning)
+    at.button(key="ask_a").click().run()
+    assert not at.exception and fake_llm.calls[-1].phase == "rag_answer"
+    assert any("Every marker points to a source" in s.value for s in at.success)
+    assert not any(KEY_GONE in w.value for w in at.warning)
+    at.run()  # and later runs in this session
+    assert not any(KEY_GONE in w.value for w in at.warning)
+
+
 def test_ask_sends_the_saved_answer_model_and_temperature(one_set, fake_llm):  # noqa: F811
     save_answer_settings(AnswerSettings(model="answer-model", temperature=0.9))
     fake_llm.respond(lambda request: "Two coordinators may fail [¹].")
@@ -168,7 +185,7 @@ def test_quick_start_builds_an_active_set_from_the_library(data_dir):
             library.remove(document.doc_id)
     at.run()
     button = at.button(key="assemble_quick_start")
-    assert "from the 1 library document and" in button.label
+    assert "from the 1 sample document and" in button.label
     at = button.click().run()
     assert not at.exception
     store = ChunkStore()
@@ -210,3 +227,40 @@ def test_merging_neighbouring_hits_cites_them_as_one_passage(data_dir):
     preset_set = run_page(assemble_question=QUESTION, assemble_set_a=SMALL_TO_BIG)
     assert preset_set.toggle(key=f"assemble_merge:{SMALL_TO_BIG}").value is True
     assert cited_packs(preset_set)[0][1].endswith("2 chunks")
+
+
+SAMPLE_POLICY = ("# Harbor policy\n\nThe dwelling limit is $425,000 under Coverage A. "
+                 "A dwelling vacant for more than 60 days loses vandalism cover.\n")
+MY_POLICY = ("# My policy\n\nThe dwelling limit is $310,000 under my Coverage A. "
+             "Vacancy beyond 30 days suspends glass breakage cover.\n")
+
+
+def test_searches_leave_the_samples_out_unless_they_are_chosen(tmp_path, monkeypatch):
+    for _ in use_samples(tmp_path, monkeypatch, {"harbor_policy.md": SAMPLE_POLICY}):
+        library = ui.resources.library()  # the sample is added on first start
+        mine = library.add(MY_POLICY.encode(), "my_policy.md")
+        sample = next(d for d in library.documents() if d.doc_id != mine.doc_id)
+        store = ChunkStore()
+        store.create_set(ChunkSetInfo(name="both", strategy="recursive"))
+        store.add_chunks("both", [*chunk_document(sample, "recursive", size=200),
+                                  *chunk_document(mine, "recursive", size=200)])
+        at = run_page(assemble_question="What is the dwelling limit?")
+        assert not at.exception
+        picker = at.multiselect(key="assemble_docs")
+        assert picker.placeholder == "your documents in the chunk set (samples only when chosen)"
+        assert cited_packs(at) and all("my_policy.md" in h for h, _ in cited_packs(at))
+        assert "harbor_policy.md" not in markdown(at)
+        picker.set_value([sample.doc_id, mine.doc_id]).run()  # chosen: searched too
+        assert any("harbor_policy.md" in h for h, _ in cited_packs(at))
+
+
+def test_an_answer_that_repeats_itself_is_flagged(one_set, fake_llm):  # noqa: F811
+    """A small model without the fact in its sources loops: the page says so."""
+    looping = "The limit is not stated in the sources [¹]. " * 3
+    fake_llm.respond(lambda request: looping)
+    at = run_page(assemble_question=QUESTION, assemble_limit=1,
+                  llm_settings=fake_llm.settings())
+    at.button(key="ask_a").click().run()
+    assert not at.exception
+    assert any("The answer says “The limit is not stated in the sources [¹].” 3 times"
+               in shown(w.value) for w in at.warning)

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.chunking.edits import snap_to_word
 from core.documents import convert
 from core.operations.presets import preset, user_presets
 from core.operations.strategies import chunk
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
-from tests.pages import page_path, use_samples
+from tests.pages import page_path, shown, use_samples
 from ui.resources import LLM_SETTINGS
 
 PAGE = page_path("compare")
@@ -184,6 +185,30 @@ def test_split_undo_and_save_hand_edits(data_dir) -> None:
     assert chunk_count(at, "1. policy by hand") == before + 1
 
 
+def test_a_split_inside_a_word_says_where_it_landed(data_dir) -> None:
+    document = convert(MARKDOWN.encode(), "policy.md")
+    second = chunk(document, "recursive", preset("recursive 500/50").settings)[1]
+    text = document.text
+    at_char = next(i for i in range(second.start + 40, second.end)  # in "dwelling", off-centre
+                   if text[i - 2 : i + 6] == "dwelling")
+    landed = snap_to_word(text, at_char)
+    assert landed != at_char
+    at = run()
+    at.selectbox(key="cmp_edit_slot").set_value(1)
+    run(at)
+    at.number_input(key="cmp_edit_chunk").set_value(2)
+    at.number_input(key="cmp_edit_pos").set_value(at_char - second.start)
+    run(at)
+    at.button(key="cmpb_split").click()
+    run(at)
+    done = next(s.value for s in at.success if s.value.startswith("Done"))
+    assert f"split chunk 2 at character {landed:,}" in done
+    assert f"you picked {at_char:,}" in done
+    ends = second.start + len(text[second.start : landed].rstrip())  # trimmed, as chunks are
+    assert f"Chunk 2 now ends at character {ends:,} and chunk 3 starts at {landed:,}" in done
+    assert any(f"1. split chunk 2 at character {landed:,}" in shown(c.value) for c in at.caption)
+
+
 def test_an_edit_inside_a_table_is_refused(data_dir) -> None:
     at = run()
     at.selectbox(key="cmp_edit_slot").set_value(1)
@@ -314,3 +339,10 @@ def test_a_tolerant_llm_column_lists_its_repairs(data_dir, slipping_llm) -> None
     table = next(f.value for f in at.dataframe if "raw line" in f.value.columns)
     assert len(table) == total and set(table["warning"]) == set(kinds)
     assert "2. llm 500" in stats(at)  # the column still shows its chunks
+
+
+def test_a_document_without_sections_is_compared(tmp_path, monkeypatch) -> None:
+    text = "Minutes of the meeting. " * 80
+    for _ in use_samples(tmp_path, monkeypatch, {"minutes.txt": text}):
+        at = run()
+        assert list(stats(at)) == ["1. fixed 1000 chars", "2. recursive 500/50"]

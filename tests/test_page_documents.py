@@ -59,7 +59,7 @@ def markdown_text(at: AppTest) -> str:
 def test_lists_documents_and_shows_sections_tables_and_text(data_dir):
     at = run_page()
     [picker] = at.selectbox
-    assert picker.options == ["policy.docx  ·  DOCX"]
+    assert picker.options == ["policy.docx  ·  DOCX  ·  sample"]  # from the samples folder
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Format"] == "DOCX" and metrics["Sections"] == "4" and metrics["Tables"] == "1"
     tree = markdown_text(at)
@@ -129,6 +129,19 @@ def test_a_hostile_file_name_is_shown_as_text_on_documents(data_dir):
     [warning] = at.warning
     assert "![" not in warning.value
     assert shown(warning.value).startswith(f"Remove **{kept}.md** from")
+
+
+def test_the_samples_can_be_removed_at_once_and_stay_removed(data_dir):
+    at = run_page()
+    assert library().sample_ids()
+    at = run_page(uploads=[FakeUpload("guide.html", HTML.encode())])
+    at.button(key="documents_remove_samples").click().run()
+    assert not at.exception
+    assert any("Removed 1 sample; they stay removed" in s.value for s in at.success)
+    assert [d.source_name for d in library().documents()] == ["guide.html"]
+    assert not [b for b in at.button if b.key == "documents_remove_samples"]  # none left
+    library().ensure_samples(data_dir.parent / "samples")
+    assert [d.source_name for d in DocumentLibrary(library().root).documents()] == ["guide.html"]
 
 
 def test_pages_view_says_which_margin_line_numbers_were_left_out(data_dir):

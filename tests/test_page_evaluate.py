@@ -9,16 +9,29 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.chunking.checks import LABELS
-from core.config import SAMPLE_QUESTIONS_DIR
+from core.config import SAMPLE_QUESTIONS_DIR, data_dir
 from core.evaluation.questions import parse_questions
+from core.operations.presets import SMALL_TO_BIG
 from core.operations.question_sets import save_set
 from tests.pages import texts
+from ui.persist import STATE_FILE
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "evaluate.py")
 
 
+def _new_user() -> None:
+    """Inputs are kept in the data folder for the next session: each test starts without."""
+    (data_dir() / STATE_FILE).unlink(missing_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def new_user() -> None:
+    _new_user()
+
+
 @pytest.fixture(scope="module")
 def ran() -> AppTest:
+    _new_user()
     at = AppTest.from_file(PAGE, default_timeout=240)
     at.run()
     assert not at.exception
@@ -120,3 +133,50 @@ def test_changing_the_set_resets_the_question_picker(tmp_path):
 def _picker(at: AppTest):
     """The question picker (its key follows the questions it lists)."""
     return next(s for s in at.selectbox if s.label == "Question")
+
+
+def test_a_preset_with_its_own_ranking_keeps_it_and_the_results_say_so():
+    at = AppTest.from_file(PAGE, default_timeout=240).run()
+    at.selectbox(key="evaluate_set").set_value("technical_handbook").run()
+    at.multiselect(key="evaluate_configs").set_value(["fixed 1000 chars", SMALL_TO_BIG]).run()
+    assert at.radio(key="evaluate_rank").value == "vector"
+    assert (f"Its own way to retrieve: {SMALL_TO_BIG} ranks hybrid, neighbours merged."
+            in texts(at))
+    at.button(key="evaluate_run").click().run()
+    assert not at.exception and not at.error
+    assert (f"ranking: fixed 1000 chars vector, {SMALL_TO_BIG} hybrid, neighbours merged · top-5"
+            in texts(at))
+    results = at.session_state["evaluate_results"]["groups"]["top-5"]
+    assert [r.ranking for r in results] == ["vector", "hybrid"]
+    history = next(d for d in at.dataframe if "Retrieval" in d.value.columns).value
+    assert list(history["Retrieval"][:2]) == ["vector · top-5", "hybrid · top-5"]
+
+
+def test_inputs_survive_a_page_switch_and_results_say_what_they_were_computed_for():
+    at = AppTest.from_file(str(Path(PAGE).parents[1] / "app.py"), default_timeout=240).run()
+    at.switch_page("pages/evaluate.py").run()
+    at.selectbox(key="evaluate_set").set_value("technical_handbook").run()
+    at.multiselect(key="evaluate_configs").set_value(
+        ["fixed 1000 chars", "recursive 500/50", "semantic"]).run()
+    at.radio(key="evaluate_rank").set_value("bm25").run()
+    at.number_input(key="evaluate_k").set_value(3).run()
+    at.button(key="evaluate_run").click().run()
+    assert "computed for other inputs" not in texts(at)
+    at.switch_page("pages/settings.py").run()  # another page: no Evaluate widget is drawn
+    assert "evaluate_set" not in [b.key for b in at.selectbox]
+    at.switch_page("pages/evaluate.py").run()
+    assert not at.exception
+    assert at.selectbox(key="evaluate_set").value == "technical_handbook"
+    assert at.multiselect(key="evaluate_configs").value == [
+        "fixed 1000 chars", "recursive 500/50", "semantic"]
+    assert (at.radio(key="evaluate_rank").value, at.number_input(key="evaluate_k").value) == (
+        "bm25", 3)
+    assert "computed for other inputs" not in texts(at)  # they match the inputs above
+    at.selectbox(key="evaluate_set").set_value("insurance_policy").run()
+    note = texts(at)
+    assert ("These results were computed for other inputs than those above: Question set: "
+            "technical_handbook; Configurations: fixed 1000 chars, recursive 500/50, semantic; "
+            "Ranking: bm25; Retrieve: top-3; Without prefixes too: no." in note)
+    again = AppTest.from_file(PAGE, default_timeout=240).run()  # a reload or a restart
+    assert again.selectbox(key="evaluate_set").value == "insurance_policy"
+    assert again.radio(key="evaluate_rank").value == "bm25"

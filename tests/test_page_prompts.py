@@ -96,6 +96,18 @@ def test_save_variant_then_use_it(at):
         (data_dir() / "prompts" / "active.json").read_text()).get("topic_detection") is None
 
 
+def test_saving_edits_as_a_variant_leaves_no_draft_behind(at):
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value(editor.value + "\nBe brief.").run()
+    at.text_input(key="pw_new_variant::topic_detection").set_value("brief v2").run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert "Saved variant “brief v2”" in texts(at.success)
+    assert "Unsaved edits" not in texts(at.warning)  # the edits are the saved variant now
+    at.selectbox(key="pw_variant::topic_detection").set_value("default").run()
+    assert at.text_area(key=TOPIC_TEXT).value == PromptLibrary().default("topic_detection").text
+    assert "Unsaved edits" not in texts(at.warning)
+
+
 def test_bad_variant_name_is_one_sentence(at):
     at.text_input(key="pw_new_variant::topic_detection").set_value("default").run()
     next(b for b in at.button if b.label == "Save").click().run()

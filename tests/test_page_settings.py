@@ -163,3 +163,16 @@ def test_forget_the_key(fake_llm):  # noqa: F811
     at.run()
     assert at.session_state[LLM_SETTINGS].api_key.get_secret_value() == ""
     assert any("API key: not set" in c.value for c in at.caption)
+
+
+def _key_caption(at: AppTest) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("API key:"))
+
+
+def test_a_key_typed_and_tested_but_not_saved_reads_not_saved_yet(fake_llm):
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert _key_caption(at).startswith("API key: not set")
+    fill(at, fake_llm.base_url, SECRET, "fake", button="Test connection")
+    assert _key_caption(at).startswith("API key: typed, not saved yet")
+    press(at, "Save")
+    assert _key_caption(at).startswith("API key: set for this session")

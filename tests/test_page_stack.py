@@ -61,6 +61,8 @@ def test_settings_test_and_save_the_embedder_and_the_reranker(data, fake_embed):
     at.text_input(key="embedding_api_key_input").input(SECRET)
     at = _press(at, "embedding_form", "Test")
     assert f"embeds {DIMENSION}-dimension vectors, 16 sentences in" in texts(at)
+    key_captions = [c.value for c in at.caption if c.value.startswith("API key:")]
+    assert key_captions[1].startswith("API key: typed, not saved yet")  # the embedding form's
     assert SECRET in fake_embed.requests[0].authorization
     assert not EMBEDDING_SOURCE.path().exists()  # tested, not saved
     at.text_input(key="embedding_api_key_input").input(SECRET)

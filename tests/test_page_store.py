@@ -13,6 +13,7 @@ from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from tests.docfactory import inspection_markdown
 from tests.pages import click, page_path, texts, use_samples
 from ui.resources import library
+from ui.wording import share
 
 PAGE = page_path("store")
 
@@ -99,6 +100,29 @@ def test_long_chunks_get_a_note_and_bad_settings_a_sentence(data):
     assert list(at.dataframe[0].value["Name"]) == ["long", "taken"]  # the sets are still listed
 
 
+def test_a_table_read_to_its_last_row_is_not_called_truncated(data):
+    """A long table's digest (its row labels) is longer than MiniLM reads, but every row is read
+    in a window of rows: no chunk's tail is lost, so no warning says it is."""
+    rows = "".join(f"| Household contents group {n} kept in outbuildings | {n * 100} USD |\n"
+                   for n in range(1, 60))
+    (data.parent / "samples" / "limits.md").write_text(
+        "# Limits\n\nTable 1: Special limits\n\n| Item | Limit |\n|---|---|\n" + rows,
+        encoding="utf-8")
+    at = run()
+    at.selectbox(key="store:preset").set_value("recursive 500/50")
+    at.text_input(key="store_name").set_value("tables")
+    at = click(at, "store_create")
+    info = ChunkStore().info("tables")
+    assert info.read_share == 1.0
+    assert info.over_limit == 0 and "embedded truncated" not in texts(at)
+    assert list(at.dataframe[0].value["Truncated chunks"]) == ["0"]
+
+
+def test_a_share_of_text_read_never_rounds_up_to_all_of_it():
+    assert [share(x) for x in (1.0, 0.997, 0.9912, 0.7509, 0.004, 0.0)] == [
+        "100 %", "99.7 %", "99.1 %", "75 %", "0.4 %", "0 %"]
+
+
 def test_an_unreachable_server_is_a_sentence(data, monkeypatch):
     monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
     monkeypatch.setenv("CHROMA_PORT", "9")
@@ -157,6 +181,14 @@ def test_presets_saved_elsewhere_and_the_llm_strategy_are_offered(data):
     at.selectbox(key="store:tiny fixed:strategy").set_value("llm").run()
     assert "No LLM endpoint configured" in texts(at)  # and nothing can be started without one
     assert at.button(key="store_create").disabled
+
+
+def test_a_new_set_starts_from_the_users_documents_not_the_samples(data):
+    mine = library().add(inspection_markdown("gutters").encode(), "gutters.md")
+    at = run()
+    picker = at.multiselect(key="store_docs")
+    assert picker.value == [mine.doc_id]
+    assert sorted(picker.options) == ["boilers.md (sample)", "chimneys.md (sample)", "gutters.md"]
 
 
 def test_a_set_with_failed_documents_says_so_and_retries_exactly_them(data):

@@ -71,6 +71,24 @@ def test_unlocatable_short_and_repeated_answers_are_dropped_with_reasons(fake_ll
     assert any("answer was unusable" in r for r in reasons)
 
 
+def test_questions_that_name_nothing_are_dropped(fake_llm, guide):  # noqa: F811
+    asked = iter(["What does the document say about this?",
+                  "What does the text say about ---------------?", "What's in the table?",
+                  "How long does a claimant have to report a loss?"])
+
+    def respond(request: FakeRequest) -> str:
+        sentence = next(s for s in _passage(request).split(". ") if len(s) > 40)
+        return json.dumps({"question": next(asked), "excerpts": [sentence]})
+
+    fake_llm.respond(respond)
+    generated = generate_question_set([guide], per_doc=2, settings=fake_llm.settings(),
+                                      use_cache=False)
+    assert [q.question for q in generated.questions.questions] == [
+        "How long does a claimant have to report a loss?"]
+    assert [d.reason for d in generated.dropped] == [
+        "the question names nothing to look for (no content word)"] * 3
+
+
 def test_answers_are_cached_and_cancel_stops(fake_llm, guide):  # noqa: F811
     first = generate_question_set([guide], per_doc=2, settings=fake_llm.settings())
     again = generate_question_set([guide], per_doc=2, settings=fake_llm.settings())

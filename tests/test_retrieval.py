@@ -5,13 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.documents import convert
 from core.errors import StoreError
+from core.operations.presets import preset
+from core.operations.strategies import chunk
 from core.retrieval.bm25 import BM25Index, tokenize
 from core.retrieval.fusion import fused_scores
 from core.retrieval.packs import build_packs, merge_spans
 from core.retrieval.ranking import rank_chunks
 from core.retrieval.retrieve import RetrievalError, chunk_filter, retrieve, where_clause
-from tests.retrieval_helpers import FakeStore, chunks_of, make_chunk
+from tests.retrieval_helpers import SAMPLES, FakeStore, chunks_of, make_chunk
 
 CORPUS = [
     "Water damage from burst pipes is covered up to 10,000 euros per year.",
@@ -258,3 +261,21 @@ def test_vector_rank_with_the_real_embedder_finds_paraphrases(question, best):
 def test_hybrid_rank_with_the_real_embedder():
     result = rank_chunks("theft deductible per incident", CORPUS, "hybrid", limit=2)
     assert result[0][0] == 1 and result[0][1] == pytest.approx(2 / 61)
+
+
+TWO_FACTS = "What is the dwelling limit and what is the vacancy rule?"
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_a_question_about_two_facts_retrieves_the_limits_table_and_the_vacancy_rule(mode):
+    """The sample policy holds the dwelling limit only in its limits table and the vacancy rule
+    in its exclusions table; the prose about Coverage A outranks the limits table (its best
+    view scores below the prose), so the table comes 4th: inside the top 5 on its own
+    document, and out of the prompt when chunks of other documents or a small context crowd
+    it out."""
+    source = SAMPLES / "sources" / "insurance_policy.md"  # its text, converted in-process
+    document = convert(source.read_bytes(), source.name)
+    chunks = chunk(document, "recursive", preset("recursive 500/50").settings)
+    top = [chunks[i].text for i, _ in rank_chunks(TWO_FACTS, chunks, mode, limit=5)]
+    assert any("Table 2: Coverage limits" in text and "$425,000" in text for text in top)
+    assert any("vacant more than 60 consecutive days" in text for text in top)

@@ -9,7 +9,7 @@ from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate, evaluate
-from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, built_with
+from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, built_with, set_candidate
 from core.operations.strategies import validated_config
 from core.retrieval.packs import merge_adjacent, merge_depth, merged_packs
 from core.retrieval.ranking import rank_merged
@@ -113,6 +113,18 @@ def test_a_set_is_known_by_the_preset_it_is_named_after_or_whose_chunking_it_hol
                                    settings=resolved)) is preset
     other = {**resolved, "size": 120}
     assert built_with(ChunkSetInfo(name="mine", strategy="recursive", settings=other)) is None
+
+
+def test_a_set_built_with_small_to_big_is_evaluated_with_its_retrieval():
+    preset = BUILTIN_PRESETS[SMALL_TO_BIG]
+    resolved = validated_config(preset.strategy, preset.settings).model_dump(mode="json")
+    built = set_candidate("chunk set: mine", ChunkSetInfo(name="mine", strategy="recursive",
+                                                          settings=resolved))
+    assert (built.chunk_set, built.ranking, built.merge_adjacent) == ("mine", "hybrid", True)
+    assert built.ranks_with("vector") == "hybrid, neighbours merged"
+    other = set_candidate("chunk set: other", ChunkSetInfo(name="other", strategy="fixed"))
+    assert (other.ranking, other.merge_adjacent) == (None, False)
+    assert other.ranks_with("bm25") == "bm25"
 
 
 @pytest.mark.parametrize("limit", [1, 2])

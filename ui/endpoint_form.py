@@ -39,6 +39,16 @@ def typed_key(prefix: str, old: SecretStr) -> SecretStr:
     return SecretStr(typed) if typed else old
 
 
+def key_state(prefix: str, has_key: bool) -> str:
+    """What the caption says of the API key: a key typed (and maybe tested) is not kept until
+    Save, so it reads "not saved yet" rather than "not set"."""
+    if st.session_state.get(f"{prefix}_api_key_input"):
+        return "typed, not saved yet (Save keeps it for this session)"
+    if has_key:
+        return "set for this session"
+    return "not set (a key typed above is used once you Save)"
+
+
 def clear_key_fields(prefix: str) -> None:
     st.session_state[f"{prefix}_api_key_input"] = ""
     st.session_state[f"{prefix}_forget"] = False
@@ -159,7 +169,7 @@ def endpoint_section(form: EndpointForm) -> EndpointSettings:
             st.success(md_escape(text))
         else:
             show_error(text)
-    state = "set for this session" if current.api_key.get_secret_value() else "not set"
+    state = key_state(form.prefix, bool(current.api_key.get_secret_value()))
     st.caption(f"API key: {state}. Environment variables {', '.join(form.env.values())} and "
                "`.streamlit/secrets.toml` are read at start and override saved settings.")
     return current

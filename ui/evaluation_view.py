@@ -119,7 +119,7 @@ def show_metrics(results: list[CandidateResult]) -> None:
                  column_config={"Metric": st.column_config.TextColumn(width="medium")})
     first = results[0]
     st.caption(md_escape(
-        f"{first.metrics.overall.questions} questions · ranking {first.ranking} · "
+        f"{first.metrics.overall.questions} questions · {_rankings(results)} · "
         f"{first.retrieval} · chunks: "
         + ", ".join(f"{r.candidate.label} {sum(r.chunk_counts.values()):,}" for r in results)
         + " · times: " + ", ".join(
@@ -133,6 +133,15 @@ def show_metrics(results: list[CandidateResult]) -> None:
     figure.update_layout(barmode="group", yaxis_title="%", height=360,
                          margin={"t": 20, "b": 20}, legend={"orientation": "h"})
     st.plotly_chart(figure, key="evaluate_bars")
+
+
+def _rankings(results: list[CandidateResult]) -> str:
+    """Which ranking ran: "ranking hybrid", or each configuration's when they differ (a preset
+    with a ranking of its own keeps it)."""
+    ran = {r.candidate.label: r.candidate.ranks_with(r.ranking) for r in results}
+    if len(set(ran.values())) == 1:
+        return f"ranking {next(iter(ran.values()))}"
+    return "ranking: " + ", ".join(f"{label} {how}" for label, how in ran.items())
 
 
 def _bar(result: CandidateResult, bounds: dict[str, tuple[float, float]]) -> go.Bar:
@@ -336,16 +345,18 @@ def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document
 def _history_rows(record: RunRecord) -> list[dict[str, object]]:
     """A kept run's configurations: their figures, then those that failed with the reason."""
     run = {"When": record.created.replace("T", " ")[:16], "Question set": record.question_set,
-           "Version": record.question_set_version, "Questions": record.questions,
-           "Retrieval": f"{record.ranking} · {record.retrieval}"}
+           "Version": record.question_set_version, "Questions": record.questions}
     rows: list[dict[str, object]] = [
-        {**run, "Configuration": c.label,
+        {**run, "Retrieval": f"{c.config.get('ranking') or record.ranking} · {record.retrieval}",
+         "Configuration": c.label,
          **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
             for m in ("recall", "precision", "iou")},
          "Tokens / question": "—" if c.mean_tokens is None else f"{c.mean_tokens:,.0f}",
          "Failed": ""}
         for c in record.configurations]
-    return rows + [{**run, "Configuration": str(f.config.get("label", "")), "Failed": f.reason}
+    return rows + [{**run, "Retrieval": f"{f.config.get('ranking') or record.ranking} · "
+                                        f"{record.retrieval}",
+                    "Configuration": str(f.config.get("label", "")), "Failed": f.reason}
                    for f in record.failures]
 
 

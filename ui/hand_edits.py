@@ -27,6 +27,7 @@ from core.chunking.edits import (
     MoveBoundary,
     Split,
     parse_edits,
+    snap_to_word,
 )
 from core.documents.model import Document
 from core.errors import ChunkLabError
@@ -86,16 +87,33 @@ def edited_column(slot: int, document: Document, label: str, strategy: str,
 
 
 def _add(column: EditedColumn, document: Document, edit: AnyEdit) -> None:
+    picked = edit.at if isinstance(edit, Split | MoveBoundary) else None
+    if isinstance(edit, Split | MoveBoundary):  # kept where it lands, so the list says so
+        edit = edit.model_copy(update={"at": snap_to_word(document.text, edit.at)})
     edits = [*column.edits, edit]
     try:
         config = edited_config(column.base_label, column.base_strategy, column.base_settings,
                                document.doc_id, edits)
-        edit_chunks(document, column.base, config)
+        chunks = edit_chunks(document, column.base, config)
     except ChunkLabError as err:
         st.session_state[MESSAGE] = ("error", str(err))
         return
     st.session_state[EDITS][column.key] = [e.model_dump() for e in edits]
-    st.session_state[MESSAGE] = ("success", f"Done: {edit.describe()}.")
+    st.session_state[MESSAGE] = ("success", _done(edit, picked, chunks))
+
+
+def _done(edit: AnyEdit, picked: int | None, chunks: Sequence[Chunk]) -> str:
+    """What the edit did, with the boundary where it landed: a position inside a word moves to
+    the word's edge, and the chunks on either side lose their surrounding whitespace."""
+    said = f"Done: {edit.describe()}"
+    if picked is not None and isinstance(edit, Split | MoveBoundary) and edit.at != picked:
+        said += f" (you picked {picked:,}, inside a word: a boundary moves to its nearer edge)"
+    i = edit.index
+    if isinstance(edit, Merge) or i + 1 >= len(chunks):
+        return f"{said}. Chunk {i + 1} now spans characters {chunks[i].start:,}–{chunks[i].end:,}."
+    left, right = chunks[i], chunks[i + 1]
+    return (f"{said}. Chunk {i + 1} now ends at character {left.end:,} and chunk {i + 2} starts "
+            f"at {right.start:,}.")
 
 
 def _undo(column: EditedColumn) -> None:

@@ -8,8 +8,10 @@ value back. Widgets drawn this way take their first value from ``kept(..., defau
 their own ``value=``/``index=`` argument.
 
 With ``durable=True`` the value is also written to ``ui_state.json`` in the data folder (through
-the atomic writer) whenever it changes, and a new session starts from it: the question on
-Assemble, the chosen template on Prompts, the configurations on Compare.
+the atomic writer) whenever it changes, and a new session — a browser reload, another tab, the
+app started again — starts from it. The data folder is one user's workspace, so these are the
+user's last inputs, whichever tab set them: the chosen document, Compare's configurations and
+hand edits, Evaluate's inputs, the question on Assemble, the chosen template on Prompts.
 """
 
 from __future__ import annotations
@@ -36,15 +38,29 @@ def saved_choices() -> dict[str, Any]:
     return read_json_object(_path())
 
 
-def _save(key: str, value: Any) -> None:
+def _plain(value: Any) -> bool:
     try:
         json.dumps(value)
     except (TypeError, ValueError):
-        return  # only plain values are worth writing down
+        return False  # only plain values are worth writing down
+    return True
+
+
+def save_choice(key: str, value: Any) -> None:
+    """Save a value a new session starts from (one that is not a widget's: :func:`kept` saves
+    those with ``durable=True``)."""
+    _save_all({key: value})
+
+
+def _save_all(values: dict[str, Any], prefixes: tuple[str, ...] = ()) -> None:
+    """Write ``values`` (the plain ones) and drop the saved keys under ``prefixes`` that are no
+    longer among them; the file is written only when something changed."""
     saved = saved_choices()
-    if saved.get(key) != value:
-        saved[key] = value
-        write_json(_path(), saved, ensure_ascii=False, indent=1, sort_keys=True)
+    kept_now = {k: v for k, v in values.items() if _plain(v)}
+    updated = {k: v for k, v in saved.items()
+               if not (prefixes and k.startswith(prefixes) and k not in kept_now)} | kept_now
+    if updated != saved:
+        write_json(_path(), updated, ensure_ascii=False, indent=1, sort_keys=True)
 
 
 def kept(key: str, default: Any = None, *, durable: bool = False,
@@ -71,7 +87,7 @@ def kept(key: str, default: Any = None, *, durable: bool = False,
         else:
             state[key] = state[shadow] = default
     if durable and key in state:
-        _save(key, state[key])
+        save_choice(key, state[key])
     return key
 
 
@@ -106,14 +122,25 @@ def kept_value(key: str) -> Any:
     return st.session_state.get(key, st.session_state.get(SHADOW + key))
 
 
-def kept_all(prefixes: tuple[str, ...]) -> None:
+def kept_all(prefixes: tuple[str, ...], *, durable: bool = False) -> None:
     """:func:`kept` for every widget whose key starts with one of ``prefixes``, for a page whose
     widgets are drawn by helpers (Compare). Call it at the top of the page; never list button
-    keys (a button's value cannot be set)."""
+    keys (a button's value cannot be set). With ``durable``, as :func:`kept`'s: a new session
+    starts from the values saved in the data folder."""
     state = st.session_state
+    restored = f"_restored::{'|'.join(prefixes)}"
+    if durable and restored not in state:  # a new session: the saved values wait as shadows
+        state[restored] = True
+        for key, value in saved_choices().items():
+            if key.startswith(prefixes) and key not in state:
+                state[SHADOW + key] = value
     for key in [k for k in state if isinstance(k, str) and k.startswith(prefixes)]:
         state[SHADOW + key] = state[key]
-    for shadow in [k for k in state if isinstance(k, str) and k.startswith(SHADOW)]:
+    shadows = [k for k in state if isinstance(k, str) and k.startswith(SHADOW)]
+    for shadow in shadows:
         key = shadow.removeprefix(SHADOW)
         if key.startswith(prefixes) and key not in state:
             state[key] = state[shadow]
+    if durable:
+        _save_all({s.removeprefix(SHADOW): state[s] for s in shadows
+                   if s.removeprefix(SHADOW).startswith(prefixes)}, prefixes)

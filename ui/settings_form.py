@@ -19,10 +19,12 @@ import streamlit as st
 from pydantic.fields import FieldInfo
 
 from core.errors import ChunkLabError
+from core.operations.evaluation import Candidate
 from core.operations.presets import Preset
 from core.operations.strategies import PICKABLE, STRATEGIES, strategy, validated_config
-from ui.persist import kept, set_aside
+from ui.persist import kept, remember, set_aside
 from ui.render import md_escape
+from ui.state import picker_key
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,15 @@ class Configuration:
     label: str
     strategy: str
     settings: dict[str, Any]
+    preset: Preset | None = None  # the preset it started from
+
+    def candidate(self) -> Candidate:
+        """This configuration to evaluate; with its preset's strategy it keeps the preset's
+        way to retrieve (small-to-big's hybrid ranking and merged neighbours)."""
+        own = self.preset is not None and self.preset.strategy == self.strategy
+        return Candidate(self.label, self.strategy, dict(self.settings),
+                         ranking=self.preset.ranking if own and self.preset else None,
+                         merge_adjacent=bool(own and self.preset and self.preset.merge_adjacent))
 
 
 def _limits(field: FieldInfo) -> tuple[float | None, float | None]:
@@ -140,10 +151,31 @@ def configuration_editor(key: str, presets: Mapping[str, Preset], default: str,
     field where the user may type a label instead). Widget keys include the preset and the
     strategy, so picking another one shows its own values, not the last ones typed."""
     names = list(presets)
-    chosen = st.selectbox(label, names, key=kept(f"{key}:preset",
-                                                 default if default in names else names[0],
-                                                 valid=names))
-    preset = presets[chosen]
+    preset_key = kept(f"{key}:preset", default if default in names else names[0], valid=names)
+    chosen = st.session_state[preset_key]
+    head = st.empty()  # the preset picker, drawn once the configuration it starts is known
+    config = _configuration(key, presets[chosen], own_label)
+    shown = picked_label(chosen, config.label)
+    with head:
+        if shown == chosen:
+            st.selectbox(label, names, key=preset_key)
+        else:  # the browser keeps a keyed picker's old label: a new label is a new picker
+            picker = picker_key(f"_{preset_key}", [shown])
+            st.selectbox(label, names, index=names.index(chosen), key=picker,
+                         format_func=lambda name: shown if name == chosen else name,
+                         on_change=lambda: remember(preset_key, st.session_state[picker]))
+    return config
+
+
+def picked_label(preset: str, label: str) -> str:
+    """What the preset picker reads for the chosen preset: its name, or the configuration it
+    became ("recursive 500/50 (edited)", "llm 500 · from recursive 500/50 by section")."""
+    return label if label.startswith(preset) else f"{label} · from {preset}"
+
+
+def _configuration(key: str, preset: Preset, own_label: bool) -> Configuration:
+    """The strategy and settings started from ``preset`` (drawn when the settings are open)."""
+    chosen = preset.name
     # Closed settings draw nothing (a dozen widgets per configuration, redrawn on every click);
     # the settings then come from the values set aside for their widgets. The open state is a
     # kept toggle of our own: with a keyed expander that reruns on change, a page switch could
@@ -167,11 +199,11 @@ def configuration_editor(key: str, presets: Mapping[str, Preset], default: str,
         if not drawn:
             st.caption(md_escape(settings_summary(name, settings)))
     if typed.strip():
-        return Configuration(typed.strip(), name, settings)
+        return Configuration(typed.strip(), name, settings, preset)
     if name != preset.strategy:
-        return Configuration(strategy_label(name, settings), name, settings)
+        return Configuration(strategy_label(name, settings), name, settings, preset)
     edited = _differs(preset, name, settings)
-    return Configuration(f"{chosen} (edited)" if edited else chosen, name, settings)
+    return Configuration(f"{chosen} (edited)" if edited else chosen, name, settings, preset)
 
 
 def settings_summary(name: str, settings: Mapping[str, Any]) -> str:

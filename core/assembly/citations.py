@@ -25,6 +25,13 @@ class MarkerHit(BaseModel):
     known: bool
 
 
+class Repeat(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sentence: str  # as it first appears (markers included)
+    times: int
+
+
 class CitationCheck(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -32,6 +39,7 @@ class CitationCheck(BaseModel):
     used: list[str]  # cited markers that exist, in citation order
     unknown: list[str]  # cited markers with no citation behind them, in order of appearance
     unused: list[str]  # citations the answer never cites
+    repeats: list[Repeat] = []  # sentences the answer says more than once (a model looping)
 
     @property
     def ok(self) -> bool:
@@ -63,6 +71,27 @@ def check_citations(answer: str, citations: Sequence[Citation]) -> CitationCheck
         used=[c.marker for c in citations if c.marker in cited],
         unknown=list(dict.fromkeys(h.marker for h in hits if not h.known)),
         unused=[c.marker for c in citations if c.marker not in cited],
+        repeats=repeats(answer),
     )
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_WORD = re.compile(r"\w+")
+MIN_REPEAT_WORDS = 5  # shorter sentences ("See above.") may well come twice
+
+
+def repeats(answer: str) -> list[Repeat]:
+    """Sentences of at least :data:`MIN_REPEAT_WORDS` words the answer says more than once
+    (compared without markers, case or spacing): a small model looping, often when the
+    sources do not hold what was asked."""
+    seen: dict[str, tuple[str, int]] = {}
+    for match in _SENTENCE.finditer(answer):
+        sentence = match.group(0).strip()
+        words = _WORD.findall(_MARKER.sub(" ", sentence).lower())
+        if len(words) >= MIN_REPEAT_WORDS:
+            key = " ".join(words)
+            first, times = seen.get(key, (sentence, 0))
+            seen[key] = (first, times + 1)
+    return [Repeat(sentence=first, times=times) for first, times in seen.values() if times > 1]
 
 

@@ -84,6 +84,27 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
 
+# Words that ask without naming anything: question words, function words, and the words a
+# question uses to point at the text itself ("What does the document say about this?").
+_EMPTY_WORDS = frozenset("""
+    a about according all an and any anything are as at be been being but by can could describe
+    described describes detail details did do does doing explain for from give given has have he
+    her here him his how i if in information is it its key me mention mentioned mentions more my
+    not of on or our over point points say said says section she should so some something state
+    stated states tell tells text that the their them then there these they this those to under
+    us was we were what whats when where which who whom whose why will with would you your
+    document documents passage paragraph excerpt content contents topic part table
+    """.split())
+
+
+def empty_question(question: str) -> str | None:
+    """Why ``question`` asks about nothing in particular (no word but question, function and
+    "the document says" words: "What does the document say about this?"), or None."""
+    if any(w not in _EMPTY_WORDS for w in _words(question.replace("'", ""))):
+        return None
+    return "the question names nothing to look for (no content word)"
+
+
 def similar_questions(a: str, b: str) -> bool:
     """Near-duplicates: their word sets share at least :data:`QUESTION_SIMILARITY` (Jaccard)."""
     wa, wb = _words(a), _words(b)

@@ -122,12 +122,13 @@ class AnswerRun:
     def as_json(self) -> dict[str, object]:
         """The answer with its checked citations, as ``python -m core assemble --ask`` prints
         it: markers cited that exist (``used``), cited without a source (``unknown``), and
-        sources never cited (``unused``)."""
+        sources never cited (``unused``); sentences said more than once (``repeats``)."""
         check = self.check
         return {"answer": self.text, "model": self.model, "temperature": self.temperature,
                 "latency_s": round(self.latency_s, 3),
                 "citations": {"ok": check.ok, "used": check.used, "unknown": check.unknown,
-                              "unused": check.unused}}
+                              "unused": check.unused},
+                "repeats": [r.model_dump() for r in check.repeats]}
 
 
 def ask(assembled: AssembledPrompt, settings: LLMSettings | None = None,

@@ -127,6 +127,11 @@ class Candidate:
         return (self.chunking_key() + ("" if self.contextual else "|no prefixes")
                 + (json.dumps(retrieval, sort_keys=True) if retrieval else ""))
 
+    def ranks_with(self, ranking: RankMode) -> str:
+        """How it retrieves when the evaluation ranks by ``ranking``: "vector", or its own
+        "hybrid, neighbours merged"."""
+        return (self.ranking or ranking) + (", neighbours merged" if self.merge_adjacent else "")
+
     def without_prefixes(self) -> Candidate:
         return replace(self, label=f"{self.label} (no prefixes)", settings=dict(self.settings),
                        contextual=False)

@@ -159,6 +159,7 @@ def history_rows(records: list[RunRecord]) -> list[dict[str, Any]]:
 def _config_columns(config: dict[str, Any], record: RunRecord) -> dict[str, Any]:
     return {"configuration": str(config.get("label", "")),
             "embedder": _embedder(config, record),
+            "ranking": config.get("ranking") or record.ranking,  # a preset may rank its own way
             "strategy": config.get("strategy") or "",
             "settings": json.dumps(config.get("settings") or {}, sort_keys=True),
             "chunk_set": config.get("chunk_set") or "",

@@ -77,6 +77,14 @@ def built_with(info: ChunkSetInfo) -> Preset | None:
                  == info.settings), None)
 
 
+def set_candidate(label: str, info: ChunkSetInfo) -> Candidate:
+    """A stored chunk set to evaluate, retrieving as the built-in preset it was built with does
+    (a set built with small-to-big ranks hybrid and merges neighbouring hits)."""
+    built = built_with(info)
+    return Candidate(label, chunk_set=info.name, ranking=built.ranking if built else None,
+                     merge_adjacent=built.merge_adjacent if built else False)
+
+
 def _path() -> Path:
     return data_dir() / PRESETS_FILE
 

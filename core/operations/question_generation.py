@@ -3,8 +3,9 @@
 As in Chroma's chunking evaluation: the model reads one passage window at a time and answers a
 question with the exact excerpt(s) that answer it. Each excerpt is located in
 ``Document.text`` (:func:`core.evaluation.excerpts.locate`); a question is dropped, with its
-reason, when an excerpt cannot be found, is shorter than 20 characters or only a heading, or
-when it repeats an earlier question or excerpt. Table questions are asked on table chunks and
+reason, when it names nothing to look for (no content word), when an excerpt cannot be found,
+is shorter than 20 characters or only a heading, or when it repeats an earlier question or
+excerpt. Table questions are asked on table chunks and
 marked ``kind=table``. Answers are cached like every phase's, so asking again is free.
 
 Windows are the text and table chunks of a recursive chunking (about
@@ -20,7 +21,13 @@ from dataclasses import dataclass, field
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.evaluation.budget import longest_prefix
-from core.evaluation.excerpts import Candidate, duplicate_of, locate, rejection
+from core.evaluation.excerpts import (
+    Candidate,
+    duplicate_of,
+    empty_question,
+    locate,
+    rejection,
+)
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
@@ -109,8 +116,8 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
 def _candidate(document: Document, question: str, excerpts: tuple[str, ...], window: Chunk,
                kind: str) -> tuple[str | None, Candidate]:
     spans: list[tuple[int, int]] = []
-    reason = None
-    for excerpt in excerpts:
+    reason = empty_question(question)
+    for excerpt in excerpts if reason is None else ():
         span = locate(excerpt, document.text, near=window.start)
         if span is None:
             shown = excerpt if len(excerpt) <= 60 else excerpt[:59] + "…"

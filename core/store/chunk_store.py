@@ -39,7 +39,7 @@ import numpy as np
 from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.embeddings.chroma import get_embedding_function
-from core.embeddings.encoder import MAX_WORD_PIECES, word_pieces
+from core.embeddings.encoder import word_pieces
 from core.embeddings.port import Embedder, resolve
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import StoreError
@@ -316,9 +316,9 @@ class ChunkStore:
             return self._write_info(name, lambda info: {
                 "doc_ids": list(dict.fromkeys([*info.doc_ids, *added])),
                 "failed": [f for f in info.failed if f.doc_id not in added],
-                "over_limit": info.over_limit + sum(p > MAX_WORD_PIECES for p in pieces),
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
-                **({"read_chars": info.read_chars + sum(r.read_chars for r in read),
+                **({"over_limit": info.over_limit + sum(r.truncated for r in read),
+                    "read_chars": info.read_chars + sum(r.read_chars for r in read),
                     "chars": info.chars + sum(r.chars for r in read)} if pieces else {}),
                 **({"dimension": int(vectors.shape[1])} if len(vectors) else {}),
             })

@@ -36,8 +36,8 @@ class ChunkSetInfo(BaseModel):
     docs: int = 0
     chunks: int = 0
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
-    over_limit: int = 0  # chunks whose embedded texts exceed MiniLM's word-piece limit (MiniLM
-    # sets only: an endpoint's limit is its own)
+    over_limit: int = 0  # chunks MiniLM does not read to their end (ChunkViews.truncated;
+    # MiniLM sets only: an endpoint's limit is its own)
     max_word_pieces: int = 0
     # Characters of the chunks' texts, and those inside a view MiniLM reads to its end.
     read_chars: int = 0

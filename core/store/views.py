@@ -28,10 +28,17 @@ class ChunkViews:
     texts: list[str]
     read_chars: int
     chars: int
+    by_summary: bool = False  # a table embedded by its LLM summary (none of its cells)
 
     @property
     def read_share(self) -> float:
         return self.read_chars / self.chars if self.chars else 1.0
+
+    @property
+    def truncated(self) -> bool:
+        """MiniLM stops before the end of the chunk's text (a table whose digest is cut but
+        whose rows are all read in their windows is not truncated)."""
+        return not self.by_summary and self.read_chars < self.chars
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -74,7 +81,7 @@ def chunk_views(chunk: Chunk) -> ChunkViews:
     texts = embedding_views(chunk)
     size = len(chunk.text)
     if chunk.chunk_type == "table" and chunk.summary:
-        return ChunkViews(texts, 0, size)
+        return ChunkViews(texts, 0, size, by_summary=True)
     if len(texts) > 1:  # a table's digest and row windows: the rows are read in the windows
         windows = texts[1:]
         read = sum(word_pieces(w) <= MAX_WORD_PIECES for w in windows) / len(windows)

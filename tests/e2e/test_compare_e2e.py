@@ -10,8 +10,8 @@ from tests.e2e.browser import ARTIFACTS, wait_for_app
 pytestmark = pytest.mark.e2e
 
 
-def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) -> None:
-    page.goto(f"{app_url}/compare")
+def test_two_configurations_show_two_coloured_columns(page: Page, start_app) -> None:
+    page.goto(f"{start_app()}/compare")  # own data folder: it keeps the inputs for the next visit
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Compare chunkings")).to_be_visible()
     # choose the second configuration explicitly: the recursive preset without tables
@@ -41,6 +41,30 @@ def test_two_configurations_show_two_coloured_columns(page: Page, app_url: str) 
         expect(page.locator("p:visible").filter(has_text=label).first).to_be_visible()
     expect(page.get_by_text("tables split by rows").first).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "compare_settings_and_stats.png"), full_page=True)
+
+
+def test_a_configuration_switched_to_another_strategy_says_so_in_its_picker(
+        page: Page, start_app) -> None:
+    """The picker names the configuration it became, not only the preset it started from (the
+    browser keeps a picker's old label unless it is a new picker)."""
+    page.goto(f"{start_app()}/compare")
+    wait_for_app(page)
+    page.get_by_test_id("stRadio").get_by_text("4", exact=True).click()
+    wait_for_app(page)
+    picker = page.get_by_role("combobox", name="Configuration 4")
+    expect(picker).to_have_value("recursive 500/50 by section")
+    page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").nth(3).click()
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Strategy").click()
+    page.get_by_role("option", name="llm", exact=True).click()
+    wait_for_app(page)
+    expect(picker).to_have_value("llm 500 · from recursive 500/50 by section")
+    page.screenshot(path=str(ARTIFACTS / "compare_strategy_switched.png"))
+    picker.click()  # picking a preset again starts from it
+    page.get_by_role("option", name="semantic", exact=True).click()
+    wait_for_app(page)
+    expect(picker).to_have_value("semantic")
+    expect(page.get_by_role("combobox", name="Strategy")).to_have_value("semantic")
 
 
 def switch_away_and_back(page: Page) -> None:
@@ -78,8 +102,8 @@ def test_edited_configurations_survive_a_page_switch(page: Page, start_app) -> N
 
 
 def test_a_closed_hand_edit_panel_keeps_its_inputs_across_a_page_switch(page: Page,
-                                                                        app_url: str) -> None:
-    page.goto(f"{app_url}/compare")
+                                                                        start_app) -> None:
+    page.goto(f"{start_app()}/compare")
     wait_for_app(page)
     panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
     panel.get_by_text("Edit chunks by hand").click()
@@ -94,3 +118,42 @@ def test_a_closed_hand_edit_panel_keeps_its_inputs_across_a_page_switch(page: Pa
     panel.get_by_text("Edit chunks by hand").click()
     wait_for_app(page)
     expect(chunk).to_have_value("3")
+
+
+def _compare_as_left(page: Page) -> None:
+    expect(page.get_by_role("combobox", name="Document")).to_have_value(
+        "meeting_transcript.txt  ·  TXT  ·  sample")
+    expect(page.get_by_test_id("stRadio").get_by_role("radio", name="3")).to_be_checked()
+    expect(page.get_by_role("combobox", name="Configuration 2")).to_have_value("semantic")
+    strip = page.locator(".cl-clickable").first
+    expect(strip.get_by_text("1. fixed 1000 chars · hand-edited", exact=True)).to_be_visible()
+    expect(strip.get_by_text("3. semantic", exact=True)).to_be_visible()
+
+
+def test_inputs_survive_a_reload_and_a_restart(page: Page, start_app, tmp_path) -> None:
+    """The data folder keeps the user's Compare inputs: a reload or a new server finds them."""
+    data = {"CHUNKLAB_DATA_DIR": str(tmp_path / "data")}
+    page.goto(f"{start_app(env=data)}/compare")
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Document").click()
+    page.get_by_role("option", name="meeting_transcript.txt  ·  TXT  ·  sample").click()
+    wait_for_app(page)
+    page.get_by_test_id("stRadio").get_by_text("3", exact=True).click()
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Configuration 2").click()
+    page.get_by_role("option", name="semantic", exact=True).click()
+    wait_for_app(page)
+    panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
+    panel.get_by_text("Edit chunks by hand").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Split here").click()
+    wait_for_app(page)
+    _compare_as_left(page)
+    page.reload()
+    wait_for_app(page)
+    _compare_as_left(page)
+    page.goto(f"{start_app(env=data)}/compare")  # another server on the same data folder
+    wait_for_app(page)
+    _compare_as_left(page)
+    expect(page.get_by_role("button", name="Undo")).to_be_visible()  # the panel is open
+    page.screenshot(path=str(ARTIFACTS / "compare_after_restart.png"), full_page=True)

@@ -40,6 +40,24 @@ def _choose(page: Page, label: str, option: str) -> None:
     wait_for_app(page)
 
 
+def test_the_answer_format_example_shows_every_column(page: Page, app_url: str):
+    """The example table of a five-column answer shows every column without scrolling, and no
+    cell wraps a short value over lines."""
+    page.goto(f"{app_url}/prompts")
+    wait_for_app(page)
+    _choose(page, "Template", "Structure analysis (anchors)")
+    table = page.locator(".st-key-pw_format table").first
+    table.scroll_into_view_if_needed()
+    expect(table.get_by_role("columnheader", name="parent_title")).to_be_visible()
+    scroll, client = table.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert scroll <= client + 1, f"the table is cut off: {scroll} px wide in {client} px"
+    title = table.get_by_role("cell", name="Introduction to Testing").first
+    height = title.evaluate("e => e.getBoundingClientRect().height")
+    assert height < 2 * table.get_by_role("cell", name="Why Test?").first.evaluate(
+        "e => e.getBoundingClientRect().height")  # on one line, as short as a one-word cell
+    page.locator(".st-key-pw_format").screenshot(path=str(ARTIFACTS / "prompts_format_table.png"))
+
+
 def test_edit_warn_save_and_ab(page: Page, start_app, fake):
     url = start_app(env={"LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake"})
     page.goto(f"{url}/prompts")
