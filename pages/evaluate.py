@@ -13,14 +13,7 @@ from core.operations.evaluation_report import results_csv
 from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
 from core.operations.presets import all_presets
-from core.operations.question_sets import (
-    LoadedSet,
-    load_saved,
-    load_shipped,
-    load_uploaded,
-    saved_sets,
-    shipped_sets,
-)
+from core.operations.question_sets import LoadedSet
 from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (
     drill_down,
@@ -32,38 +25,17 @@ from ui.evaluation_view import (
     show_metrics,
     show_table_rule,
 )
+from ui.question_picker import pick_question_set
 from ui.render import md_escape
-from ui.resources import chunk_store, library
+from ui.resources import chunk_store
 from ui.settings_form import configuration_editor
 from ui.state import show_error
 
-ALL_SAMPLES = "All sample sets"
-UPLOAD = "Upload a CSV…"
-SAVED_PREFIX = "saved: "
 RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
 SET_PREFIX = "chunk set: "
 TOP_K, BUDGET, BOTH = "top-k", "token budget", "both"
 DEFAULT_BUDGET = 1000
-
-
-def _pick_question_set() -> LoadedSet | None:
-    shipped = shipped_sets()
-    options = (([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped]
-               + [SAVED_PREFIX + name for name in saved_sets()] + [UPLOAD])
-    choice = st.selectbox("Question set", options, key="evaluate_set",
-                          on_change=reset_question_picker,
-                          help="Make your own on the Question sets page.")
-    if choice == UPLOAD:
-        upload = st.file_uploader(
-            "Question set CSV (question, references, corpus_id[, kind]); corpus_id names a "
-            "document of the library", type=["csv"], key="evaluate_upload",
-            on_change=reset_question_picker)
-        return load_uploaded(upload.getvalue(), upload.name, library()) if upload else None
-    if choice.startswith(SAVED_PREFIX):
-        return load_saved(choice.removeprefix(SAVED_PREFIX), library())
-    paths = shipped if choice == ALL_SAMPLES else [p for p in shipped if p.stem == choice]
-    return load_shipped(paths, choice, library())
 
 
 def _custom_config_form() -> None:
@@ -142,7 +114,7 @@ st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma'
            "from its own document.")
 
 try:
-    loaded = _pick_question_set()
+    loaded = pick_question_set("evaluate", on_change=reset_question_picker)
 except ChunkLabError as err:
     show_error(err)
     loaded = None

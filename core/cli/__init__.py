@@ -1,4 +1,4 @@
-"""`python -m core convert|chunk|ingest|sets|assemble|eval`.
+"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|tune`.
 
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
@@ -21,6 +21,7 @@ from core.cli import (
     ingest_cmd,
     questions_cmd,
     sets_cmd,
+    tune_cmd,
 )
 from core.cli.output import say
 from core.errors import ChunkLabError
@@ -36,6 +37,8 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "eval": (eval_cmd,
              "Evaluate a chunking strategy on a question set and print the metrics as JSON."),
     "questions": (questions_cmd, "Generate a question set from documents with the LLM."),
+    "tune": (tune_cmd, "Search for the best configuration on a question set; print the Pareto "
+                       "front and the recommendation as JSON."),
 }
 
 

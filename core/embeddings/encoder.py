@@ -242,6 +242,13 @@ class _Cache:
 
 
 _CACHE = _Cache()
+_embedded = [0]  # texts the model has embedded in this process
+
+
+def embedded_texts() -> int:
+    """How many texts the model has embedded in this process (cache hits not counted): a
+    caller tells from two readings how much of its work the cache served."""
+    return _embedded[0]
 
 
 def embed(texts: Sequence[str], *, use_cache: bool = True, persist: bool = True) -> np.ndarray:
@@ -255,11 +262,13 @@ def embed(texts: Sequence[str], *, use_cache: bool = True, persist: bool = True)
     if not texts:
         return np.zeros((0, DIMENSION), dtype=np.float32)
     if not use_cache:
+        _embedded[0] += len(texts)
         return _runner().embed(texts)
     keys = [_key(text) for text in texts]
     found = _CACHE.get_many(list(dict.fromkeys(keys)))
     todo = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
     if todo:
+        _embedded[0] += len(todo)
         vectors = _runner().embed(list(todo.values()))
         fresh = dict(zip(todo, vectors, strict=True))
         _CACHE.put_many(fresh, persist)

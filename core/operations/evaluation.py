@@ -62,10 +62,11 @@ from core.retrieval.ranking import (
 )
 from core.store import ChunkStore
 from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
+from core.tokens import count_tokens
 
 DEFAULT_K = 5
-RESULTS_VERSION = "3"  # bump when metrics or the result layout change: old cache entries go stale
-_CHUNK_MEMO_SIZE = 64
+RESULTS_VERSION = "4"  # bump when metrics or the result layout change: old cache entries go stale
+_CHUNK_MEMO_SIZE = 256  # documents × configurations: a tune's trials share chunkings
 
 
 class EvaluationError(ChunkLabError):
@@ -117,6 +118,7 @@ class RetrievedChunk:
     score: float
     chunk_type: str
     touches_reference: bool
+    tokens: int  # what the reader reads of it (a merged range once, a cut chunk up to the cut)
     cut: bool = False  # cut short to fit the token budget
 
 
@@ -181,6 +183,15 @@ class CandidateResult:
                    integrity=data.get("integrity", {}), budget=data.get("budget"))
 
 
+def mean_retrieved_tokens(result: CandidateResult) -> float:
+    """Tokens a question retrieves, on average over the questions: what the reader pays for a
+    configuration's answers (overlapping chunks pay for their shared text twice, as under a
+    token budget; a small-to-big range once)."""
+    questions = result.questions
+    return (sum(r.tokens for q in questions for r in q.retrieved) / len(questions)
+            if questions else 0.0)
+
+
 _chunk_memo: OrderedDict[tuple[str, str], list[Chunk]] = OrderedDict()
 
 
@@ -199,6 +210,11 @@ def chunks_for(document: Document, candidate: Candidate,
     if len(_chunk_memo) > _CHUNK_MEMO_SIZE:
         _chunk_memo.popitem(last=False)
     return chunks
+
+
+def chunks_memoised(document: Document, candidate: Candidate) -> bool:
+    """Whether :func:`chunks_for` holds this chunking of ``document`` already."""
+    return (_text_hash(document), candidate.chunking_key()) in _chunk_memo
 
 
 def evaluate(
@@ -258,7 +274,8 @@ def evaluate(
             question_vectors = embed([q.question for q in questions])
         if not candidate.contextual:
             chunks = {cid: [_without_prefix(c) for c in items] for cid, items in chunks.items()}
-        result = _score(questions, chunks, candidate, ranks, k, question_vectors, step, budget)
+        result = _score(questions, documents, chunks, candidate, ranks, k, question_vectors,
+                        step, budget)
         result.seconds = time.perf_counter() - started
         result.integrity = integrity_counts(documents, chunks)
         write_json(cache_path, result.to_json())
@@ -302,6 +319,7 @@ def _chunk_corpora(
 
 def _score(
     questions: list[Question],
+    documents: dict[str, Document],
     chunks: dict[str, list[Chunk]],
     candidate: Candidate,
     ranking: RankMode,
@@ -337,7 +355,9 @@ def _score(
         refs = [r.span for r in q.references]
         if candidate.merge_adjacent:
             runs = rank_merged(q.question, doc_chunks, ranking, limit=k, **options)
-            retrieved = [_run(n, doc_chunks, run, s, refs) for n, (run, s) in enumerate(runs, 1)]
+            text = documents[q.corpus_id].text
+            retrieved = [_run(n, doc_chunks, run, s, refs, text)
+                         for n, (run, s) in enumerate(runs, 1)]
         else:
             ranked = rank_chunks(q.question, doc_chunks, ranking,
                                  limit=None if budget else k, **options)
@@ -360,22 +380,24 @@ def _retrieved(ranked: list[tuple[int, float]], chunks: list[Chunk], refs: list[
     """The ranked chunks a question retrieves: all of ``ranked`` (already the top k), or those
     that fill the token budget."""
     if budget is None:
-        spans = [(i, chunks[i].start, chunks[i].end, False) for i, _ in ranked]
+        spans = [(i, chunks[i].start, chunks[i].end, chunks[i].tokens, False) for i, _ in ranked]
     else:
         picks = within_budget([(chunks[i].start, chunks[i].text) for i, _ in ranked], budget)
-        spans = [(ranked[p.index][0], p.start, p.end, p.cut) for p in picks]
+        spans = [(ranked[p.index][0], p.start, p.end, p.tokens, p.cut) for p in picks]
     scores = dict(ranked)
     return [RetrievedChunk(n, start, end, round(scores[i], 6), chunks[i].chunk_type,
-                           touches((start, end), refs), cut)
-            for n, (i, start, end, cut) in enumerate(spans, 1)]
+                           touches((start, end), refs), tokens, cut)
+            for n, (i, start, end, tokens, cut) in enumerate(spans, 1)]
 
 
 def _run(rank: int, chunks: list[Chunk], run: list[int], score: float,
-         refs: list[Range]) -> RetrievedChunk:
+         refs: list[Range], text: str) -> RetrievedChunk:
     """Neighbouring chunks (document order) retrieved as one range; a table when one of them is."""
     kind = "table" if any(chunks[i].chunk_type == "table" for i in run) else "text"
     start, end = chunks[run[0]].start, chunks[run[-1]].end
-    return RetrievedChunk(rank, start, end, round(score, 6), kind, touches((start, end), refs))
+    tokens = chunks[run[0]].tokens if len(run) == 1 else count_tokens(text[start:end])
+    return RetrievedChunk(rank, start, end, round(score, 6), kind, touches((start, end), refs),
+                          tokens)
 
 
 def _questions_key(
