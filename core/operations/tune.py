@@ -216,7 +216,7 @@ def study_key(question_set: QuestionSet, documents: Mapping[str, Document], obje
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 
-def _study(key: str, objective_cap: int | None, fresh: bool) -> optuna.Study:
+def _study(key: str, fresh: bool) -> optuna.Study:
     import optuna
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
@@ -228,14 +228,10 @@ def _study(key: str, objective_cap: int | None, fresh: bool) -> optuna.Study:
         path.unlink(missing_ok=True)
     storage = JournalStorage(JournalFileBackend(str(path)))
 
-    def constraints(trial: optuna.trial.FrozenTrial) -> tuple[float]:
-        return (float(trial.user_attrs.get("tokens", 0.0)) - (objective_cap or 0),)
-
     with warnings.catch_warnings():  # multivariate and group are marked experimental
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(
-            seed=SAMPLER_SEED, multivariate=True, group=True, n_startup_trials=6,
-            constraints_func=constraints if objective_cap is not None else None)
+        sampler = optuna.samplers.TPESampler(seed=SAMPLER_SEED, multivariate=True, group=True,
+                                             n_startup_trials=6)
     return optuna.create_study(storage=storage, study_name=key, sampler=sampler,
                                directions=["maximize", "minimize"], load_if_exists=True)
 
@@ -342,7 +338,7 @@ def tune(
     offered = tunable_presets(all_presets() if presets is None else presets)
     space = search_space(offered, cap)
     key = study_key(questions, documents, objective, cap, split, signature(space))
-    study = _study(key, cap, fresh=not resume)
+    study = _study(key, fresh=not resume)
     notes = []
     import optuna  # loaded by _study already
 
@@ -381,6 +377,8 @@ def tune(
             raise
         for name, value in attrs.items():
             trial.set_user_attr(name, value)
+        if cap is not None:  # over the cap: infeasible, which the sampler steers away from
+            trial.set_constraint("tokens", figures.tokens - cap)
         study.tell(trial, [figures.objective, figures.tokens])
 
     outcomes = [_outcome(t, space, offered)
