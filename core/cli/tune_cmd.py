@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from core.cli.options import add_question_set_options
 from core.cli.output import say, show_progress
 from core.operations.question_sets import load_from_folder
 from core.operations.tune import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
@@ -26,11 +26,7 @@ from core.progress import Progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--questions", type=Path, required=True,
-                        help="question set CSV (question, references, corpus_id[, kind])")
-    parser.add_argument("--docs", type=Path, required=True,
-                        help="folder of the documents; corpus_id = file name with or without "
-                             "extension")
+    add_question_set_options(parser)
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                         help=f"configurations to try in all (default {DEFAULT_TRIALS})")
     parser.add_argument("--budget", type=int,
