@@ -78,12 +78,12 @@ MAX_TRIALS = 500
 HELD_BACK_SHARE = 0.3
 SPLIT_SEED = 0
 SAMPLER_SEED = 0
-MIN_QUESTIONS = 8
+MIN_QUESTIONS = 8  # below this a split leaves too little on either side to tell anything
 # Distinct chunkings a tune makes, as a share of its trials; later trials vary ranking and
 # retrieval on the best REUSED of them. Making and embedding chunks is what a trial costs (a
 # 1.5 MB corpus: minutes), ranking and scoring again is seconds.
-NEW_CHUNKINGS_SHARE = 0.4
-REUSED = 2  # below this a split leaves too little on either side to tell anything
+NEW_CHUNKINGS_SHARE = 0.3
+REUSED = 2
 
 
 class TuneError(ChunkLabError):
