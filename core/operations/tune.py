@@ -285,25 +285,27 @@ def _trial(run: _Run, plan: TrialPlan, done: float, what: str
 
 
 def _reuse_when_due(study: optuna.Study, space: tuple[Dimension, ...], chunkings: int,
-                    number: int) -> None:
+                    number: int, cap: int | None) -> None:
     """Once ``chunkings`` distinct chunkings are made, queue the next trial on one of them — the
-    best :data:`REUSED` by the objective, in turn — for the sampler to vary the rest: it embeds
-    nothing new (making and embedding chunks is what a trial costs)."""
+    best :data:`REUSED` by the objective (within ``cap`` when some trial kept to it), in turn —
+    for the sampler to vary the rest: it embeds nothing new (making and embedding chunks is
+    what a trial costs)."""
     import optuna
 
     done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     if any(t.state == optuna.trial.TrialState.WAITING for t in study.get_trials(deepcopy=False)):
         return
-    best: dict[str, tuple[float, dict[str, Any]]] = {}
+    best: dict[str, tuple[bool, float, dict[str, Any]]] = {}
     for t in done:
         point = chunking_point(space, t.params)
         key = json.dumps(point, sort_keys=True)
-        if t.values and (key not in best or t.values[0] > best[key][0]):
-            best[key] = (t.values[0], point)
+        score = (cap is None or t.values[1] <= cap, t.values[0], point)
+        if key not in best or score[:2] > best[key][:2]:
+            best[key] = score
     if len(best) < chunkings:
         return
-    order = sorted(best.values(), key=lambda item: -item[0])[:REUSED]
-    study.enqueue_trial(order[number % len(order)][1], skip_if_exists=False)
+    order = sorted(best.values(), key=lambda item: (not item[0], -item[1]))[:REUSED]
+    study.enqueue_trial(order[number % len(order)][2], skip_if_exists=False)
 
 
 def tune(
@@ -357,7 +359,7 @@ def tune(
     chunkings = max(1, ceil(trials * NEW_CHUNKINGS_SHARE))
     for n in range(todo):
         tracker.step(n, f"Trial {finished + n + 1} of {trials}")
-        _reuse_when_due(study, space, chunkings, finished + n)
+        _reuse_when_due(study, space, chunkings, finished + n, cap)
         trial = study.ask()
         plan = plan_for(draw(space, trial.suggest_categorical), space, offered)
         what = f"Trial {finished + n + 1} of {trials} ({plan.candidate.label})"
