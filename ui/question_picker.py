@@ -15,6 +15,7 @@ from core.operations.question_sets import (
     saved_sets,
     shipped_sets,
 )
+from ui.persist import kept
 from ui.resources import library
 
 ALL_SAMPLES = "All sample sets"
@@ -25,12 +26,13 @@ SAVED_PREFIX = "saved: "
 def pick_question_set(key: str, on_change: Callable[[], None] | None = None
                       ) -> LoadedSet | None:
     """The chosen set, validated, with its documents; None until an upload is given. Widget
-    keys: ``{key}_set`` and ``{key}_upload``; raises ChunkLabError for a set that cannot load."""
+    keys: ``{key}_set`` (kept across page switches) and ``{key}_upload``; raises ChunkLabError
+    for a set that cannot load."""
     shipped = shipped_sets()
     options = (([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped]
                + [SAVED_PREFIX + name for name in saved_sets()] + [UPLOAD])
-    choice = st.selectbox("Question set", options, key=f"{key}_set", on_change=on_change,
-                          help="Make your own on the Question sets page.")
+    choice = st.selectbox("Question set", options, key=kept(f"{key}_set", valid=options),
+                          on_change=on_change, help="Make your own on the Question sets page.")
     if choice == UPLOAD:
         upload = st.file_uploader(
             "Question set CSV (question, references, corpus_id[, kind]); corpus_id names a "

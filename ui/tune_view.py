@@ -23,6 +23,7 @@ from ui.settings_form import put_configuration
 from ui.state import select_document, show_error
 
 SAVED = "_tune_saved"  # the name of the preset just saved, shown once
+PICKED = "_tune_picked"  # the point of the plot last opened in Compare
 COMPARE_PAGE = "pages/compare.py"
 FRONT_COLOR = "#1f3a93"
 
@@ -163,7 +164,10 @@ def show_front(result: TuneResult, documents: Mapping[str, Document]) -> None:
     picked = next((p.get("customdata") for p in points if p.get("customdata")), None)
     by_key = {o.plan.key(): o for o in result.trials}
     best = result.recommendation.outcome if result.recommendation else None
-    if picked and picked[0] in by_key:
+    if not picked:
+        st.session_state.pop(PICKED, None)
+    elif picked[0] in by_key and picked != st.session_state.get(PICKED):
+        st.session_state[PICKED] = picked  # a selection kept on return opens nothing again
         open_in_compare(by_key[picked[0]], best, documents)
     st.dataframe(front_table(result), hide_index=True, key="tune_front")
     labels = {o.label: o for o in result.front}

@@ -57,3 +57,13 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     expect(page.locator(".cl-text")).to_have_count(2, timeout=120_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "tune_opened_in_compare.png"), full_page=True)
+
+    # back on Tune the result is still there, and the old click opens nothing again
+    page.get_by_role("link", name="Tune").click()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Recommendation")).to_be_visible()
+    page.wait_for_timeout(1500)
+    expect(page.get_by_role("heading", name="Recommendation")).to_be_visible()
+    expect(page.get_by_role("heading", name="Compare chunkings")).to_have_count(0)
+    expect(page.get_by_test_id("stSelectbox").filter(has_text="Question set")).to_contain_text(
+        "technical_handbook")  # the inputs survive the page switch
