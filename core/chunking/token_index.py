@@ -48,11 +48,14 @@ def _encoders() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=CORES, thread_name_prefix="token-index")
 
 
+PARTS_PER_CORE = 4  # small parts: the chunker starts on the first one sooner
+
+
 def _part_chars(length: int) -> int:
-    """Characters per part: at most :data:`PART_CHARS`, and a part per core for a text over
-    :data:`PARALLEL_CHARS`."""
+    """Characters per part: at most :data:`PART_CHARS`, and :data:`PARTS_PER_CORE` parts per
+    core for a text over :data:`PARALLEL_CHARS`."""
     if CORES > 1 and length > PARALLEL_CHARS:
-        return min(PART_CHARS, -(-length // CORES))
+        return min(PART_CHARS, max(PARALLEL_CHARS // 4, -(-length // (CORES * PARTS_PER_CORE))))
     return PART_CHARS
 
 
