@@ -28,7 +28,14 @@ from core.operations.tune import (
     split_questions,
     tune,
 )
-from core.operations.tune_report import Figures, TrialOutcome, front, question_objective, ranked
+from core.operations.tune_report import (
+    Figures,
+    TrialOutcome,
+    choose,
+    front,
+    question_objective,
+    ranked,
+)
 from core.operations.tune_space import (
     BUDGET,
     PRESET,
@@ -125,6 +132,24 @@ def test_front_keeps_what_nothing_beats_on_both_and_ranked_keeps_within_the_cap(
     assert [o.number for o in front(outcomes)] == [1, 0, 4]  # cheapest first
     assert [o.number for o in ranked(outcomes, cap=1000)] == [0, 1, 2]
     assert ranked(outcomes, cap=100) == []
+
+
+def _scored(number: int, values: list[float], tokens: float) -> TrialOutcome:
+    plan = TrialPlan(Candidate(f"c{number}", "fixed", {"size": 100 + number}))
+    mean = sum(values) / len(values)
+    figures = Figures(len(values), mean, (mean, mean), mean, (0, 1), 0.1, tokens, tuple(values))
+    return TrialOutcome(number, plan, figures, 1.0, False, 0)
+
+
+def test_a_cheaper_configuration_that_ties_with_the_top_scorer_is_recommended():
+    top = _scored(0, [1.0] * 40, 3000)
+    close = _scored(1, [1.0] * 38 + [0.0] * 2, 1000)  # 2 losses in 40: the sign test cannot tell
+    poor = _scored(2, [1.0] * 20 + [0.0] * 20, 300)  # 20 losses: worse
+    pick, other, tied = choose([top, close, poor], None, "recall")
+    assert (pick, other, tied) == (close, top, 2)
+    pick, other, _ = choose([top, poor], None, "recall")
+    assert (pick, other) == (top, poor)  # nothing cheaper ties: the top scorer, vs the runner-up
+    assert choose([top, close, poor], 500, "recall")[0] is poor  # only it keeps to the cap
 
 
 def test_balanced_objective_is_the_harmonic_mean_of_recall_and_iou():

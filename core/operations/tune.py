@@ -51,6 +51,7 @@ from core.operations.tune_report import (
     Figures,
     Recommendation,
     TrialOutcome,
+    choose,
     evidence,
     front,
     ranked,
@@ -357,14 +358,23 @@ def tune(
     tracker = Tracker(progress, todo + 1, cancel, what="The tune")
     run = _Run(split, documents, objective, tracker, cancel, store)
     chunkings = max(1, ceil(trials * NEW_CHUNKINGS_SHARE))
-    for n in range(todo):
+    tried = {plan_for(t.params, space, offered).key()
+             for t in study.get_trials(deepcopy=False, states=(complete,))}
+    n, repeats = 0, 0
+    while n < todo:
         tracker.step(n, f"Trial {finished + n + 1} of {trials}")
         _reuse_when_due(study, space, chunkings, finished + n, cap)
         trial = study.ask()
         plan = plan_for(draw(space, trial.suggest_categorical), space, offered)
-        what = f"Trial {finished + n + 1} of {trials} ({plan.candidate.label})"
+        if plan.key() in tried and repeats < todo:  # nothing to learn: draw again
+            repeats += 1
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+            continue
+        n += 1
+        tried.add(plan.key())
+        what = f"Trial {finished + n} of {trials} ({plan.candidate.label})"
         try:
-            attrs, figures = _trial(run, plan, n, what)
+            attrs, figures = _trial(run, plan, n - 1, what)
         except ChunkLabError as err:
             if isinstance(err, Cancelled):
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
@@ -395,11 +405,11 @@ def _report(run: _Run, key: str, name: str, cap: int | None, outcomes: list[Tria
             failed: list[str], done: int, notes: list[str]) -> TuneResult:
     """The front, the held-back figures and the recommendation."""
     the_front = front(outcomes)
-    order = ranked(outcomes, cap)
-    best = order[0] if order else None
-    runner_up = order[1] if len(order) > 1 else None
-    presets = [o for o in order if o.builtin_preset] if best and not best.builtin_preset else []
-    wanted = {o.plan.key(): o for o in [*the_front, *order[:2], *presets[:1]]}
+    best, runner_up, tied = choose(outcomes, cap, run.objective)
+    presets = [o for o in ranked(outcomes, cap) if o.builtin_preset and o is not best] \
+        if best and not best.builtin_preset else []
+    wanted = {o.plan.key(): o for o in [*the_front, *[o for o in (best, runner_up) if o],
+                                        *presets[:1]]}
     held: dict[str, Figures] = {}
     for n, (plan_key, outcome) in enumerate(wanted.items()):
         result = run.evaluate(outcome.plan, run.split.held_back, done + n / len(wanted),
@@ -414,7 +424,7 @@ def _report(run: _Run, key: str, name: str, cap: int | None, outcomes: list[Tria
             None if runner_up is None else versus(best, mine, runner_up,
                                                   held[runner_up.plan.key()], run.objective),
             versus(best, mine, presets[0], held[presets[0].plan.key()], run.objective)
-            if presets else None, run.objective, cap)
+            if presets else None, run.objective, cap, tied)
         recommendation = replace(recommendation, evidence=evidence(recommendation))
     elif outcomes:
         notes.append(f"No configuration retrieved {cap:,} tokens per question or fewer: "

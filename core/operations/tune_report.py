@@ -134,6 +134,28 @@ def ranked(outcomes: Sequence[TrialOutcome], cap: int | None) -> list[TrialOutco
     return sorted(feasible, key=lambda o: (-o.search.objective, o.search.tokens, o.number))
 
 
+def choose(outcomes: Sequence[TrialOutcome], cap: int | None, objective: str
+           ) -> tuple[TrialOutcome | None, TrialOutcome | None, int]:
+    """The recommendation, the configuration it is held against, and how many configurations
+    tie with the top scorer. Within ``cap``: the top scorer on the search questions, unless
+    cheaper ones score the same as far as the sign test can tell — a tie is a tie — then the
+    cheapest of those, held against the top scorer; else held against the runner-up."""
+    order = ranked(outcomes, cap)
+    if not order:
+        return None, None, 0
+    top = order[0]
+
+    def ties(o: TrialOutcome) -> bool:
+        c = compare_paired(objective, top.label, list(top.search.values), o.label,
+                           list(o.search.values))
+        return not (c.significant and c.wins < c.losses)
+
+    tied = [o for o in order if o is top or ties(o)]
+    pick = min(tied, key=lambda o: (o.search.tokens, -o.search.objective, o.number))
+    other = top if pick is not top else order[1] if len(order) > 1 else None
+    return pick, other, len(tied)
+
+
 @dataclass(frozen=True)
 class Versus:
     """The recommendation against another configuration on the held-back questions."""
@@ -176,6 +198,7 @@ class Recommendation:
     best_preset: Versus | None  # None when it is a built-in preset, or none was tried
     objective: str
     cap: int | None = None
+    tied: int = 1  # configurations that tie with the top scorer on the search questions
     evidence: list[str] = field(default_factory=list)
 
     def sentence(self) -> str:
@@ -189,7 +212,9 @@ class Recommendation:
         within = "" if self.cap is None else f" within {self.cap:,} tokens"
         if self.runner_up is None:
             return f"{head}; the only configuration{within} tried."
-        return f"{head}; {_against(self.runner_up, 'the runner-up', name, within)}."
+        who = ("the top scorer" if self.runner_up.other.search.objective
+               > self.outcome.search.objective else "the runner-up")
+        return f"{head}; {_against(self.runner_up, who, name, within)}."
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.outcome.label, "configuration": self.outcome.plan.to_json(),
@@ -227,8 +252,14 @@ def evidence(recommendation: Recommendation) -> list[str]:
     lines = []
     name = OBJECTIVE_NAMES[recommendation.objective]
     search = recommendation.outcome.search
-    lines.append(f"Chosen on the {search.questions} search questions: {name} "
-                 f"{search.objective:.2f} at {search.tokens:,.0f} tokens per question.")
+    line = (f"Chosen on the {search.questions} search questions: {name} "
+            f"{search.objective:.2f} at {search.tokens:,.0f} tokens per question")
+    other = recommendation.runner_up.other if recommendation.runner_up else None
+    if other is not None and other.search.objective > search.objective:
+        line += (f", the cheapest of the {recommendation.tied} configurations the sign test "
+                 f"cannot tell from the top scorer ({other.label}: {other.search.objective:.2f} "
+                 f"at {other.search.tokens:,.0f} tokens)")
+    lines.append(line + ".")
     preset = recommendation.best_preset
     if preset is not None:
         lines.append("Against the best built-in preset: "
