@@ -141,6 +141,19 @@ def _scored(number: int, values: list[float], tokens: float) -> TrialOutcome:
     return TrialOutcome(number, plan, figures, 1.0, False, 0)
 
 
+def test_a_trial_is_a_builtin_preset_only_as_evaluate_runs_it():
+    presets = dict(BUILTIN_PRESETS)
+    space = search_space(presets)
+    figures = Figures(1, 0.5, (0, 1), 0.5, (0, 1), 0.1, 100.0, (0.5,))
+    as_run, other = (
+        TrialOutcome(n, plan_for({"strategy": PRESET, "preset": "semantic", "ranking": ranking,
+                                  "merge_adjacent": False, "retrieve": "top-k", "k": k},
+                                 space, presets), figures, 1.0, False, 0)
+        for n, (ranking, k) in enumerate((("vector", 5), ("hybrid", 3))))
+    assert as_run.builtin_preset == "semantic"
+    assert other.builtin_preset is None  # its chunking, another way to retrieve
+
+
 def test_a_cheaper_configuration_that_ties_with_the_top_scorer_is_recommended():
     top = _scored(0, [1.0] * 40, 3000)
     close = _scored(1, [1.0] * 38 + [0.0] * 2, 1000)  # 2 losses in 40: the sign test cannot tell

@@ -24,7 +24,7 @@ from core.evaluation.stats import (
     format_p,
     questions_to_separate,
 )
-from core.operations.evaluation import CandidateResult, mean_retrieved_tokens
+from core.operations.evaluation import DEFAULT_K, CandidateResult, mean_retrieved_tokens
 from core.operations.presets import BUILTIN_PRESETS
 from core.operations.tune_space import TrialPlan
 
@@ -108,8 +108,16 @@ class TrialOutcome:
 
     @property
     def builtin_preset(self) -> str | None:
-        """The built-in preset this trial ran, if it ran one."""
-        return self.plan.preset if self.plan.preset in BUILTIN_PRESETS else None
+        """The built-in preset this trial ran as Evaluate runs it by default (its own ranking,
+        else vector; top 5), if it ran one so."""
+        preset = BUILTIN_PRESETS.get(self.plan.preset or "")
+        if preset is None:
+            return None
+        candidate = self.plan.candidate
+        default = (candidate.ranking or "vector") == (preset.ranking or "vector") \
+            and candidate.merge_adjacent == preset.merge_adjacent \
+            and self.plan.k == DEFAULT_K and self.plan.budget is None
+        return preset.name if default else None
 
 
 def front(outcomes: Sequence[TrialOutcome]) -> list[TrialOutcome]:
@@ -265,5 +273,6 @@ def evidence(recommendation: Recommendation) -> list[str]:
         lines.append("Against the best built-in preset: "
                      + _against(preset, "the preset", name, "") + ".")
     elif recommendation.outcome.builtin_preset:
-        lines.append("It is a built-in preset: no other configuration tried did better.")
+        lines.append("It is a built-in preset as Evaluate runs it: no other configuration "
+                     "tried did better.")
     return lines
