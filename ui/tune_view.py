@@ -100,10 +100,10 @@ def front_table(result: TuneResult) -> pd.DataFrame:
 
 def trials_table(result: TuneResult) -> pd.DataFrame:
     return pd.DataFrame([
-        {"Trial": o.number + 1, "Configuration": o.label, "Recall": round(o.search.recall, 3),
+        {"Trial": n, "Configuration": o.label, "Recall": round(o.search.recall, 3),
          "IoU": round(o.search.iou, 3), "Tokens": round(o.search.tokens),
          "Seconds": round(o.seconds, 1), "From cache": "yes" if o.from_cache else "no"}
-        for o in result.trials])
+        for n, o in enumerate(result.trials, 1)])
 
 
 def open_in_compare(outcome: TrialOutcome, best: TrialOutcome | None,
