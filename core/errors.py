@@ -23,3 +23,11 @@ class TemplateError(ChunkLabError):
 
 class StoreError(ChunkLabError):
     """The chunk store cannot do what was asked (unknown chunk set, server unreachable…)."""
+
+
+class EmbeddingError(ChunkLabError):
+    """An embedder failed: its endpoint unreachable, refusing, or answering without vectors."""
+
+
+class RerankError(ChunkLabError):
+    """A reranking endpoint failed: unreachable, refusing, or answering without scores."""

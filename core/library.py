@@ -6,6 +6,7 @@ Layout under ``root`` (default ``<data>/documents``)::
                             sample ids the user removed (so a restart does not bring them back)
     <doc_id>/original.<ext> the uploaded bytes
     <doc_id>/document.json  the converted Document
+    <doc_id>/pages/<n>.jpg  page images of a PDF, rendered from the original on first view
 
 Writes go to a temporary file first and are then renamed, and a document is only listed in the
 index after its files are written, so a failed or interrupted add loses nothing already stored.
@@ -26,6 +27,8 @@ from pathlib import Path, PurePath
 from core.config import data_dir
 from core.documents import CONVERTER_VERSION, SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
+from core.documents.pdf.render import render_page_jpeg
+from core.documents.worker import run_in_worker
 from core.errors import ChunkLabError, ConversionError
 from core.files import write_atomic, write_json
 
@@ -48,6 +51,7 @@ class LibraryEntry:
     size_bytes: int
     added: float  # unix time
     converter_version: str
+    seconds: float | None = None  # how long its conversion took
 
 
 class DocumentLibrary:
@@ -102,7 +106,9 @@ class DocumentLibrary:
         with self._lock:  # already stored: no conversion (pages re-add on every rerun)
             if data and any(e.doc_id == content_id(data) for e in self.entries()):
                 return self.get(content_id(data))
+        started = time.perf_counter()
         doc = convert(data, name)
+        seconds = round(time.perf_counter() - started, 2)
         with self._lock:
             index = self._read_index()
             if doc.doc_id in index["dismissed"]:
@@ -111,7 +117,8 @@ class DocumentLibrary:
                 return self.get(doc.doc_id)
             self._store(doc, data)
             index["documents"].append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
-                                                   len(data), time.time(), CONVERTER_VERSION))
+                                                   len(data), time.time(), CONVERTER_VERSION,
+                                                   seconds))
             self._write_index(index)
             self._loaded[doc.doc_id] = doc
         return doc
@@ -144,13 +151,16 @@ class DocumentLibrary:
         if entry.converter_version == CONVERTER_VERSION and stored.exists():
             return Document.model_validate_json(stored.read_bytes())
         try:  # converted by another converter version (or never): convert the original again
+            started = time.perf_counter()
             doc = convert(self.original(entry.doc_id), entry.source_name)
+            seconds = round(time.perf_counter() - started, 2)
         except ConversionError:
             log.warning("re-converting %s failed; keeping the stored version", entry.source_name)
             return Document.model_validate_json(stored.read_bytes())
         write_atomic(stored, doc.model_dump_json().encode())
         index["documents"] = [
-            LibraryEntry(**{**asdict(e), "converter_version": CONVERTER_VERSION})
+            LibraryEntry(**{**asdict(e), "converter_version": CONVERTER_VERSION,
+                            "seconds": seconds})
             if e.doc_id == entry.doc_id else e for e in index["documents"]
         ]
         self._write_index(index)
@@ -162,6 +172,26 @@ class DocumentLibrary:
         if not originals:
             raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
         return originals[0].read_bytes()
+
+    def entry(self, doc_id: str) -> LibraryEntry:
+        """What the index says of a stored document (size, when added, conversion time)."""
+        found = next((e for e in self.entries() if e.doc_id == doc_id), None)
+        if found is None:
+            raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
+        return found
+
+    def page_image(self, doc_id: str, page: int) -> bytes:
+        """A JPEG of page ``page`` of a stored PDF, rendered from its uploaded bytes once (in a
+        worker process, as untrusted input) and kept beside it."""
+        path = self.root / doc_id / "pages" / f"{page}.jpg"
+        if path.exists():
+            return path.read_bytes()
+        entry = self.entry(doc_id)
+        image: bytes = run_in_worker(render_page_jpeg, self.original(doc_id), page,
+                                     filename=entry.source_name, timeout=30.0)
+        path.parent.mkdir(exist_ok=True)
+        write_atomic(path, image)
+        return image
 
     def remove(self, doc_id: str) -> None:
         """Delete a document; a removed sample stays removed after a restart."""

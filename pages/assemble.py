@@ -17,15 +17,18 @@ from core.retrieval.ranking import RANK_MODES
 from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
+from ui.llm_warnings import show_warnings
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import (
     answer_settings,
     chunk_store,
+    embedding_settings,
     html_by_content,
     library,
     llm_settings,
     prompt_library,
+    rerank_settings,
 )
 from ui.state import show_error, warn_missing_key
 from ui.wording import count
@@ -135,10 +138,18 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
                     key=kept("assemble_context", _default_context()), disabled=not use_context)
     e3.text_input("Locale (library prompt)", key=kept("assemble_locale", "", durable=True),
                   placeholder="e.g. ja")
-    st.toggle("Merge neighbouring hits into one passage", key=merge_key,
+    f1, f2 = st.columns(2)
+    f1.toggle("Merge neighbouring hits into one passage", key=merge_key,
               help="Small-to-big: hits next to each other in their document come back as one "
                    "pack, so a passage told across small chunks is cited once. On at first for "
                    "a set built with the small-to-big preset.")
+    rerank = rerank_settings()
+    f2.toggle(md_escape(f"Rerank the top {rerank.top_n} with {rerank.ref().label}")
+              if rerank.configured else "Rerank the best hits",
+              key=kept("assemble_rerank", False),
+              disabled=not rerank.configured,
+              help="A /v1/rerank endpoint reorders the best hits before the limit cuts them."
+                   if rerank.configured else "Set a reranking endpoint on Settings first.")
     docs_key = kept("assemble_docs", [])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
     st.multiselect("Only these documents", list(documents), key=docs_key, format_func=documents.get,
@@ -154,6 +165,7 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
         context_tokens=int(s["assemble_context"]) if use_context else None,
         system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
         doc_ids=tuple(s[docs_key]), merge_adjacent=merge,
+        rerank=bool(s["assemble_rerank"]) and rerank.configured,
     )
 
 
@@ -222,7 +234,9 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
 def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> None:
     try:
         result: Assembly = assemble(question, name, options, store=chunk_store(),
-                                    library=prompt_library(), doc_names=_doc_names())
+                                    library=prompt_library(), doc_names=_doc_names(),
+                                    embedding=embedding_settings(),
+                                    reranking=rerank_settings())
     except ChunkLabError as err:
         show_error(err)
         return
@@ -272,8 +286,9 @@ def _quick_start(store: ChunkStore) -> None:
                                    description="built by the Assemble quick start")
     if summary is None:
         return
-    for line in summary.warnings():
-        st.warning(md_escape(line))
+    show_warnings(summary.notes, key="assemble")
+    if summary.failed:
+        st.error(md_escape(" ".join(f"{name}: {error}" for name, error in summary.failed)))
     if summary.documents:
         store.activate(summary.chunk_set)
         st.rerun()
@@ -298,13 +313,16 @@ def main() -> None:
     left, right = st.columns([3, 1])
     compare = right.toggle("A/B: compare two sets", key=kept("assemble_ab", False),
                            disabled=len(names) < 2)
+    failed = {info.name: f" ({info.documents_text()})" for info in sets if info.failed}
     chosen = [left.selectbox("Chunk set", names,
                              key=kept("assemble_set_a", names[first], valid=names),
-                             format_func=lambda n: f"{n} (active)" if n == active else n)]
+                             format_func=lambda n: n + (" (active)" if n == active else "")
+                             + failed.get(n, ""))]
     if compare and len(names) > 1:
         chosen.append(left.selectbox(
             "Second chunk set", names,
-            key=kept("assemble_set_b", names[(first + 1) % len(names)], valid=names)))
+            key=kept("assemble_set_b", names[(first + 1) % len(names)], valid=names),
+            format_func=lambda n: n + failed.get(n, "")))
     in_sets = [d for info in sets if info.name in chosen for d in info.doc_ids]
     merge_key = _merge_key(next(info for info in sets if info.name == chosen[0]))
     question, options = _controls({d: _source_name(d) for d in dict.fromkeys(in_sets)},

@@ -194,7 +194,7 @@ def main() -> None:
                 show_error(problems[slot])
                 continue
             if slot in runs:
-                show_llm_warnings(runs[slot])
+                show_llm_warnings(runs[slot], key=f"cmp{slot}")
             if not column.chunks:
                 st.info("No chunks: the document has no text.")
                 continue

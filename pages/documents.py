@@ -10,7 +10,7 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
-from ui.resources import html_by_content, library, token_count
+from ui.resources import html_by_content, library, page_image, token_count
 from ui.state import pick_document, select_document, show_error
 from ui.wording import count, number
 
@@ -62,7 +62,11 @@ def metrics(doc: Document) -> None:
     }
     for column, (label, value) in zip(st.columns(len(values)), values.items(), strict=True):
         column.metric(label, value)
-    st.caption(f"Converted by **{doc.route}** · document id `{doc.doc_id}`")
+    seconds = library().entry(doc.doc_id).seconds
+    took = f" in {number(seconds, 2)} s" if seconds is not None else ""
+    st.caption(f"Converted by **{doc.route}**{took} · document id `{doc.doc_id}`")
+    if doc.quality is not None:
+        st.caption(f"Quality: {md_escape(doc.quality.summary())}")
     for note in doc.notes:
         st.info(md_escape(note), icon=":material/info:")
 
@@ -164,7 +168,61 @@ def remove_button(doc: Document) -> None:
         st.rerun()
 
 
-VIEWS = ["Sections", "Tables", "Text"]
+VIEWS = ["Sections", "Tables", "Text", "Pages"]
+
+
+def page_span(doc: Document, page: int) -> tuple[int, int] | None:
+    """The stretch of the text read from ``page`` (its first block to its last), if any."""
+    spans = [(b.start, b.end) for b in doc.blocks if b.page == page]
+    return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
+
+def _page_text_html(doc: Document, page: int) -> str:
+    span = page_span(doc, page)
+    if span is None:
+        return ""
+    start, end = span
+
+    def draw() -> str:
+        shifted = [HighlightSpan(max(s.start, start) - start, min(s.end, end) - start, s.color,
+                                 s.label if s.start >= start else "", s.tooltip, s.css_class)
+                   for s in text_spans(doc) if s.start < end and s.end > start]
+        return highlight_html(doc.text[start:end], shifted, height_px=900)
+
+    return html_by_content("page text", (doc.doc_id, page), draw)
+
+
+def pages_view(doc: Document) -> None:
+    """The original page image beside the text read from it."""
+    total = doc.pages or len(doc.page_info)
+    if doc.format != "pdf" or not total:
+        st.caption("Page images are shown for PDF documents.")
+        return
+    key = kept(f"documents_page_{doc.doc_id}", 1)
+    page = st.number_input(f"Page (of {total})", min_value=1, max_value=total, step=1, key=key)
+    info = next((p for p in doc.page_info if p.number == page), None)
+    facts = []
+    if info is not None and info.columns > 1:
+        facts.append(f"read as {info.columns} columns")
+    if info is not None and info.running:
+        facts.append("running lines left out: " + " · ".join(f"“{r}”" for r in info.running))
+    if info is not None and info.line_numbers:
+        facts.append(f"line numbers {info.line_numbers[0]}–{info.line_numbers[-1]} in the "
+                     "margin left out")
+    if facts:
+        line = "; ".join(facts)
+        st.caption(md_escape(line[:1].upper() + line[1:]))
+    left, right = st.columns(2)
+    try:
+        left.image(page_image(doc.doc_id, int(page)), caption=f"Page {page} as printed",
+                   width="stretch")
+    except ChunkLabError as err:
+        left.warning(md_escape(str(err)))
+    text_html = _page_text_html(doc, int(page))
+    if text_html:
+        right.html(text_html)
+    else:
+        right.caption("No text was read from this page.")
 
 
 def _strip(doc: Document) -> str:
@@ -184,8 +242,11 @@ if doc is not None:
     # One view drawn at a time (tabs would draw all three, the whole text included, on every
     # click); the choice is kept across page switches.
     labels = {"Sections": f"Sections ({number(len(doc.sections))})",
-              "Tables": f"Tables ({number(len(doc.tables))})", "Text": "Text"}
-    view = st.segmented_control("View", VIEWS, key=kept("documents_view", "Sections"),
+              "Tables": f"Tables ({number(len(doc.tables))})", "Text": "Text",
+              "Pages": "Pages beside text"}
+    options = VIEWS if doc.format == "pdf" else VIEWS[:-1]
+    view = st.segmented_control("View", options,
+                                key=kept("documents_view", "Sections", valid=options),
                                 format_func=labels.get, label_visibility="collapsed") or "Sections"
     if view == "Sections":
         if doc.sections or doc.tables:
@@ -193,6 +254,8 @@ if doc is not None:
         section_tree(doc)
     elif view == "Tables":
         tables(doc)
+    elif view == "Pages":
+        pages_view(doc)
     else:
         st.caption("Sections are coloured by level (up to their first subsection); tables are "
                    "lavender with an orange edge. Hover for the heading path.")

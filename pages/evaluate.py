@@ -14,6 +14,7 @@ from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
 from core.operations.presets import all_presets
 from core.operations.question_sets import LoadedSet
+from core.operations.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
 from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (
     drill_down,
@@ -25,9 +26,10 @@ from ui.evaluation_view import (
     show_metrics,
     show_table_rule,
 )
+from ui.persist import kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
-from ui.resources import chunk_store
+from ui.resources import chunk_store, embedding_settings, rerank_settings
 from ui.settings_form import configuration_editor
 from ui.state import show_error
 
@@ -49,20 +51,25 @@ def _custom_config_form() -> None:
                 label=label, strategy=config.strategy, settings=config.settings)
 
 
-def _stored_sets() -> list[str]:
+def _stored_sets() -> dict[str, str]:
+    """Each chunk set's name and how it is listed: ``name (9 of 14 documents)`` when some of
+    its documents failed."""
     try:
-        return [info.name for info in chunk_store().list_sets()]
+        return {info.name: info.name + (f" ({info.documents_text()})" if info.failed else "")
+                for info in chunk_store().list_sets()}
     except ChunkLabError:
-        return []
+        return {}
 
 
 def _pick_candidates() -> list[Candidate]:
     presets = all_presets()
     custom: dict[str, Candidate] = st.session_state.get(CUSTOM, {})
-    options = list(presets) + list(custom) + [SET_PREFIX + name for name in _stored_sets()]
+    sets = {SET_PREFIX + name: SET_PREFIX + shown for name, shown in _stored_sets().items()}
+    options = list(presets) + list(custom) + list(sets)
     defaults = [name for name in ("fixed 1000 chars", "recursive 500/50") if name in options]
     chosen = st.multiselect("Configurations (2–4)", options, default=defaults,
-                            max_selections=4, key="evaluate_configs")
+                            max_selections=4, key="evaluate_configs",
+                            format_func=lambda option: sets.get(option, option))
     _custom_config_form()
     candidates = []
     for name in chosen:
@@ -75,19 +82,46 @@ def _pick_candidates() -> list[Candidate]:
     return candidates
 
 
+def _stack(candidates: list[Candidate]) -> list[Candidate]:
+    """The chosen chunkings under the chosen embedders, reranked as chosen."""
+    refs = {ref.label: ref for ref in embedder_choices(embedding_settings())}
+    rerank = rerank_settings()
+    left, right = st.columns(2)
+    key = kept("evaluate_embedders", [next(iter(refs))])
+    st.session_state[key] = [label for label in st.session_state[key] if label in refs]
+    chosen = left.multiselect(
+        "Embedders", list(refs), key=key,
+        help="Each configuration is evaluated under each embedder, so the same chunking under "
+             "two embedders is compared like two configurations. Set your own on Settings "
+             "(Embeddings); a chunk set keeps its own.")
+    mode: RerankMode = right.radio(
+        "Rerank the best hits", RERANK_MODES, horizontal=True, key=kept("evaluate_rerank", "off"),
+        disabled=not rerank.configured,
+        format_func={"off": "off", "on": "on", "both": "with and without"}.get,
+        help=(md_escape(f"Reorder the top {rerank.top_n} hits with {rerank.ref().label} before "
+                        "the cut.") if rerank.configured
+              else "Set a reranking endpoint on Settings first."))
+    embedders = [refs[label] for label in chosen if label in refs] or [next(iter(refs.values()))]
+    return expand(candidates, embedders, rerank.ref() if rerank.configured else None,
+                  mode if rerank.configured else "off")
+
+
 def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
          budgets: list[int | None]) -> None:
     bar = st.progress(0.0, text="Starting…")
     groups: dict[str, list[CandidateResult]] = {}
-    for n, budget in enumerate(budgets):
-        results = evaluate(
-            loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
-            store=chunk_store(), budget=budget,
-            progress=lambda p, n=n: bar.progress((n + p.fraction) / len(budgets),
-                                                 text=md_escape(p.caption())))
-        record_run(results, loaded.questions)
-        groups[results[0].retrieval] = results
-    bar.empty()
+    try:
+        for n, budget in enumerate(budgets):
+            results = evaluate(
+                loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
+                store=chunk_store(), budget=budget, embedding=embedding_settings(),
+                reranking=rerank_settings(),
+                progress=lambda p, n=n: bar.progress((n + p.fraction) / len(budgets),
+                                                     text=md_escape(p.caption())))
+            record_run(results, loaded.questions)
+            groups[results[0].retrieval] = results
+    finally:
+        bar.empty()
     reset_question_picker()
     st.session_state[RESULTS] = {"groups": groups, "documents": loaded.documents,
                                  "set": loaded.questions.name}
@@ -131,6 +165,10 @@ if loaded:
     except ChunkLabError as err:
         show_error(err)
         candidates = []
+    candidates = _stack(candidates)
+    if len(candidates) > 4:
+        st.info(md_escape(f"{len(candidates)} configurations with these embedders and "
+                          "reranking: pick at most 4."))
     ranking, k, budgets = _retrieval_options()
     contextual = st.checkbox(
         "Also evaluate each LLM configuration and chunk set without its contextual prefixes",

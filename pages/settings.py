@@ -1,4 +1,5 @@
-"""Settings: the LLM connection (any OpenAI-compatible endpoint) and the generation choices.
+"""Settings: the LLM connection (any OpenAI-compatible endpoint) and the generation choices,
+and the user's own embedding and reranking endpoints.
 
 The API key is typed into a password field and kept only in this session's state; it is never
 shown again, saved, logged or cached. The other settings are saved in the data folder so every
@@ -10,8 +11,14 @@ about itself.
 from __future__ import annotations
 
 import streamlit as st
-from pydantic import SecretStr, ValidationError
+from pydantic import ValidationError
 
+from core.embeddings.settings import ENV_KEYS as EMBEDDING_ENV
+from core.embeddings.settings import (
+    EmbeddingSettings,
+    load_embedding_settings,
+    save_embedding_settings,
+)
 from core.errors import ChunkLabError
 from core.llm.server import ServerFacts
 from core.llm.settings import (
@@ -24,8 +31,19 @@ from core.llm.settings import (
     save_settings,
 )
 from core.operations.connection import ConnectionReport, check_connection
+from core.operations.endpoint_checks import check_embedder, check_reranker
+from core.retrieval.rerank import ENV_KEYS as RERANK_ENV
+from core.retrieval.rerank import RerankSettings, load_rerank_settings, save_rerank_settings
+from ui.endpoint_form import (
+    EndpointForm,
+    NumberField,
+    clear_key_fields,
+    endpoint_section,
+    key_fields,
+    typed_key,
+)
 from ui.render import md_escape
-from ui.resources import LLM_SETTINGS, answer_settings
+from ui.resources import EMBEDDING_SETTINGS, LLM_SETTINGS, RERANK_SETTINGS, answer_settings
 from ui.state import show_error, warn_missing_key
 
 REPORT = "llm_test_report"  # (model, ConnectionReport) of the last test in this session
@@ -86,9 +104,7 @@ def _draft() -> LLMSettings | None:
     """The settings as typed in the form (key: typed, else this session's); None with the
     message set when they are not valid."""
     old: LLMSettings = st.session_state[LLM_SETTINGS]
-    typed = st.session_state.get("llm_api_key_input", "")
-    key = SecretStr("") if st.session_state.get("llm_forget") else (
-        SecretStr(typed) if typed else old.api_key)
+    key = typed_key("llm", old.api_key)
     values = {name: st.session_state[widget] for widget, name in FIELDS.items()}
     values["base_url"], values["model"] = values["base_url"].strip(), values["model"].strip()
     try:
@@ -102,8 +118,7 @@ def _draft() -> LLMSettings | None:
 def _save() -> None:
     """Form callback: keep the settings, then empty the key field at once."""
     draft = _draft()
-    st.session_state["llm_api_key_input"] = ""
-    st.session_state["llm_forget"] = False
+    clear_key_fields("llm")
     if draft is None:
         return
     st.session_state[LLM_SETTINGS] = draft
@@ -153,11 +168,7 @@ if last and last[1].models:
 has_key = bool(current.api_key.get_secret_value())
 with st.form("llm_settings_form"):
     st.text_input("Base URL (ending in /v1)", key="llm_base_url")
-    key_help = "A key is set for this session; leave empty to keep it." if has_key else (
-        "Not needed for local servers (Ollama, llama.cpp).")
-    st.text_input("API key", type="password", key="llm_api_key_input", help=key_help,
-                  placeholder="•••••••• (set)" if has_key else "not set")
-    st.checkbox("Forget the API key", key="llm_forget", disabled=not has_key)
+    key_fields("llm", has_key)
     st.text_input("Model", key="llm_model")
     left, right = st.columns(2)
     left.slider("Temperature of the structured phases", 0.0, 2.0, step=0.05,
@@ -254,3 +265,34 @@ with st.form("answer_settings_form"):
         save_answer_settings(AnswerSettings(model=model.strip(), temperature=temperature,
                                             locale=answer.locale))
         st.success("Saved: every answer request uses them.")
+
+
+def _test_embedder(settings: EmbeddingSettings) -> tuple[bool, str]:
+    return True, check_embedder(settings).summary()
+
+
+def _test_reranker(settings: RerankSettings) -> tuple[bool, str]:
+    report = check_reranker(settings)
+    return report.sensible, report.summary()
+
+
+endpoint_section(EndpointForm(
+    prefix="embedding", title="Embeddings",
+    caption="Your own embedding model beside the built-in MiniLM: any OpenAI-compatible "
+            "/v1/embeddings (OpenAI, Ollama, llama.cpp --embedding, vLLM, LM Studio, Text "
+            "Embeddings Inference). Chunk sets and evaluations choose it by name; Test reports "
+            "its vector size and speed.",
+    session_key=EMBEDDING_SETTINGS, kind=EmbeddingSettings, load=load_embedding_settings,
+    save=save_embedding_settings, env=EMBEDDING_ENV,
+    numbers=(NumberField("batch_size", "Texts per request", 1, 2048, 1),),
+    test=_test_embedder, url_example="http://127.0.0.1:11434/v1"))
+endpoint_section(EndpointForm(
+    prefix="rerank", title="Reranking",
+    caption="An optional reranker that reorders the best hits before the cut, on Assemble and "
+            "Evaluate: a /v1/rerank endpoint (llama.cpp --reranking, Text Embeddings "
+            "Inference; the Jina/Cohere request shape).",
+    session_key=RERANK_SETTINGS, kind=RerankSettings, load=load_rerank_settings,
+    save=save_rerank_settings, env=RERANK_ENV,
+    numbers=(NumberField("top_n", "Hits reordered (top N)", 2, 200, 1,
+                         "How many of the best ranked hits the reranker reorders."),),
+    test=_test_reranker, url_example="http://127.0.0.1:8080/v1"))

@@ -10,17 +10,19 @@ import pandas as pd
 import streamlit as st
 
 from core.documents.model import Document
-from core.embeddings import MAX_WORD_PIECES
+from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.errors import ChunkLabError
 from core.operations import chunk_sets
 from core.operations.ingest import DEFAULT_BATCH_SIZE
 from core.operations.presets import all_presets
+from core.operations.stacks import embedder_choices
 from core.operations.strategies import strategy, validated_config
 from core.store import ChunkSetInfo, ChunkStore
 from ui.ingest_run import IngestJob, ingest_with_progress
+from ui.llm_warnings import show_failed_documents, show_warnings
 from ui.persist import forget, kept, remember
 from ui.render import md_escape
-from ui.resources import chunk_store, library, llm_settings
+from ui.resources import chunk_store, embedding_settings, library, llm_settings
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import show_error
 from ui.wording import count, number
@@ -49,6 +51,12 @@ def _settings_text(info: ChunkSetInfo) -> str:
     return ", ".join(parts)
 
 
+def _embedder_text(info: ChunkSetInfo) -> str:
+    """``MiniLM (built-in), 384-d`` or ``nomic-embed-text @ host:11434, 768-d``."""
+    ref = info.embedder_ref
+    return f"{ref.label}, {info.dimension}-d" if info.dimension else ref.label
+
+
 def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -58,9 +66,11 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "Strategy": info.strategy,
                 "Settings": _settings_text(info),
                 "Description": info.description,
-                "Documents": number(info.docs),
+                "Documents": info.documents_text() if info.failed else number(info.docs),
                 "Chunks": number(info.chunks),
-                "Truncated chunks": number(info.over_limit),  # over MAX_WORD_PIECES
+                "Embedder": _embedder_text(info),
+                # over MiniLM's MAX_WORD_PIECES; an endpoint's limit is its own: not counted
+                "Truncated chunks": number(info.over_limit) if info.embedder_ref.builtin else "—",
                 "Created": info.created[:19].replace("T", " "),
             }
             for info in infos
@@ -75,6 +85,12 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
                "retrieval).")
     for info in infos:
         name = md_escape(info.name)
+        show_failed_documents(info)
+        if info.failed and st.button(f"Retry failed documents of “{info.name}”",
+                                     key=f"store_retry_{info.name}", icon=":material/replay:",
+                                     disabled=isinstance(st.session_state.get(RUNNING),
+                                                         IngestJob)):
+            retry(info)
         if info.stale:
             st.warning(
                 f"“{name}” was embedded the way an older ChunkLab did (before tables got "
@@ -93,6 +109,19 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
             )
 
 
+def retry(info: ChunkSetInfo) -> None:
+    """Ingest again exactly the set's failed documents that are still in the library."""
+    in_library = {d.doc_id for d in library().documents()}
+    doc_ids = [f.doc_id for f in info.failed if f.doc_id in in_library]
+    if not doc_ids:
+        st.session_state[NOTICE] = (f"The documents that failed in “{info.name}” are no longer "
+                                    "in the library: add them again on the Documents page.")
+    else:
+        st.session_state[RUNNING] = IngestJob(info.name, info.strategy, dict(info.settings),
+                                              doc_ids, DEFAULT_BATCH_SIZE, info.description)
+    st.rerun()
+
+
 def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     st.subheader("Active set")
     active, previous = store.active_set(), store.previous_set()
@@ -104,7 +133,9 @@ def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     left, right = st.columns(2)
     with left:
         if others:
-            target = st.selectbox("Switch to", others, key="store_target")
+            labels = {info.name: f"{info.name} ({info.documents_text()})" for info in infos}
+            target = st.selectbox("Switch to", others, key="store_target",
+                                  format_func=labels.__getitem__)
             if st.button("Activate (cut over)", key="store_activate", type="primary"):
                 st.session_state[NOTICE] = chunk_sets.cutover(store, target)
                 st.rerun()
@@ -134,7 +165,23 @@ def name_input(suggested: str, names: set[str]) -> str:
                              help="Follows the preset until you type a name of your own."))
 
 
-def name_problem(store: ChunkStore, name: str, config: Configuration) -> tuple[str, bool]:
+def embedder_input() -> EmbedderRef:
+    """The embedder of the new set: MiniLM, or the endpoint configured on Settings."""
+    settings = embedding_settings()
+    refs = {ref.label: ref for ref in embedder_choices(settings)}
+    labels = list(refs)
+    key = kept("store_embedder", labels[0], valid=labels)
+    st.selectbox("Embedder", labels, key=key,
+                 help="The model that embeds the chunks and every question asked of the set. "
+                      "Your own endpoint is set on Settings (Embeddings).")
+    if len(labels) == 1:
+        st.caption("Only the built-in MiniLM is available: set an embedding endpoint on "
+                   "Settings to embed with your own model.")
+    return refs[st.session_state[key]]
+
+
+def name_problem(store: ChunkStore, name: str, config: Configuration,
+                 embedder: EmbedderRef) -> tuple[str, bool]:
     """(sentence, blocking) about the chosen name and settings; ("", False) when all is well.
     The sentence holds the name as typed: escape it to show it."""
     if not name.strip():
@@ -149,6 +196,9 @@ def name_problem(store: ChunkStore, name: str, config: Configuration) -> tuple[s
     if (info.strategy, info.settings) != (config.strategy, resolved):
         return (f"A set named “{name}” already holds {info.strategy} chunks with "
                 "other settings: choose another name."), True
+    if info.embedder_ref != embedder:
+        return (f"A set named “{name}” is embedded with {info.embedder_ref.label}: choose "
+                "another name to embed with another model."), True
     return (f"A set named “{name}” already exists with these settings: creating it "
             "again adds the chosen documents it does not hold yet."), False
 
@@ -180,7 +230,8 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
     st.caption("A new set leaves every other set as it is; activate it when you are ready "
                "(cutover). Documents already in a set of that name are skipped, so a "
                "re-run resumes.")
-    problem, blocking = name_problem(store, name, config)
+    embedder = embedder_input()
+    problem, blocking = name_problem(store, name, config, embedder)
     confirmed = True
     if problem and blocking:
         st.error(md_escape(problem), icon=":material/error:")
@@ -195,7 +246,8 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
         not needs_llm or settings.configured)
     if st.button("Create and ingest", key="store_create", type="primary", disabled=not ready):
         st.session_state[RUNNING] = IngestJob(name, config.strategy, dict(config.settings),
-                                              list(chosen), int(batch_size), description)
+                                              list(chosen), int(batch_size), description,
+                                              embedder)
         st.rerun()
 
 
@@ -208,18 +260,20 @@ def run_job(job: IngestJob, by_id: dict[str, Document]) -> None:
                                     "stay; create it again with the same name to go on.")
         st.rerun()
     st.info(f"Building **{md_escape(job.name)}**: " + md_escape(
-                f"{job.strategy} chunking of {count(len(job.doc_ids), 'document')}.")
+                f"{job.strategy} chunking of {count(len(job.doc_ids), 'document')}, embedded "
+                f"with {job.embedder.label}.")
             + " The form is back when it is done.",
             icon=":material/hourglass_top:")
     st.button("Cancel", key="store_cancel", icon=":material/stop:")
     documents = [by_id[i] for i in job.doc_ids if i in by_id]
     summary = ingest_with_progress(documents, job.name, job.strategy, job.settings,
-                                   batch_size=job.batch_size, description=job.description)
+                                   batch_size=job.batch_size, description=job.description,
+                                   embedder=job.embedder)
     st.session_state.pop(RUNNING, None)
     if summary is None:
         return
     st.session_state[NOTICE] = summary.sentence()
-    st.session_state[WARNINGS] = summary.warnings(truncation=False)  # the set list says it
+    st.session_state[WARNINGS] = summary.notes  # failures and truncation: the set list says it
     forget("store_name")
     st.rerun()
 
@@ -250,16 +304,15 @@ def delete_section(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
 
 
 st.title("Chunk sets")
-st.caption("Each chunk set is one chunking of your documents, embedded with MiniLM and stored "
-           "in Chroma. Several sets live side by side for A/B comparison; the active one is "
-           "what retrieval uses.")
+st.caption("Each chunk set is one chunking of your documents, embedded with MiniLM or your own "
+           "model and stored in Chroma. Several sets live side by side for A/B comparison; the "
+           "active one is what retrieval uses.")
 try:
     store = chunk_store()
     st.caption(f"Store: {md_escape(store.location)}")
     if notice := st.session_state.pop(NOTICE, None):
         st.success(md_escape(notice))
-    for line in st.session_state.pop(WARNINGS, []):
-        st.warning(md_escape(line))
+    show_warnings(st.session_state.pop(WARNINGS, []), key="store")
     infos = store.list_sets()
     if infos:
         show_sets(store, infos)

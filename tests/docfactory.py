@@ -278,3 +278,48 @@ SMALL_GUIDE = (
     b"# Guide\n\nFirst paragraph. It has two sentences.\n\n## Setup\n\nInstall it. Then run"
     b" it.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nLast words here.\n\n## Usage\n\nUse it well."
 )
+
+
+TRANSCRIPT_CAPTION = ["IN THE SUPERIOR COURT OF THE STATE", "- - - - - - - - - - - - x",
+                      "JANE ROE,                   :", "          Plaintiff,       :",
+                      "     v.                     :  No. 21-0457",
+                      "RICHARD DOE,                :", "- - - - - - - - - - - - x"]
+TRANSCRIPT_BODY = [
+    "The deposition of the witness was taken at the offices of the county clerk on the morning "
+    "of the third of March, before a certified court reporter and notary public.",
+    "Counsel for both parties were present and agreed that the reading and signing of the "
+    "transcript would be waived by the witness at the close of the session.",
+    "The witness was sworn and testified that she had worked at the warehouse for eleven years "
+    "and had supervised the loading crews on the night shift for the last four of them.",
+]
+
+
+def transcript(pages: int = 2) -> tuple[bytes, list[str]]:
+    """A court transcript as reporters set it: Courier, double spaced, 25 numbered lines a
+    page in the left margin, a caption with a colon bracket, paragraphs with a first-line
+    indent."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="letter")
+    pdf.set_auto_page_break(False)
+    wrapped: list[str] = []
+    for paragraph in TRANSCRIPT_BODY * pages:
+        words, line = paragraph.split(), "          "
+        for word in words:
+            if len(line) + len(word) + 1 > 56:
+                wrapped.append(line)
+                line = ""
+            line += (" " if line.strip() else "") + word
+        wrapped.append(line)
+    body = iter(wrapped)
+    for page in range(pages):
+        pdf.add_page()
+        pdf.set_font("Courier", "", 12)
+        rows = list(TRANSCRIPT_CAPTION) if page == 0 else []
+        rows += [next(body, "") for _ in range(25 - len(rows))]
+        for number, text in enumerate(rows, start=1):
+            pdf.set_xy(25, 25 + (number - 1) * 8.47)
+            pdf.cell(10, 6, str(number), align="R")
+            pdf.set_xy(40, 25 + (number - 1) * 8.47)
+            pdf.cell(150, 6, text)
+    return bytes(pdf.output()), TRANSCRIPT_BODY * pages

@@ -94,9 +94,10 @@ class FakeRequest:
 
 
 def _anchored_blocks(prompt: str) -> list[tuple[int, str]]:
-    """The longest run of consecutively numbered ``[n] text`` lines: the text under analysis."""
+    """The longest run of consecutively numbered ``[n] text`` lines after the template's example
+    (which may show a worked example of its own): the text under analysis."""
     runs: list[list[tuple[int, str]]] = []
-    for match in _ANCHOR_LINE.finditer(prompt):
+    for match in _ANCHOR_LINE.finditer(prompt.split("EXAMPLE OUTPUT")[-1]):
         number, text = int(match.group(1)), match.group(2).strip()
         if runs and runs[-1][-1][0] + 1 == number:
             runs[-1].append((number, text))

@@ -39,7 +39,11 @@ class FakeStore:
     def get_chunks(self, name: str, doc_id: str | None = None) -> list[Chunk]:
         return [c for c in self.sets[name] if doc_id is None or c.doc_id == doc_id]
 
-    def query(self, name, text, k, where=None) -> list[tuple[Chunk, float]]:
+    def embedder(self, name: str, settings=None) -> None:
+        """The fake ranks by shared words: no embedder."""
+        return None
+
+    def query(self, name, text, k, where=None, embedder=None) -> list[tuple[Chunk, float]]:
         self.queries.append({"name": name, "text": text, "k": k, "where": where})
         words = set(tokenize(text))
         pool = [c for c in self.sets[name] if _matches(c, where)]

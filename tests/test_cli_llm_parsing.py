@@ -52,9 +52,19 @@ def test_chunk_strict_is_the_default_and_fails_with_phase_line_and_text(docs, ca
     assert "— line was '" in err
 
 
+def test_no_llm_summaries_asks_only_for_sections_and_boundaries(docs, capsys):
+    assert main(["chunk", str(docs / "guide.md"), "--strategy", "llm", "--llm-parsing",
+                 "tolerant", "--no-llm-summaries"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(r["config"]["summaries"] is False for r in rows)
+    assert not any(r.get("summary") or r.get("context_prefix") for r in rows)
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["--strategy", "recursive", "--llm-parsing", "tolerant"],
      "The recursive strategy does not take --llm-parsing."),
+    (["--strategy", "fixed", "--no-llm-summaries"],
+     "The fixed strategy does not take --no-llm-summaries."),
     (["--strategy", "llm", "--llm-parsing", "lenient"], "invalid choice"),
 ])
 def test_bad_parsing_options_exit_2_with_one_line(docs, capsys, args, needle):

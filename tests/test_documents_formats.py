@@ -192,7 +192,7 @@ def test_csv_is_one_table():
 
 
 def test_pdf_offline_route_finds_headings_tables_pages(monkeypatch):
-    monkeypatch.setattr("core.documents.pdf.docling_pdf_models_present", lambda: False)
+    monkeypatch.setattr("core.documents.pdf.route.docling_pdf_models_present", lambda: False)
     doc = convert(pdf_bytes(pages=2), "report.pdf")
     assert_spans_exact(doc)
     assert doc.route == "pdf-offline" and doc.notes == [OFFLINE_NOTE] and doc.pages == 2

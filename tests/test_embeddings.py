@@ -5,7 +5,16 @@ import numpy as np
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import known_embedding_functions
 
-from core.embeddings import DIMENSION, MAX_WORD_PIECES, embed, encoder, model_files, word_pieces
+from core.embeddings import (
+    DIMENSION,
+    MAX_WORD_PIECES,
+    MODEL_ID,
+    embed,
+    encoder,
+    model_files,
+    word_pieces,
+)
+from core.embeddings.cache import VectorCache
 from core.embeddings.chroma import CHROMA_FUNCTION_NAME, get_embedding_function
 
 SENTENCES = [
@@ -68,7 +77,7 @@ def test_identical_texts_are_embedded_once_memory_then_disk(monkeypatch):
 
     monkeypatch.setattr(encoder, "_runner", fail)
     assert np.array_equal(embed([text])[0], first[0])  # memory
-    monkeypatch.setattr(encoder, "_CACHE", encoder._Cache())  # as in a new process
+    monkeypatch.setattr(encoder, "_CACHE", VectorCache(MODEL_ID, MODEL_ID))  # as in a new process
     assert np.array_equal(embed([text])[0], first[0])  # SQLite file under data_dir()
 
 
@@ -165,5 +174,5 @@ def test_a_question_that_is_not_persisted_stays_in_memory_only(monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(encoder, "_runner", fail)
         assert np.array_equal(embed([text])[0], first[0])  # memory
-    monkeypatch.setattr(encoder, "_CACHE", encoder._Cache())  # as in a new process
-    assert encoder._CACHE.get_many([encoder._key(text)]) == {}  # never written to disk
+    monkeypatch.setattr(encoder, "_CACHE", VectorCache(MODEL_ID, MODEL_ID))  # as in a new process
+    assert encoder._CACHE.get_many([encoder._CACHE.key(text)]) == {}  # never written to disk

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from core.chunking.chunk import LLMAnnotations
+from core.embeddings import port
 from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate, EvaluationError, evaluate
 from core.operations.evaluation_runs import history_csv, history_json, record_run, run_history
@@ -55,12 +56,12 @@ def test_contextual_prefixes_are_embedded_only_when_asked(question_set, document
 
     embedded: list[list[str]] = []
 
-    def fake_embed(texts):
+    def fake_embed(texts, **options):
         embedded.append(list(texts))
         return np.ones((len(texts), 4), dtype=np.float32)
 
     monkeypatch.setattr(runner, "chunks_for", with_prefix)
-    monkeypatch.setattr(runner, "embed", fake_embed)
+    monkeypatch.setattr(port, "embed", fake_embed)  # MiniLM, as the port calls it
     plain = Candidate("llm", "stub")
     results = evaluate(question_set, documents, [plain, plain.without_prefixes()],
                        ranking="vector", use_cache=False)

@@ -12,6 +12,7 @@ import pytest
 from core.documents import convert
 from core.errors import TemplateError
 from core.llm.client import LLMError
+from core.llm.phases import boundaries
 from core.llm.pipeline import LLMConfig
 from core.llm.tsv import TSVError
 from core.operations.strategies import RunOptions, chunk, run_llm, strategy
@@ -28,6 +29,7 @@ PHASES = {"structure_analysis", "boundary_detection", "chunk_metadata", "context
 @pytest.fixture(autouse=True)
 def own_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(boundaries, "SHORT_SHARE", 0.0)  # the test documents are small
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +200,8 @@ def test_long_documents_are_windowed_and_merged(fake_llm, handbook):
     result = run(fake_llm, handbook, settings=settings, summaries=False)
     assert fake_llm.phases.count("structure_analysis") > 2
     prompts = [c.prompt for c in fake_llm.calls if c.phase == "structure_analysis"]
-    assert all("[1] " not in p for p in prompts[1:])  # later windows continue the numbering
+    shown = [p.split("EXAMPLE OUTPUT")[-1] for p in prompts]  # the text after the example
+    assert all("[1] " not in p for p in shown[1:])  # later windows continue the numbering
     assert_valid_chunks(handbook, result.chunks)
     titles = [s.title for s in result.structure.sections]
     assert "Tidewater Operations Handbook" in titles and len(titles) == len(set(titles))
@@ -295,3 +298,20 @@ def test_the_api_key_is_nowhere_in_the_data_folder_after_a_run(fake_llm, guide, 
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name == "llm_log.jsonl" for p in written)  # the log and the cache exist …
     assert all(secret.encode() not in p.read_bytes() for p in written)  # … without the key
+
+
+def test_a_document_of_one_block_is_one_section_without_asking(fake_llm):
+    table = convert(b"service,hours\nsupport,24\nbilling,8\n", "levels.csv")
+    result = run(fake_llm, table, summaries=False)
+    assert "structure_analysis" not in fake_llm.phases  # a made-up outline is not asked for
+    assert not result.structure.fallback
+    assert_valid_chunks(table, result.chunks)
+
+
+def test_a_short_section_is_one_chunk_without_asking(fake_llm, guide, monkeypatch):
+    monkeypatch.setattr(boundaries, "SHORT_SHARE", 0.5)
+    result = run(fake_llm, guide, summaries=False)
+    assert "boundary_detection" not in fake_llm.phases  # every section fills < 250 tokens
+    assert all(r.boundaries[0].justification == "A short section: one chunk"
+               for r in result.boundaries if len(r.boundaries) == 1 and r.end - r.start > 30)
+    assert_valid_chunks(guide, result.chunks)

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from core.endpoint import MAX_TIMEOUT_S
 from core.llm.client import TIKTOKEN_MARGIN, AnswerCutError, LLMClient, LLMRequest
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError
 from core.llm.log import ResponseLog
@@ -231,7 +232,7 @@ def test_timeout_without_a_measured_speed():
     assert suggested_timeout(settings, ServerFacts(slots=1)) == 300
     slow = fit_settings(settings.model_copy(update={"max_tokens": 4096, "concurrency": 4}),
                         ServerFacts(slots=4, answer_speed=2.0))
-    assert slow.timeout == 600  # never above the most Settings allow
+    assert slow.timeout == MAX_TIMEOUT_S  # never above the most Settings allow
 
 
 def test_a_cancelled_run_does_not_log_unreachable_servers(fake_llm, tmp_path, monkeypatch):
@@ -251,3 +252,25 @@ def test_a_cancelled_run_does_not_log_unreachable_servers(fake_llm, tmp_path, mo
     log = ResponseLog()
     text = log.path.read_text() if log.path.exists() else ""
     assert "cannot reach" not in text and "Bad file descriptor" not in text
+
+
+def test_each_request_waits_as_long_as_the_measured_speed_says(fake_llm, tmp_path):
+    fake_llm.serve_llama(slots=1, n_ctx=8192, prompt_per_second=4.0, predicted_per_second=1.0)
+    long_prompt = LLMRequest("word " * 3000, "p", "a long request", max_tokens=200)
+    with client_of(fake_llm, tmp_path, timeout=60, concurrency=1) as client:
+        client.token_ratio("sample")  # meets the server: it has slots, so it is local
+        assumed = client.request_timeout(long_prompt)  # no speed measured yet: 5 and 2 tok/s
+        assert assumed > 60
+        client.complete(LLMRequest("hi", "p", "a short request", max_tokens=4))
+        measured = client.request_timeout(long_prompt)  # now 4 and 1 tokens/s
+        assert measured > assumed
+        assert client.request_timeout(LLMRequest("hi", "p", "short", max_tokens=4)) == 60
+    with client_of(fake_llm, tmp_path, timeout=60, timeout_from_speed=False) as fixed:
+        fixed.complete(LLMRequest("hi", "p", "a short request", max_tokens=4))
+        assert fixed.request_timeout(long_prompt) == 60
+
+
+def test_a_server_without_slots_keeps_the_settings_timeout(fake_llm, tmp_path):
+    with client_of(fake_llm, tmp_path, timeout=42) as client:
+        client.complete(LLMRequest("hi", "p", "a short request", max_tokens=4))
+        assert client.request_timeout(LLMRequest("word " * 3000, "p", "long")) == 42

@@ -12,10 +12,11 @@ import pytest
 
 from core.documents import convert
 from core.llm.client import AnswerCutError
-from core.llm.phases.boundaries import parse_boundaries
+from core.llm.phases import boundaries
+from core.llm.phases.boundaries import FALLBACK_WHY, parse_boundaries
 from core.llm.phases.prefix import parse_prefix
 from core.llm.phases.structure import parse_structure
-from core.llm.tsv import Repairs, TSVError, check_not_example
+from core.llm.tsv import Repairs, TSVError, without_copies
 from core.operations.strategies import RunOptions, run_llm
 from core.prompts.library import PromptLibrary
 from tests.docfactory import SMALL_GUIDE
@@ -30,6 +31,7 @@ STRUCTURE = "Intro\t1\t1\t4\tROOT\nWhy\t2\t2\t4\tIntro\nMethods\t1\t5\t9\tROOT"
 @pytest.fixture(autouse=True)
 def own_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(boundaries, "SHORT_SHARE", 0.0)  # the test documents are small
 
 
 @pytest.fixture(scope="module")
@@ -98,21 +100,33 @@ def test_only_an_end_past_the_text_is_clamped(fake_llm, guide):
     assert "start_anchor 99 is not an anchor" in outside.repairs[0].detail
 
 
+def test_a_row_with_a_bad_value_is_dropped_and_recorded():
+    repairs = Repairs()
+    rows = parse_structure("```\nIntro\t1\t1\t4\tROOT\nWhy\ttwo\t2\t4\tIntro\n```",
+                           repairs=repairs)
+    assert [r.title for r in rows] == ["Intro"]
+    dropped = next(r for r in repairs.items if r.kind == "rows_dropped")
+    assert dropped.line == "Why\ttwo\t2\t4\tIntro" and "level must be an integer" in dropped.detail
+
+
 def test_what_cannot_be_repaired_still_fails_with_its_line():
     with pytest.raises(TSVError) as info:
-        parse_structure("```\nIntro\t1\t1\t4\tROOT\nWhy\ttwo\t2\t4\tIntro\n```", repairs=Repairs())
-    assert info.value.line_number == 3 and info.value.line == "Why\ttwo\t2\t4\tIntro"
+        parse_structure("```\nWhy\ttwo\t2\t4\tIntro\nHow\t1\tthree\t4\tROOT\n```",
+                        repairs=Repairs())
+    assert info.value.line_number == 2 and info.value.line == "Why\ttwo\t2\t4\tIntro"
     assert "level must be an integer" in str(info.value)
 
 
 # --- validation: runaway answers and copies of the example ----------------------------------
-def test_duplicate_sections_are_rejected():
+def test_duplicate_sections_are_rejected_strictly_and_dropped_tolerantly():
     answer = "Intro\t1\t1\t4\tROOT\n" * 3
     with pytest.raises(TSVError, match="listed twice") as info:
         parse_structure(answer)
     assert info.value.line_number == 2
-    with pytest.raises(TSVError, match="listed twice"):
-        parse_structure(answer, repairs=Repairs())
+    repairs = Repairs()
+    assert len(parse_structure(answer, repairs=repairs)) == 1
+    assert [(r.kind, r.line_number) for r in repairs.items] == [("repeat_dropped", 2),
+                                                                 ("repeat_dropped", 3)]
 
 
 def test_answers_far_longer_than_the_text_are_rejected():
@@ -126,22 +140,21 @@ def test_answers_far_longer_than_the_text_are_rejected():
 def test_copies_of_the_templates_example_are_rejected():
     library = PromptLibrary()
     prefix = library.default("contextual_prefix")
-    example = ('This chunk is from the Introduction chapter, Section "Why Test?", discussing the '
-               "importance of software testing in preventing bugs and improving code quality.")
+    example = prefix.text.split("EXAMPLE OUTPUT")[1].split(":", 1)[1].strip().splitlines()[0]
     assert parse_prefix(example)  # a valid sentence on its own …
     with pytest.raises(TSVError, match="copies the template's example"):
-        check_not_example("phase 3b (contextual prefix)", prefix.text, example)  # … but a copy
+        without_copies("phase 3b (contextual prefix)", prefix.text, example, "")  # … but a copy
     boundaries = library.default("boundary_detection")
-    copied = boundaries.text.split("EXAMPLE OUTPUT:\n")[1].split("\n\n")[0]  # what it saw
-    assert copied.count("\n") == 4
+    copied = boundaries.text.split("EXAMPLE OUTPUT")[1].split(":\n", 1)[1].split("\n\n")[0]
     with pytest.raises(TSVError, match="copies the template's example"):
-        check_not_example("phase 2 (boundary detection)", boundaries.text, copied)
-    check_not_example("phase 2", boundaries.text, "1\tDOCUMENT_START\tS\n3\tDOCUMENT_END\tE")
+        without_copies("phase 2 (boundary detection)", boundaries.text, copied, "")
+    fine = "1\tDOCUMENT_START\tS\n3\tDOCUMENT_END\tE"
+    assert without_copies("phase 2", boundaries.text, fine, "") == fine
 
 
 def test_a_copied_prefix_leaves_the_chunk_without_one(fake_llm, guide):
-    example = ('This chunk is from the Introduction chapter, Section "Why Test?", discussing the '
-               "importance of software testing in preventing bugs and improving code quality.")
+    prefix = PromptLibrary().default("contextual_prefix").text
+    example = prefix.split("EXAMPLE OUTPUT")[1].split(":", 1)[1].strip().splitlines()[0]
     fake_llm.respond(lambda r: example if r.phase == "contextual_prefix"
                      else auto_answer(r.phase, r.prompt))
     result = run(fake_llm, [guide])[0]
@@ -243,3 +256,106 @@ def test_tolerant_falls_back_when_the_structure_answer_is_cut(fake_llm, guide):
     assert "answer cut at" in result.repairs[0].detail
     strict = run(fake_llm, [guide], cache=False)[0]
     assert isinstance(strict.error, AnswerCutError)
+
+
+# --- what real models write instead of TSV ---------------------------------------------------
+BOUNDARY_ROWS = [(1, "DOCUMENT_START"), (4, "SEMANTIC_SHIFT"), (9, "DOCUMENT_END")]
+
+
+@pytest.mark.parametrize(("answer", "kind"), [
+    ("anchor\ttype\tjustification\n1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tT\n"
+     "9\tDOCUMENT_END\tE", "header_row"),
+    ("Position | Type | Why\n1 | DOCUMENT_START | S\n4 | SEMANTIC_SHIFT | T\n"
+     "9 | DOCUMENT_END | E", "markdown_table"),
+    ("| anchor | boundary_type | justification |\n|---|---|---|\n| 1 | DOCUMENT_START | S |\n"
+     "| 4 | SEMANTIC_SHIFT | T |\n| 9 | DOCUMENT_END | E |", "markdown_table"),
+    ("1. 1\tDOCUMENT_START\tS\n2. 4\tSEMANTIC_SHIFT\tT\n3. 9\tDOCUMENT_END\tE", "list_numbers"),
+    ("1.\t1\tDOCUMENT_START\tS\n2.\t4\tSEMANTIC_SHIFT\tT\n3.\t9\tDOCUMENT_END\tE",
+     "list_numbers"),
+    ("1   DOCUMENT_START   S\n4   SEMANTIC_SHIFT   T\n9   DOCUMENT_END   E", "columns_fixed"),
+    ("1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tThe topic\tchanges\n9\tDOCUMENT_END\tE",
+     "columns_fixed"),
+    ("1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tT\n9\tDOCUMENT_END\tE\n\nThese boundaries keep "
+     "each topic in one chunk.", "trailing_text"),
+    ('[{"anchor": 1, "boundary_type": "DOCUMENT_START", "justification": "S"}, '
+     '{"position": 4, "type": "SEMANTIC_SHIFT", "reason": "T"}, '
+     '{"anchor": 9, "boundary_type": "DOCUMENT_END", "justification": "E"}]', "json_rows"),
+    ('```json\n{"boundaries": [[1, "DOCUMENT_START", "S"], [4, "SEMANTIC_SHIFT", "T"], '
+     '[9, "DOCUMENT_END", "E"]]}\n```', "json_rows"),
+    ("1\tDOCUMENT_START\tS\n4\tSEMANTIC_SHIFT\tT\n4\tSEMANTIC_SHIFT\tT again\n"
+     "9\tDOCUMENT_END\tE", "repeat_dropped"),
+    ("1\tDOCUMENT_START\tS\n4\ttopic change\tT\n9\tDOCUMENT_END\tE", "value_fixed"),
+])
+def test_boundary_answers_in_other_shapes_are_read_and_recorded(answer, kind):
+    repairs = Repairs()
+    rows = parse_boundaries(answer, repairs=repairs)
+    assert [(r.position, r.boundary_type) for r in rows] == BOUNDARY_ROWS
+    assert kind in {r.kind for r in repairs.items}
+    with pytest.raises(TSVError):
+        parse_boundaries(answer)
+
+
+def test_structure_rows_in_a_markdown_table_with_their_own_header():
+    answer = ("| Title | Level | Start | End | Parent |\n|---|---|---|---|---|\n"
+              "| Intro | 1 | 1 | 4 | ROOT |\n| Why | 2 | 2 | 4 | Intro |\n"
+              "| Methods | 1 | 5 | 9 | ROOT |")
+    repairs = Repairs()
+    rows = parse_structure(answer, repairs=repairs)
+    assert [(r.title, r.start, r.parent) for r in rows] == [
+        ("Intro", 1, None), ("Why", 2, "Intro"), ("Methods", 5, None)]
+    assert {"header_row", "markdown_table"} <= {r.kind for r in repairs.items}
+
+
+def test_structure_rows_that_cannot_be_sections_are_dropped():
+    answer = "Intro\t1\t1\t4\tROOT\n2\t2\t9\t30\tROOT\nOdd\t10\t16\t30\tROOT"
+    repairs = Repairs()
+    assert [r.title for r in parse_structure(answer, repairs=repairs)] == ["Intro"]
+    assert [r.kind for r in repairs.items] == ["rows_dropped", "rows_dropped"]
+
+
+def _section_run(fake_llm, guide, answer):
+    fake_llm.respond(lambda r: answer(r) if r.phase == "boundary_detection"
+                     else auto_answer(r.phase, r.prompt))
+    return run(fake_llm, [guide], parsing="tolerant", cache=False, summaries=False)[0]
+
+
+def test_more_rows_than_the_section_holds_keep_the_plausible_ones(fake_llm, guide):
+    def answer(request):
+        right = auto_answer("boundary_detection", request.prompt).splitlines()
+        return "\n".join([right[0], "400\tSEMANTIC_SHIFT\tElsewhere", "401\tSEMANTIC_SHIFT\tX",
+                          *right[1:]])
+
+    result = _section_run(fake_llm, guide, answer)
+    assert result.error is None and result.chunks
+    dropped = [r for r in result.repairs if r.kind == "rows_dropped"]
+    assert dropped and "400, 401 outside this text" in dropped[0].detail
+
+
+def test_an_unrepairable_boundary_answer_leaves_its_section_to_the_recursive_splitter(
+        fake_llm, guide):
+    result = _section_run(fake_llm, guide, lambda r: "I would split it after the table.")
+    assert result.error is None and result.chunks
+    assert all(c.text == guide.text[c.start : c.end] for c in result.chunks)
+    fallbacks = [r for r in result.repairs if r.kind == "boundary_fallback"]
+    split = [b for b in result.boundaries if b.boundaries[0].justification == FALLBACK_WHY]
+    assert fallbacks and len(fallbacks) == len(split)  # one warning per section left over
+    # sections are asked concurrently: their warnings come in the order the answers do
+    titles = sorted(f"“{b.title}”" for b in split)
+    assert sorted(r.detail.split(":")[0] for r in fallbacks) == titles
+    strict = run(fake_llm, [guide], cache=False, summaries=False)[0]
+    assert isinstance(strict.error, TSVError)
+
+
+def test_copied_example_lines_are_dropped_and_a_pure_copy_refused(fake_llm, guide):
+    template = PromptLibrary().default("boundary_detection").text
+    example = template.split("EXAMPLE OUTPUT")[1].split(":\n", 1)[1].split("\n\n")[0]
+
+    def answer(request):
+        right = auto_answer("boundary_detection", request.prompt).splitlines()
+        return "\n".join([right[0], example.splitlines()[1], *right[1:]])
+
+    result = _section_run(fake_llm, guide, answer)
+    assert result.error is None
+    assert "example_copy" in {r.kind for r in result.repairs}
+    with pytest.raises(TSVError, match="copies the template's example"):
+        without_copies("phase 2", template, example, "", Repairs())

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.documents.pdf import OFFLINE_NOTE
 from core.library import DocumentLibrary
-from tests.docfactory import HTML, docx_bytes, pdf_bytes
+from tests.docfactory import HTML, docx_bytes, pdf_bytes, transcript
 from tests.pages import page_path, shown, use_samples
 from ui.resources import library
 
@@ -129,3 +129,10 @@ def test_a_hostile_file_name_is_shown_as_text_on_documents(data_dir):
     [warning] = at.warning
     assert "![" not in warning.value
     assert shown(warning.value).startswith(f"Remove **{kept}.md** from")
+
+
+def test_pages_view_says_which_margin_line_numbers_were_left_out(data_dir):
+    data, _ = transcript(pages=1)
+    doc = library().add(data, "transcript.pdf")
+    at = run_page(selected_doc_id=doc.doc_id, documents_view="Pages")
+    assert any("Line numbers 1–25 in the margin left out" in shown(c.value) for c in at.caption)

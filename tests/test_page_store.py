@@ -8,9 +8,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.embeddings import MAX_WORD_PIECES
-from core.store import ChunkSetInfo, ChunkStore
+from core.operations.ingest import Source, ingest
+from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from tests.docfactory import inspection_markdown
 from tests.pages import click, page_path, texts, use_samples
+from ui.resources import library
 
 PAGE = page_path("store")
 
@@ -155,3 +157,19 @@ def test_presets_saved_elsewhere_and_the_llm_strategy_are_offered(data):
     at.selectbox(key="store:tiny fixed:strategy").set_value("llm").run()
     assert "No LLM endpoint configured" in texts(at)  # and nothing can be started without one
     assert at.button(key="store_create").disabled
+
+
+def test_a_set_with_failed_documents_says_so_and_retries_exactly_them(data):
+    boilers, chimneys = sorted(library().documents(), key=lambda d: d.source_name)
+    ingest([Source.from_document(boilers)], "llm set", "recursive", {})
+    ChunkStore().record_failed("llm set", [FailedDocument(
+        doc_id=chimneys.doc_id, name=chimneys.source_name, error="phase 2 failed: no rows")])
+    at = run()
+    assert list(at.dataframe[0].value["Documents"]) == ["1 of 2 documents"]
+    errors = [e.value for e in at.error]
+    assert errors == ["“llm set” holds 1 of 2 documents: 1 document could not be chunked."]
+    at = click(at, "store_retry_llm set")
+    assert "Chunk set “llm set”: stored 1 document" in texts(at)
+    info = ChunkStore().info("llm set")
+    assert (info.docs, info.failed) == (2, [])
+    assert list(at.dataframe[0].value["Documents"]) == ["2"]

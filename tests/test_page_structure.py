@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.llm.cache import LLMCache
+from core.llm.phases import boundaries
 from tests.docfactory import GUIDE_MARKDOWN
 from tests.fakellm import Reply, fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
@@ -20,6 +21,7 @@ PAGE = page_path("structure")
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(boundaries, "SHORT_SHARE", 0.0)  # the guide's sections are short
     yield from use_samples(tmp_path, monkeypatch, {"guide.md": GUIDE_MARKDOWN})
 
 

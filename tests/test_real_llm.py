@@ -4,7 +4,9 @@ Point ``LLM_BASE_URL`` (and ``LLM_MODEL``, ``LLM_API_KEY`` when needed) at a ser
 instance ``make llm GGUF=model.gguf`` and ``LLM_BASE_URL=http://127.0.0.1:8080/v1
 LLM_MODEL=local`` — and run ``pytest -m realllm``. Without ``LLM_BASE_URL`` every test is
 skipped with that reason; ``make test`` deselects them. They check what fake servers cannot
-prove: the model list, a context refusal, an answer cut at its token limit, and a timeout.
+prove: the model list, a context refusal, an answer cut at its token limit, a timeout, the
+facts a llama.cpp server tells (``make llm`` serves one), and tolerant LLM chunking of a small
+document completing with exact spans.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import os
 
 import pytest
 
+from core.documents import convert
 from core.llm.client import AnswerCutError, LLMClient, LLMRequest
 from core.llm.errors import ContextExceededError, LLMError
 from core.llm.log import ResponseLog
 from core.llm.server import read_facts
 from core.llm.settings import load_settings
 from core.operations.connection import check_connection
+from core.operations.strategies import RunOptions, run_llm
+from tests.docfactory import GUIDE_MARKDOWN
 
 pytestmark = [
     pytest.mark.realllm,
@@ -67,8 +72,30 @@ def test_answer_cut_at_the_token_limit(settings, tmp_path):
 
 
 def test_a_timeout_is_asked_again_once_only(settings, tmp_path):
-    with client_of(settings, tmp_path, timeout=0.05, max_retries=3) as client:
+    with client_of(settings, tmp_path, timeout=0.05, max_retries=3,
+                   timeout_from_speed=False) as client:
         with pytest.raises(LLMError, match="timed out after 0.05 s and again after 0.1 s"):
             client.complete(LLMRequest(LONG, "realllm", "a slow answer", max_tokens=512))
     attempts = [json.loads(line) for line in (tmp_path / "l.jsonl").read_text().splitlines()]
     assert len(attempts) == 2
+
+
+def test_a_llama_cpp_server_tells_its_facts(settings):
+    report = check_connection(settings)
+    if report.facts.slots is None:
+        pytest.skip("not a llama.cpp server: it says nothing of its slots")
+    facts = report.facts
+    assert facts.context_tokens and facts.tokenizer and facts.answer_speed
+    assert report.suggested.concurrency <= facts.slots
+    assert report.suggested.context_tokens == max(facts.context_tokens, 1024)
+
+
+def test_tolerant_llm_chunking_completes_with_exact_spans(settings, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    document = convert(GUIDE_MARKDOWN.encode(), "guide.md")
+    run = run_llm([document], {"parsing": "tolerant", "summaries": False, "cache": False},
+                  RunOptions(llm=settings))[0]
+    assert run.error is None, run.error
+    assert run.chunks and all(c.text == document.text[c.start : c.end] for c in run.chunks)
+    assert " ".join(document.text[c.start : c.end] for c in run.chunks).split() == \
+        document.text.split()  # every word in exactly one chunk (chunks end on a word)

@@ -62,7 +62,8 @@ def test_sets_list_cutover_rollback_delete(tmp_path):
     assert code == 0
     rows = json.loads(out)
     assert [row["name"] for row in rows] == ["first", "second"]
-    assert set(rows[0]) == {"name", "documents", "chunks", "active", "created", "strategy"}
+    assert set(rows[0]) == {"name", "documents", "chunks", "active", "created", "strategy",
+                            "embedder", "embedder_where", "dimension"}
     assert rows[0]["documents"] == 1 and rows[0]["chunks"] > 0
     assert not any(row["active"] for row in rows)
 

@@ -86,6 +86,9 @@ def show_metrics(results: list[CandidateResult]) -> None:
         + " · times: " + ", ".join(
             f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
             for r in results)
+        + " · embedders: " + ", ".join(dict.fromkeys(
+            f"{r.candidate.embedder.label}" + (f" ({r.dimension}-d)" if r.dimension else "")
+            for r in results))
         + " · intervals: bootstrap over questions, so a small set gives wide ones"))
     figure = go.Figure([_bar(r, bounds[r.candidate.label]) for r in results])
     figure.update_layout(barmode="group", yaxis_title="%", height=360,

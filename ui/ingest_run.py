@@ -9,12 +9,13 @@ from typing import Any
 import streamlit as st
 
 from core.documents.model import Document
+from core.embeddings import BUILTIN, EmbedderRef, resolve
 from core.errors import ChunkLabError
 from core.operations.ingest import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
 from core.operations.strategies import RunOptions
 from core.progress import Progress
 from ui.render import md_escape
-from ui.resources import chunk_store, llm_settings, prompt_library
+from ui.resources import chunk_store, embedding_settings, llm_settings, prompt_library
 from ui.state import show_error
 
 
@@ -29,6 +30,7 @@ class IngestJob:
     doc_ids: list[str]
     batch_size: int
     description: str
+    embedder: EmbedderRef = BUILTIN
 
 
 def ingest_with_progress(
@@ -39,11 +41,13 @@ def ingest_with_progress(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     description: str = "",
+    embedder: EmbedderRef = BUILTIN,
 ) -> IngestSummary | None:
-    """Chunk and store ``documents`` into set ``name`` behind ``st.progress``.
+    """Chunk and store ``documents`` into set ``name`` behind ``st.progress``, embedded by
+    ``embedder`` (with this session's endpoint settings).
 
-    Returns the summary, or None after showing the error's sentence (nothing stored is lost:
-    a re-run skips what is already there)."""
+    Returns the summary, or None after showing the error's sentence (a failed run leaves the
+    store as it was; a stopped one keeps what it stored, and a re-run skips it)."""
     bar = st.progress(0.0, text="Starting…")
 
     def advance(progress: Progress) -> None:
@@ -53,7 +57,7 @@ def ingest_with_progress(
         options = RunOptions(llm=llm_settings(), library=prompt_library(), progress=advance)
         return ingest([Source.from_document(d) for d in documents], name, strategy, settings,
                       batch_size=batch_size, store=chunk_store(), description=description,
-                      options=options)
+                      options=options, embedder=resolve(embedder, embedding_settings()))
     except ChunkLabError as err:
         show_error(err)
         return None

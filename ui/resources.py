@@ -1,6 +1,6 @@
 """Every resource the pages share, held once: the document library, the chunk store, the prompt
 library, token counts, the HTML drawn from content (highlighted text, bar charts), and this
-session's LLM and answer settings.
+session's LLM, answer, embedding and reranking settings.
 
 Nothing else in the app caches a resource or drawn HTML. The store and the prompt library are
 keyed by where they live (data folder, Chroma server), so a test or a second data folder gets its
@@ -20,14 +20,18 @@ import streamlit as st
 from core import config
 from core.documents.model import Document
 from core.embeddings import embed
+from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.library import DocumentLibrary, default_library
 from core.llm.settings import AnswerSettings, LLMSettings, load_answer_settings, load_settings
 from core.prompts.library import PromptLibrary
+from core.retrieval.rerank import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
 from core.store.chunk_store import CHROMA_HOST_ENV, CHROMA_PORT_ENV
 from core.tokens import count_tokens
 
 LLM_SETTINGS = "llm_settings"  # session key: this session's LLMSettings (API key included)
+EMBEDDING_SETTINGS = "embedding_settings"  # … its EmbeddingSettings
+RERANK_SETTINGS = "rerank_settings"  # … its RerankSettings
 SAMPLES_DIR = config.SAMPLES_DIR
 
 
@@ -63,6 +67,17 @@ def _prompt_library(data_dir: str) -> PromptLibrary:
 
 def prompt_library() -> PromptLibrary:
     return _prompt_library(str(config.data_dir()))
+
+
+@st.cache_data(show_spinner=False, max_entries=48)
+def _page_image(data_dir: str, doc_id: str, page: int) -> bytes:
+    return library().page_image(doc_id, page)
+
+
+def page_image(doc_id: str, page: int) -> bytes:
+    """A page of a stored PDF as a JPEG: drawn once from its original, then kept on disk and,
+    for the last pages viewed, in memory."""
+    return _page_image(str(config.data_dir()), doc_id, page)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -119,11 +134,23 @@ def llm_settings() -> LLMSettings:
     return settings if isinstance(settings, LLMSettings) else load_settings()
 
 
+def embedding_settings() -> EmbeddingSettings:
+    """This session's embedding endpoint (typed on Settings, with its key), else the saved one."""
+    settings = st.session_state.get(EMBEDDING_SETTINGS)
+    return settings if isinstance(settings, EmbeddingSettings) else load_embedding_settings()
+
+
+def rerank_settings() -> RerankSettings:
+    """This session's reranking endpoint (typed on Settings, with its key), else the saved one."""
+    settings = st.session_state.get(RERANK_SETTINGS)
+    return settings if isinstance(settings, RerankSettings) else load_rerank_settings()
+
+
 def answer_settings() -> AnswerSettings:
     return load_answer_settings()
 
 
 def clear() -> None:
     """Forget every held resource (tests switch data folders between runs)."""
-    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html):
+    for cached in (_library, _chunk_store, _prompt_library, _token_count, _html, _page_image):
         cached.clear()

@@ -1,4 +1,4 @@
-"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|tune`.
+"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|tune|llm-server`.
 
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
@@ -19,6 +19,7 @@ from core.cli import (
     convert_cmd,
     eval_cmd,
     ingest_cmd,
+    llm_server_cmd,
     questions_cmd,
     sets_cmd,
     tune_cmd,
@@ -39,6 +40,8 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "questions": (questions_cmd, "Generate a question set from documents with the LLM."),
     "tune": (tune_cmd, "Search for the best configuration on a question set; print the Pareto "
                        "front and the recommendation as JSON."),
+    "llm-server": (llm_server_cmd,
+                   "Serve the bundled model (or a GGUF file) on this machine, as `make llm`."),
 }
 
 

@@ -19,6 +19,7 @@ import json
 import sys
 
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
+from core.cli.stack_options import add_rerank_option
 from core.operations.answers import AssemblyOptions, ask, assemble
 from core.retrieval.ranking import RANK_MODES
 
@@ -45,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="built-in prompt of the style, or the prompt library's RAG answer "
                              "template")
     parser.add_argument("--locale", help="locale of the library's RAG template (e.g. ja)")
+    add_rerank_option(parser)
     parser.add_argument("--with-packs", action="store_true",
                         help="also print the retrieved packs")
     parser.add_argument("--ask", action="store_true",
@@ -58,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         headroom=args.headroom, style=args.style, citation_style=args.citation_style,
         context_tokens=args.context_tokens, estimator=args.estimator,
         system=args.system_prompt, locale=args.locale, merge_adjacent=args.merge_neighbours,
+        rerank=args.rerank,
     )
     result = assemble(args.question, args.chunk_set, options)
     packs = [p.model_dump(mode="json") for p in result.packs]

@@ -9,7 +9,9 @@ metric whether a configuration beats the first one (wins, losses, ties, sign-tes
 verdict). ``--budget N`` retrieves N tokens per question instead of the top k.
 ``--contextual-delta`` also evaluates each LLM configuration embedded without its contextual
 prefixes and lists, under ``contextual``, both figures of every metric and the delta (with
-minus without). Rows of the
+minus without). ``--embedder`` (repeatable: ``minilm``, ``endpoint``) evaluates each
+configuration under each embedder, and ``--rerank on|both`` with the configured reranker;
+every result names its ``embedder`` (name, where it ran, dimension). Rows of the
 question set whose references do not match their document are listed under ``invalid_rows`` (and
 on stderr) and not evaluated. Every run is kept in the run history.
 """
@@ -28,6 +30,7 @@ from core.cli.options import (
     refuse_settings_with_preset,
 )
 from core.cli.output import say
+from core.cli.stack_options import add_embedder_option, add_rerank_option
 from core.evaluation.metrics import METRICS
 from core.operations.evaluation import (
     DEFAULT_K,
@@ -47,6 +50,7 @@ from core.operations.evaluation_stats import (
 )
 from core.operations.presets import preset
 from core.operations.question_sets import load_from_folder
+from core.operations.stacks import configured_reranker, embedder_named, expand
 from core.retrieval.ranking import RANK_MODES
 
 
@@ -65,12 +69,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--contextual-delta", action="store_true",
                         help="also evaluate each LLM configuration embedded without its "
                              "contextual prefixes and print both figures and the delta")
+    add_embedder_option(parser, repeat=True)
+    add_rerank_option(parser, modes=True)
     parser.add_argument("--details", action="store_true",
                         help="include every question with its retrieved chunks and scores")
     parser.add_argument("--no-cache", action="store_true", help="recompute cached results")
 
 
-def _candidates(args: argparse.Namespace) -> list[Candidate]:
+def _chunkings(args: argparse.Namespace) -> list[Candidate]:
     if bool(args.preset) == bool(args.strategy):
         raise EvaluationError("Give either --strategy (with its settings) or --preset.")
     if args.preset:
@@ -81,6 +87,13 @@ def _candidates(args: argparse.Namespace) -> list[Candidate]:
     return [Candidate(label, args.strategy, settings)]
 
 
+def _candidates(args: argparse.Namespace) -> list[Candidate]:
+    """The chunkings under each embedder asked for, reranked as asked."""
+    embedders = [embedder_named(name) for name in args.embedder or ["minilm"]]
+    rerank = configured_reranker() if args.rerank != "off" else None
+    return expand(_chunkings(args), embedders, rerank, args.rerank)
+
+
 def _summary(result: CandidateResult, details: bool) -> dict[str, Any]:
     full = result.to_json()
     metrics = full["metrics"]
@@ -88,6 +101,7 @@ def _summary(result: CandidateResult, details: bool) -> dict[str, Any]:
                                   for m, ci in intervals(result).items()}
     out = {
         "config": full["config"],
+        "embedder": full["embedder"],
         **metrics,
         "chunk_counts": result.chunk_counts,
         "integrity": result.integrity,
@@ -154,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if args.contextual_delta:
         output["contextual"] = [_contextual(pair) for pair in pairs]
     summaries = [_summary(result, args.details) for result in results]
-    if args.preset:
+    if args.preset or len(summaries) > 1:
         output["results"] = summaries
         output["comparisons"] = _comparisons(results)
     else:

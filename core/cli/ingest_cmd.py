@@ -1,7 +1,9 @@
-"""`python -m core ingest PATH... --chunk-set NAME --strategy S [settings] [--batch-size N]`.
+"""`python -m core ingest PATH... --chunk-set NAME --strategy S [settings] [--batch-size N]
+[--embedder minilm|endpoint]`.
 
 Progress goes to stderr (one line per batch), the summary to stdout. Running the same command
-again after an interruption resumes: documents already in the set are skipped.
+again after an interruption resumes: documents already in the set are skipped. An embedding
+endpoint that fails mid-run ends the command with exit code 2 and one line, the store as before.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from pathlib import Path
 
 from core.cli.options import add_chunking_options, chunking_settings
 from core.cli.output import say, say_retry, show_progress
+from core.cli.stack_options import add_embedder_option
+from core.embeddings.port import resolve
 from core.operations.ingest import DEFAULT_BATCH_SIZE, ingest, sources_from_paths
+from core.operations.stacks import embedder_named
 from core.operations.strategies import RunOptions
 
 
@@ -23,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE,
                         help=f"documents per batch (default {DEFAULT_BATCH_SIZE})")
     parser.add_argument("--description", default="", help="a note shown with the chunk set")
+    add_embedder_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         description=args.description,
         options=RunOptions(progress=show_progress, notice=say_retry),
+        embedder=resolve(embedder_named(args.embedder)),
     )
     print(summary.sentence(), flush=True)
     for line in summary.warnings():

@@ -11,7 +11,8 @@ from core.errors import ChunkingError
 from core.operations.strategies import PICKABLE, strategy
 
 SIZED = ("size", "overlap", "unit", "overlap_mode", "table_split", "table_max_tokens")
-FLAGS = {"parsing": "llm-parsing"}  # settings whose option is not just their name
+# settings whose option is not just their name
+FLAGS = {"parsing": "llm-parsing", "summaries": "no-llm-summaries"}
 
 
 def add_question_set_options(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +46,10 @@ def add_chunking_options(parser: argparse.ArgumentParser,
     parser.add_argument("--llm-parsing", choices=("strict", "tolerant"),
                         help="llm strategy: refuse any slip in a model's answer (strict, the "
                         "default) or repair common slips and report them as warnings (tolerant)")
+    parser.add_argument("--no-llm-summaries", action="store_true",
+                        help="llm strategy: ask only for sections and chunk boundaries, no "
+                        "metadata, context prefixes or table summaries (a small local model "
+                        "then takes about half the time)")
 
 
 def refuse_settings_with_preset(args: argparse.Namespace) -> None:
@@ -53,6 +58,7 @@ def refuse_settings_with_preset(args: argparse.Namespace) -> None:
     given = [name for name in SIZED if getattr(args, name) is not None]
     given += [name for name in ("no_tables", "respect_sections") if getattr(args, name)]
     given += ["llm_parsing"] if args.llm_parsing is not None else []
+    given += ["no_llm_summaries"] if args.no_llm_summaries else []
     if given:
         raise ChunkingError(f"--{given[0].replace('_', '-')} goes with --strategy, "
                             "not --preset.")
@@ -70,6 +76,8 @@ def chunking_settings(args: argparse.Namespace) -> dict[str, Any]:
         settings["respect_sections"] = True
     if args.llm_parsing is not None:
         settings["parsing"] = args.llm_parsing
+    if args.no_llm_summaries:
+        settings["summaries"] = False
     fields = strategy(args.strategy).config.model_fields
     unknown = [name for name in settings if name not in fields]
     if unknown:

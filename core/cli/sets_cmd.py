@@ -1,6 +1,7 @@
 """`python -m core sets list|cutover NAME|rollback|delete NAME`: what the Chunk sets page does.
 
-``list`` prints the sets as a JSON array (name, documents, chunks, active, created, strategy);
+``list`` prints the sets as a JSON array (name, documents, chunks, active, created, strategy,
+embedder, where it ran, dimension);
 the others print one sentence.
 """
 

@@ -50,6 +50,54 @@ class Table(TextSpan):
     page: int | None = None
 
 
+class PageInfo(BaseModel):
+    """A page of a paginated original: its size in points and what was read where."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int = Field(ge=1)
+    width: float
+    height: float
+    columns: int = 1  # most columns of running text read side by side on the page
+    running: list[str] = []  # running headers, footers and page numbers taken out of the text
+    line_numbers: list[int] = []  # a line-number gutter in the margin, taken out of the text
+
+
+class PdfQuality(BaseModel):
+    """What the offline PDF route repaired or could not: the facts behind its quality note."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unmappable_recovered: int = 0  # glyphs without a Unicode map, read through another map
+    unmappable_dropped: int = 0  # glyphs no map could read
+    overprinted_removed: int = 0  # duplicate glyphs drawn on top of each other (fake bold)
+    multi_column_pages: int = 0
+    most_columns: int = 1
+    running_removed: int = 0  # header, footer and page-number lines taken out of the text
+    tables_ruled: int = 0
+    tables_unruled: int = 0
+
+    def summary(self) -> str:
+        """One line a user reads: what was repaired, found or lost."""
+        parts = []
+        if self.unmappable_dropped:
+            parts.append(f"{self.unmappable_dropped:,} unmappable characters dropped")
+        if self.unmappable_recovered:
+            parts.append(f"{self.unmappable_recovered:,} unmappable characters recovered")
+        if self.overprinted_removed:
+            parts.append(f"{self.overprinted_removed:,} overprinted duplicate glyphs removed")
+        if self.multi_column_pages:
+            page_word = "page" if self.multi_column_pages == 1 else "pages"
+            parts.append(f"{self.most_columns} columns detected on {self.multi_column_pages} "
+                         f"{page_word}")
+        if self.running_removed:
+            parts.append(f"{self.running_removed:,} running header/footer lines removed")
+        found = self.tables_ruled + self.tables_unruled
+        if found:
+            parts.append(f"{found} tables found ({self.tables_unruled} without rules)")
+        return "; ".join(parts) + "." if parts else "Text layer read cleanly; nothing to repair."
+
+
 class Document(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -63,6 +111,8 @@ class Document(BaseModel):
     tables: list[Table] = []
     pages: int | None = None
     notes: list[str] = []  # things the user should know about this conversion
+    page_info: list[PageInfo] = []  # paginated originals: one entry per page
+    quality: PdfQuality | None = None  # the offline PDF route's repairs and findings
 
     def heading_path(self, position: int) -> list[str]:
         """Titles of the sections containing ``position``, from the top level down."""
@@ -85,6 +135,8 @@ class ConvertedText(BaseModel):
     tables: list[Table] = []
     pages: int | None = None
     notes: list[str] = []
+    page_info: list[PageInfo] = []
+    quality: PdfQuality | None = None
 
     def with_notes(self, notes: list[str]) -> ConvertedText:
         return self.model_copy(update={"notes": [*self.notes, *notes]})
@@ -93,7 +145,7 @@ class ConvertedText(BaseModel):
         return Document(
             doc_id=doc_id, source_name=source_name, format=format, route=self.route,
             text=self.text, blocks=self.blocks, sections=self.sections, tables=self.tables,
-            pages=self.pages, notes=self.notes,
+            pages=self.pages, notes=self.notes, page_info=self.page_info, quality=self.quality,
         )
 
 

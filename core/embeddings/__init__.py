@@ -1,11 +1,19 @@
-"""Offline sentence embeddings (all-MiniLM-L6-v2, int8 ONNX) and what is embedded per chunk.
+"""Embeddings behind one port: the built-in MiniLM (offline, int8 ONNX) and the user's own
+model at an OpenAI-compatible endpoint.
 
-``model_files`` (the graph and tokenizer files), ``encoder`` (:func:`embed`, cached and batched),
-``chroma`` (the same embedder for Chroma). What is embedded for a chunk is the store's
-business (:mod:`core.store.views`).
+``port`` (the :class:`~core.embeddings.port.Embedder` interface, :func:`resolve`, the choices),
+``identity`` (:class:`EmbedderRef`: what chunk sets, results and caches are keyed by),
+``settings`` (the endpoint's settings), ``endpoint`` (the endpoint client), ``cache`` (vectors
+by text hash, per embedder), ``model_files`` / ``encoder`` (MiniLM: :func:`embed`, cached and
+batched), ``chroma`` (MiniLM for Chroma). What is embedded for a chunk is the store's business
+(:mod:`core.store.views`).
 """
 
 from core.embeddings.encoder import DIMENSION, MAX_WORD_PIECES, embed, word_pieces
+from core.embeddings.identity import EmbedderRef
 from core.embeddings.model_files import MODEL_ID
+from core.embeddings.port import BUILTIN, Embedder, resolve
+from core.embeddings.settings import EmbeddingSettings
 
-__all__ = ["DIMENSION", "MAX_WORD_PIECES", "MODEL_ID", "embed", "word_pieces"]
+__all__ = ["BUILTIN", "DIMENSION", "MAX_WORD_PIECES", "MODEL_ID", "Embedder", "EmbedderRef",
+           "EmbeddingSettings", "embed", "resolve", "word_pieces"]

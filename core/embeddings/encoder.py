@@ -5,7 +5,8 @@ The same pipeline as sentence-transformers' ``all-MiniLM-L6-v2``: WordPiece toke
 
 Speed comes from these, measured in ``bench/bench_embeddings.py``:
 - identical texts are embedded once: vectors are cached by text hash in memory and in a SQLite
-  file under ``data_dir()/embeddings`` (re-processing a chunk set only embeds what changed);
+  file under ``data_dir()/embeddings`` (:mod:`core.embeddings.cache`; re-processing a chunk set
+  only embeds what changed);
 - texts are sorted by length and cut into batches under a word-piece budget, so padding is small
   and short texts (sentences, queries) share one model run;
 - batches run on one ONNX session per core, in threads (onnxruntime releases the GIL), and a
@@ -19,11 +20,8 @@ onnxruntime and the tokenizer load on first use, so importing this module is che
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -32,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.config import data_dir
+from core.embeddings.cache import cache_for, cached_embed
 from core.embeddings.model_files import MODEL_ID, model_path, tokenizer_path
 
 if TYPE_CHECKING:
@@ -47,7 +45,6 @@ BATCH_WORD_PIECES = 1024
 MAX_BATCH = 64
 # onnxruntime fusions that make this graph slower on the CPUs measured (bench_embeddings.py).
 SLOWER_FUSIONS = ("SkipLayerNormFusion",)
-MEMORY_CACHE_SIZE = 50_000
 
 
 @cache
@@ -165,90 +162,7 @@ def _runner() -> _Runner:
     return _Runner()
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(f"{MODEL_ID}\0{text}".encode()).hexdigest()[:32]
-
-
-class _Cache:
-    """Vectors by text hash: a bounded in-memory LRU in front of a SQLite file."""
-
-    def __init__(self) -> None:
-        self.memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.lock = threading.Lock()
-        self.local = threading.local()  # each thread's open connection, by file
-
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection to the data folder's cache file, kept open: semantic
-        chunking looks vectors up once per section, and opening and closing the file each time
-        (a WAL checkpoint at every close) cost more than the lookups."""
-        folder = data_dir() / "embeddings"
-        path = folder / f"{MODEL_ID}.sqlite"
-        opened: dict[Path, sqlite3.Connection] = self.local.__dict__.setdefault("open", {})
-        if path in opened:
-            if path.exists():
-                return opened[path]
-            opened.pop(path).close()  # the file was deleted: start a new one
-        folder.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, timeout=30)
-        opened[path] = connection
-        connection.execute("PRAGMA journal_mode=WAL")
-        # A cache: losing the last writes on a power cut costs a re-embedding, while a full sync
-        # per write costs a query as much time as running the model.
-        connection.execute("PRAGMA synchronous=NORMAL")
-        connection.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB)")
-        return connection
-
-    def _remember(self, key: str, vector: np.ndarray) -> None:
-        self.memory[key] = vector
-        self.memory.move_to_end(key)
-        while len(self.memory) > MEMORY_CACHE_SIZE:
-            self.memory.popitem(last=False)
-
-    def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        with self.lock:
-            for key in keys:
-                if key in self.memory:
-                    self.memory.move_to_end(key)
-                    found[key] = self.memory[key]
-        missing = [key for key in keys if key not in found]
-        if missing:
-            with self._connect() as connection:
-                for start in range(0, len(missing), 500):
-                    part = missing[start : start + 500]
-                    marks = ",".join("?" * len(part))
-                    rows = connection.execute(
-                        f"SELECT key, vec FROM vectors WHERE key IN ({marks})", part
-                    ).fetchall()
-                    for key, blob in rows:
-                        found[key] = np.frombuffer(blob, dtype=np.float32).copy()
-            with self.lock:
-                for key in missing:
-                    if key in found:
-                        self._remember(key, found[key])
-        return found
-
-    def put_many(self, items: dict[str, np.ndarray], persist: bool = True) -> None:
-        with self.lock:
-            for key, vector in items.items():
-                self._remember(key, vector)
-        if not persist:
-            return
-        with self._connect() as connection:
-            connection.executemany(
-                "INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)",
-                [(key, vector.astype(np.float32).tobytes()) for key, vector in items.items()],
-            )
-
-
-_CACHE = _Cache()
-_embedded = [0]  # texts the model has embedded in this process
-
-
-def embedded_texts() -> int:
-    """How many texts the model has embedded in this process (cache hits not counted): a
-    caller tells from two readings how much of its work the cache served."""
-    return _embedded[0]
+_CACHE = cache_for(MODEL_ID, MODEL_ID)
 
 
 def embed(texts: Sequence[str], *, use_cache: bool = True, persist: bool = True) -> np.ndarray:
@@ -261,16 +175,5 @@ def embed(texts: Sequence[str], *, use_cache: bool = True, persist: bool = True)
     texts = list(texts)
     if not texts:
         return np.zeros((0, DIMENSION), dtype=np.float32)
-    if not use_cache:
-        _embedded[0] += len(texts)
-        return _runner().embed(texts)
-    keys = [_key(text) for text in texts]
-    found = _CACHE.get_many(list(dict.fromkeys(keys)))
-    todo = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
-    if todo:
-        _embedded[0] += len(todo)
-        vectors = _runner().embed(list(todo.values()))
-        fresh = dict(zip(todo, vectors, strict=True))
-        _CACHE.put_many(fresh, persist)
-        found.update(fresh)
-    return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
+    return cached_embed(_CACHE, lambda todo: _runner().embed(todo), texts, use_cache=use_cache,
+                        persist=persist)

@@ -28,7 +28,7 @@ say what they are (see :mod:`core.llm.server`).
 
 from __future__ import annotations
 
-import email.utils
+import math
 import re
 import threading
 import time
@@ -39,19 +39,23 @@ from typing import Any
 
 import httpx
 
+from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
-from core.llm.settings import MAX_TIMEOUT_S, LLMSettings
+from core.llm.settings import LLMSettings
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
-BACKOFF_BASE_S = 0.5
-BACKOFF_MAX_S = 10.0
-RETRY_AFTER_MAX_S = 60.0
 TIMEOUT_RETRIES = 1  # a timed-out request is asked again at most this often, with twice the time
 TIKTOKEN_MARGIN = 1.15  # server tokens per tiktoken token assumed when the server cannot count
 MEASURED_MARGIN = 1.03  # on top of a ratio measured with the server's own tokenizer
 PROBE_TIMEOUT_S = 5.0  # asking the server about itself
+TIMEOUT_SAFETY = 1.5  # a request may take this much longer than the speed says
+# What a server with slots (a local llama.cpp) is assumed to manage before a request measured
+# it: a 1.5 B model on two busy CPU cores (tokens per second).
+ASSUMED_PROMPT_SPEED = 5.0
+ASSUMED_ANSWER_SPEED = 2.0
+SPEED_SAMPLES = 5  # the slowest of the last few measured speeds is the one counted on
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
@@ -79,6 +83,7 @@ class LLMRequest:
     model: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
+    subject: str = ""  # what the request is about, for the log: a document and its blocks
 
 
 @dataclass(frozen=True)
@@ -93,23 +98,11 @@ class LLMResponse:
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("Retry-After")
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
-
-
-def _backoff(attempt: int) -> float:
-    return min(BACKOFF_BASE_S * 2**attempt, BACKOFF_MAX_S)
+def request_seconds(prompt_tokens: float, answer_tokens: float, prompt_speed: float,
+                    answer_speed: float, sharing: int = 1) -> float:
+    """Seconds a request takes at these speeds (tokens per second) with a margin, when
+    ``sharing`` requests share the server's cores."""
+    return (prompt_tokens / prompt_speed + answer_tokens / answer_speed) * sharing * TIMEOUT_SAFETY
 
 
 class LLMClient:
@@ -139,13 +132,11 @@ class LLMClient:
         self._lock = threading.Lock()
         self._fit_lock = threading.Lock()
         self._fitted = False
-        headers = {"Content-Type": "application/json"}
-        key = settings.api_key.get_secret_value()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
+        self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
-            headers=headers,
+            headers=auth_headers(settings),
             timeout=settings.timeout,
             transport=transport,
             limits=httpx.Limits(max_connections=settings.concurrency + 2),
@@ -194,6 +185,7 @@ class LLMClient:
                 return
             self._fitted = True
             context, slots = self.server_limits()
+            self._local = slots is not None
             settings = self.settings
             if context and context < settings.context_tokens:
                 settings = settings.model_copy(update={"context_tokens": max(context, 1024)})
@@ -241,6 +233,34 @@ class LLMClient:
                                else max(1.0, server / local) * MEASURED_MARGIN)
             return self._ratio
 
+    def request_timeout(self, request: LLMRequest) -> float:
+        """Seconds to wait for ``request``: the settings' timeout, or longer when the speed
+        measured on this server's answers (or, before any, the speed assumed for a local CPU
+        server) says reading the prompt and writing the answer takes longer."""
+        settings = self.settings
+        with self._lock:
+            speeds = list(self._speeds)
+            ratio = self._ratio or TIKTOKEN_MARGIN
+        if not settings.timeout_from_speed:
+            return settings.timeout
+        if speeds:
+            prompt_speed = min(p for p, _ in speeds)
+            answer_speed = min(a for _, a in speeds)
+        elif self._local:
+            prompt_speed, answer_speed = ASSUMED_PROMPT_SPEED, ASSUMED_ANSWER_SPEED
+        else:
+            return settings.timeout
+        needed = request_seconds(count_tokens(request.prompt) * ratio,
+                                 request.max_tokens or settings.max_tokens, prompt_speed,
+                                 answer_speed, settings.concurrency)
+        return float(min(max(settings.timeout, math.ceil(needed / 10) * 10), MAX_TIMEOUT_S))
+
+    def _measured(self, response: LLMResponse) -> None:
+        if response.answer_speed and response.prompt_speed:
+            with self._lock:
+                self._speeds = [*self._speeds, (response.prompt_speed,
+                                                response.answer_speed)][-SPEED_SAMPLES:]
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         """One chat completion with the prompt as the user message (see the module's rules)."""
         self._fit_to_server()
@@ -254,11 +274,13 @@ class LLMClient:
         }
         label = request.label
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,
-                 "template_version": request.template_version, "model": body["model"]}
-        attempts, timeouts, timeout = settings.max_retries + 1, 0, settings.timeout
+                 "template_version": request.template_version, "model": body["model"],
+                 **({"subject": request.subject} if request.subject else {})}
+        first_timeout = self.request_timeout(request)
+        attempts, timeouts, timeout = settings.max_retries + 1, 0, first_timeout
         attempt = 0
         while True:
-            timed_out, wait = False, _backoff(attempt)
+            timed_out, wait = False, backoff(attempt)
             with self._slots:
                 self._stop_if_closed(entry, attempt, label)
                 started = time.monotonic()
@@ -278,19 +300,19 @@ class LLMClient:
                     return self._accept(response, request, latency, entry, attempt)
                 reason = f"HTTP {response.status_code}: {response.text[:300]}"
                 refusal = context_refusal(response.status_code, response.text, settings)
-                if refusal or (response.status_code != 429 and response.status_code < 500):
+                if refusal or not transient(response.status_code):
                     self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
                     error = ContextExceededError if refusal else LLMError
                     raise error(refusal or reason, label=label, log_path=self.log.path)
-                asked = _retry_after(response)
+                asked = retry_after(response)
                 wait = wait if asked is None else asked
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
             attempt += 1
             if timed_out:
                 timeouts += 1
                 if timeouts > TIMEOUT_RETRIES or attempt >= attempts:
-                    raise LLMError(self._timeout_reason(timeouts, timeout), label=label,
-                                   log_path=self.log.path)
+                    raise LLMError(self._timeout_reason(timeouts, first_timeout, timeout),
+                                   label=label, log_path=self.log.path)
                 timeout, wait = min(timeout * 2, MAX_TIMEOUT_S), 0.0
             elif attempt >= attempts:
                 raise LLMError(f"{reason} (gave up after {attempts} attempts)", label=label,
@@ -303,8 +325,8 @@ class LLMClient:
             if wait:
                 self._sleep(wait)
 
-    def _timeout_reason(self, timeouts: int, last: float) -> str:
-        first = self.settings.timeout
+    @staticmethod
+    def _timeout_reason(timeouts: int, first: float, last: float) -> str:
         asked = (f"timed out after {first:g} s and again after {last:g} s (a timed-out request "
                  "is asked again once only, so requests do not pile up on a busy server)"
                  if timeouts > 1 else f"timed out after {first:g} s")
@@ -347,6 +369,7 @@ class LLMClient:
             answer_speed=positive_float(timings.get("predicted_per_second")),
             prompt_speed=positive_float(timings.get("prompt_per_second")),
         )
+        self._measured(result)
         cut = choice.get("finish_reason") == "length"
         limit = request.max_tokens or self.settings.max_tokens
         reason = self._cut_reason(request, limit) if cut else ""

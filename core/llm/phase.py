@@ -16,16 +16,16 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from core.assembly import CitationCheck
 from core.documents.model import Document, Section, Table, TextSpan
 from core.errors import TemplateError
 from core.llm.cache import LLMCache
-from core.llm.client import LLMClient, LLMError, LLMRequest, LLMResponse
+from core.llm.client import AnswerCutError, LLMClient, LLMError, LLMRequest, LLMResponse
 from core.llm.settings import AnswerSettings, LLMSettings
-from core.llm.tsv import Mode, TSVError, check_not_example
+from core.llm.tsv import Mode, Repairs, TSVError, without_copies
 from core.prompts.library import PromptTemplate
 from core.prompts.substitution import Substitution
 from core.tokens import count_tokens
@@ -36,6 +36,14 @@ T = TypeVar("T")
 PROMPT_MARGIN_TOKENS = 64
 MIN_WINDOW_TOKENS = 256
 DEFAULT_MAX_TOKENS = 512
+
+
+@runtime_checkable
+class Tolerant(Protocol):
+    """A request that says how its answer is parsed: ``repairs`` None is strict."""
+
+    @property
+    def repairs(self) -> Repairs | None: ...
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,15 @@ class Phase(ABC, Generic[Req, Out]):
         """The answer tokens a request of this phase asks for."""
         return min(self.answer_tokens or settings.max_tokens, settings.max_tokens)
 
+    def subject(self, request: Req) -> str:
+        """What the request is about, as the raw log names it ("" when the prompt says it)."""
+        return ""
+
+    def answer_cap(self, request: Req) -> int | None:
+        """Answer tokens this request can need at most (None: no cap below
+        :meth:`answer_limit`), so a model repeating itself stops early."""
+        return None
+
     def request(self, prompt: str, template: PromptTemplate, context: PhaseContext) -> LLMRequest:
         return LLMRequest(prompt, self.name, self.label, template.version,
                           max_tokens=self.answer_limit(context.settings))
@@ -194,6 +211,21 @@ class OneRequestPhase(Phase[Req, Out]):
 def marked(span: TextSpan | None, label: str) -> list[tuple[int, int, str]]:
     """The piece a test was about, to draw on the document."""
     return [] if span is None else [(span.start, span.end, label)]
+
+
+def parse_answer(phase: Phase[Req, Out], template: PromptTemplate, answer: str,
+                 request: Req) -> Out:
+    """The phase's result from ``answer`` to ``request`` sent with ``template``; a copy of the
+    template's example is as invalid as a bad line (tolerant parsing drops copied lines,
+    recorded once the answer parsed)."""
+    repairs = request.repairs if isinstance(request, Tolerant) else None
+    draft = None if repairs is None else Repairs()
+    source = "\n".join(phase.values(request).values())
+    value = phase.parse(without_copies(phase.label, template.text, answer, source, draft),
+                        request)
+    if repairs is not None and draft is not None:
+        repairs.extend(draft)
+    return value
 
 
 class PhaseContext:
@@ -253,13 +285,31 @@ class PhaseContext:
 
     def _parse(self, phase: Phase[Req, Out], template: PromptTemplate, answer: str,
                request: Req) -> Out:
-        """The phase's result; a copy of the template's example is as invalid as a bad line."""
-        check_not_example(phase.label, template.text, answer)
-        return phase.parse(answer, request)
+        return parse_answer(phase, template, answer, request)
+
+    def _cut(self, phase: Phase[Req, Out], template: PromptTemplate, cut: AnswerCutError,
+             request: Req) -> Out:
+        """Tolerant: the complete lines of an answer cut at its token limit, when they parse
+        (recorded); else the cut is the error."""
+        repairs = request.repairs if isinstance(request, Tolerant) else None
+        lines = cut.response.text.splitlines()[:-1]  # the last line may stop mid-way
+        if repairs is None or not lines:
+            raise cut
+        try:
+            value = self._parse(phase, template, "\n".join(lines), request)
+        except TSVError:
+            raise cut from None
+        repairs.add("answer_cut", phase.label, len(lines) + 1, cut.response.text.splitlines()[-1],
+                    cut.reason)
+        return value
 
     def ask(self, phase: Phase[Req, Out], request: Req) -> Out:
         template = self.template(phase)
         llm_request = phase.request(phase.prompt(template, request), template, self)
+        cap = phase.answer_cap(request)
+        if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
+            llm_request = replace(llm_request, max_tokens=cap)
+        llm_request = replace(llm_request, subject=phase.subject(request))
         content = phase.cache_content(request)
         key = None
         if self.cache is not None and content is not None:
@@ -276,7 +326,11 @@ class PhaseContext:
                     self.cache.discard(key)
         last: TSVError | None = None
         for _ in range(phase.retries + 1):
-            response = self.client.complete(llm_request)
+            try:
+                response = self.client.complete(llm_request)
+            except AnswerCutError as cut:
+                self._record(cut.response)
+                return self._cut(phase, template, cut, request)
             self._record(response)
             try:
                 value = self._parse(phase, template, response.text, request)

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -117,6 +118,21 @@ class EnrichTask:
 Task = StructureTask | BoundaryTask | EnrichTask
 
 
+@dataclass(frozen=True)
+class RunWarning:
+    """One thing an LLM run warns about: a repair tolerant parsing made or an annotation the
+    model did not give, as the warning lists and their summaries show it."""
+
+    kind: str  # as the user reads it: "header row dropped", "annotation missing"
+    phase: str  # the phase's label ("" for a chunk's missing annotation)
+    line_number: int | None
+    line: str  # the raw line it changed, or the chunk it concerns
+    detail: str
+
+
+MISSING = "annotation missing"
+
+
 @dataclass
 class LLMRun:
     """Everything one document's run produced, for the chunk list and the Structure page."""
@@ -143,6 +159,16 @@ class LLMRun:
         if self.error is not None:
             return f"failed: {self.error}"
         return f"done with {self.warnings} warning(s)" if self.warnings else "done"
+
+    def warning_list(self) -> list[RunWarning]:
+        """Every repair and every missing annotation, in that order."""
+        found = [RunWarning(r.name, r.label, r.line_number, r.line, r.detail)
+                 for r in self.repairs]
+        for k, chunk in enumerate(self.chunks, 1):
+            for missing in chunk.llm.missing if chunk.llm else ():
+                found.append(RunWarning(MISSING, "", None, f"chunk {k}",
+                                        f"no {missing.field.replace('_', ' ')}: {missing.error}"))
+        return found
 
     def warning_lines(self) -> list[str]:
         """One line per kind of repair (how often, and the first raw line it changed), one per
@@ -290,8 +316,9 @@ class LLMPipeline:
             run.boundaries = [None] * len(run.segments)
             run.planned = [[] for _ in run.segments]
             for k, segment in enumerate(run.segments):
-                submit(BoundaryTask(task.doc, k), BOUNDARIES.run, self.context, run.document,
-                       segment, self.config.size, self.config.snap_tolerance, repairs[task.doc])
+                submit(BoundaryTask(task.doc, k), partial(BOUNDARIES.run, keep_short=True),
+                       self.context, run.document, segment, self.config.size,
+                       self.config.snap_tolerance, repairs[task.doc])
         elif isinstance(task, BoundaryTask):
             k = task.segment
             run.boundaries[k] = result

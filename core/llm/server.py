@@ -17,12 +17,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.client import LLMClient, LLMResponse, positive_int
-from core.llm.settings import MAX_TIMEOUT_S, LLMSettings
+from core.endpoint import MAX_TIMEOUT_S
+from core.llm.client import LLMClient, LLMResponse, positive_int, request_seconds
+from core.llm.settings import LLMSettings
 
 MIN_TIMEOUT_S = 30.0
 LOCAL_TIMEOUT_S = 300.0  # a server with slots but no measured speed: assume a CPU
-TIMEOUT_SAFETY = 1.5
 PROMPT_SPEEDUP = 10.0  # prompt tokens are read about this much faster than answer tokens
 
 
@@ -74,8 +74,8 @@ def suggested_timeout(settings: LLMSettings, facts: ServerFacts) -> float:
     if facts.answer_speed is None:
         return max(settings.timeout, LOCAL_TIMEOUT_S) if facts.slots else settings.timeout
     prompt_speed = facts.prompt_speed or facts.answer_speed * PROMPT_SPEEDUP
-    one = settings.max_tokens / facts.answer_speed + settings.context_tokens / prompt_speed
-    seconds = one * settings.concurrency * TIMEOUT_SAFETY
+    seconds = request_seconds(settings.context_tokens, settings.max_tokens, prompt_speed,
+                              facts.answer_speed, settings.concurrency)
     return float(min(max(math.ceil(seconds / 10) * 10, MIN_TIMEOUT_S), MAX_TIMEOUT_S))
 
 

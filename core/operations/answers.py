@@ -20,6 +20,8 @@ from core.assembly import (
     SystemPrompt,
     assemble_prompt,
 )
+from core.embeddings.settings import EmbeddingSettings
+from core.errors import RerankError
 from core.library import default_library
 from core.llm.client import LLMClient
 from core.llm.phase import PhaseContext
@@ -34,6 +36,7 @@ from core.prompts.library import PromptLibrary
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
 from core.retrieval.packs import Pack
 from core.retrieval.ranking import RankMode
+from core.retrieval.rerank import Reranker, RerankSettings, load_rerank_settings
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore
 
@@ -54,6 +57,7 @@ class AssemblyOptions:
     locale: str | None = None  # of the library's RAG template
     doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one pack
+    rerank: bool = False  # the configured reranker reorders the best hits before the cut
 
 
 @dataclass(frozen=True)
@@ -71,17 +75,31 @@ def library_system_prompt(locale: str | None, library: PromptLibrary) -> SystemP
 
 def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
              store: ChunkStore | None = None, library: PromptLibrary | None = None,
-             doc_names: Mapping[str, str] | None = None) -> Assembly:
+             doc_names: Mapping[str, str] | None = None,
+             embedding: EmbeddingSettings | None = None,
+             reranking: RerankSettings | None = None) -> Assembly:
     """Retrieve and build the prompt; sources are named by file name (``doc_names``, else the
-    document library's), the citations keep the document ids."""
+    document library's), the citations keep the document ids. ``embedding`` and ``reranking``
+    are the session's endpoint settings (default: the saved ones and the environment)."""
     store = store or ChunkStore()
     if doc_names is None:
         doc_names = {e.doc_id: e.source_name for e in default_library().entries()}
     name = chunk_set or store.active_set() or ""
     filters = {"doc_id": list(options.doc_ids)} if options.doc_ids else None
-    packs = retrieve(question, limit=options.limit, per_hit_neighbors=options.neighbors,
-                     ranking=options.ranking, chunk_set=name or None, filters=filters,
-                     store=store, merge_adjacent=options.merge_adjacent)
+    reranker = None
+    if options.rerank:
+        reranking = reranking or load_rerank_settings()
+        if not reranking.configured:
+            raise RerankError(reranking.missing_message())
+        reranker = Reranker(reranking)
+    try:
+        packs = retrieve(question, limit=options.limit, per_hit_neighbors=options.neighbors,
+                         ranking=options.ranking, chunk_set=name or None, filters=filters,
+                         store=store, merge_adjacent=options.merge_adjacent,
+                         embedding=embedding, reranker=reranker)
+    finally:
+        if reranker is not None:
+            reranker.close()
     system = (library_system_prompt(options.locale, library or PromptLibrary())
               if options.system == "library" else None)
     assembled = assemble_prompt(

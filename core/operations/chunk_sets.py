@@ -17,6 +17,9 @@ class ChunkSetRow(BaseModel):
     active: bool
     created: str
     strategy: str
+    embedder: str = ""  # its model, where it ran ("local" or the endpoint's host) and dimension
+    embedder_where: str = ""
+    dimension: int = 0
 
 
 def chunk_set_rows(store: ChunkStore) -> list[ChunkSetRow]:
@@ -24,7 +27,9 @@ def chunk_set_rows(store: ChunkStore) -> list[ChunkSetRow]:
     active = store.active_set()
     return [
         ChunkSetRow(name=info.name, documents=info.docs, chunks=info.chunks,
-                    active=info.name == active, created=info.created, strategy=info.strategy)
+                    active=info.name == active, created=info.created, strategy=info.strategy,
+                    embedder=info.embedder, embedder_where=info.embedder_ref.where,
+                    dimension=info.dimension)
         for info in store.list_sets()
     ]
 

@@ -1,12 +1,16 @@
 """Check an LLM connection before using it: the models the endpoint lists, what the server says
-about itself, and one tiny request with a one-line instruction the model must follow."""
+about itself, and one tiny request with a one-line instruction the model must follow; or serve
+a model on this machine to connect to."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.llm.client import AnswerCutError, LLMClient, LLMRequest
+from core.llm.local_server import LocalServerError, fetch_model, machine_fit, serve
 from core.llm.server import ServerFacts, fit_settings, read_facts
 from core.llm.settings import LLMSettings
 
@@ -62,3 +66,15 @@ def check_connection(settings: LLMSettings) -> ConnectionReport:
     return ConnectionReport(models, response.text.strip(), response.latency_s,
                             response.prompt_tokens, response.completion_tokens, facts,
                             fit_settings(settings, facts))
+
+
+def serve_local_model(gguf: Path | None, *, port: int, slots: int | None = None,
+                      context: int | None = None, threads: int | None = None,
+                      chat_template: str = "", say: Callable[[str], None] = print) -> None:
+    """Serve ``gguf`` — by default the bundled model, fetched into the model cache the first
+    time — with the slots, context and threads that fit the machine, until interrupted."""
+    path = gguf if gguf is not None else fetch_model(say=say)
+    if not path.is_file():
+        raise LocalServerError(f"no such model file: {path}")
+    serve(path, machine_fit(slots, context, threads), port=port, chat_template=chat_template,
+          say=say)

@@ -9,7 +9,11 @@ question's own document in memory (vector, BM25 or hybrid), keep the top ``k`` �
 (:mod:`core.evaluation.budget`) — and score them with :mod:`core.evaluation.metrics`.
 
 Contextual retrieval is a dimension of a candidate: with ``contextual=False`` the same chunks
-are embedded without the LLM's contextual prefixes, so the two can be compared.
+are embedded without the LLM's contextual prefixes, so the two can be compared. So are the
+embedder (MiniLM, or the user's endpoint: the same chunking under two embedders is two
+candidates, compared pair by pair like any others; a chunk set is evaluated with its own) and
+an optional reranker that reorders the best hits before the cut. Every result names its
+embedder: model, where it ran, dimension.
 
 A candidate's result is cached on disk under ``data_dir()/evaluation`` by a content hash of
 everything that decides it (questions and references, document texts, chunks, ranking, k or
@@ -24,7 +28,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +40,7 @@ from core.chunking.checks import check_chunks
 from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.documents.model import Document
-from core.embeddings import MODEL_ID, embed
+from core.embeddings import BUILTIN, Embedder, EmbedderRef, EmbeddingSettings, resolve
 from core.errors import ChunkLabError
 from core.evaluation.budget import within_budget
 from core.evaluation.metrics import (
@@ -60,12 +65,19 @@ from core.retrieval.ranking import (
     rank_chunks,
     rank_merged,
 )
+from core.retrieval.rerank import (
+    Reranker,
+    RerankRef,
+    RerankSettings,
+    rerank_hits,
+    resolve_reranker,
+)
 from core.store import ChunkStore
 from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
 from core.tokens import count_tokens
 
 DEFAULT_K = 5
-RESULTS_VERSION = "4"  # bump when metrics or the result layout change: old cache entries go stale
+RESULTS_VERSION = "5"  # bump when metrics or the result layout change: old cache entries go stale
 _CHUNK_MEMO_SIZE = 256  # documents × configurations: a tune's trials share chunkings
 
 
@@ -76,7 +88,9 @@ class EvaluationError(ChunkLabError):
 @dataclass(frozen=True)
 class Candidate:
     """A chunking to evaluate: a strategy with settings, or a stored chunk set (``chunk_set``);
-    ``contextual=False`` embeds its chunks without their LLM contextual prefixes."""
+    ``contextual=False`` embeds its chunks without their LLM contextual prefixes; ``embedder``
+    embeds chunks and questions (a chunk set's own replaces it); ``rerank`` reorders the best
+    hits before the cut."""
 
     label: str
     strategy: str = ""
@@ -85,6 +99,8 @@ class Candidate:
     contextual: bool = True
     ranking: RankMode | None = None  # None: the evaluation's ranking
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one range
+    embedder: EmbedderRef = BUILTIN
+    rerank: RerankRef | None = None
 
     def chunking_key(self) -> str:
         """What decides the chunks (not how they are embedded)."""
@@ -96,18 +112,29 @@ class Candidate:
         retrieval: dict[str, Any] = {"ranking": self.ranking} if self.ranking else {}
         if self.merge_adjacent:  # what decides the merged ranking, so a change re-evaluates
             retrieval["merge_adjacent"] = [MERGE_DEPTH_FACTOR, MERGED_FUSION_K]
+        if not self.embedder.builtin:
+            retrieval["embedder"] = self.embedder.key()
+        if self.rerank is not None:
+            retrieval["rerank"] = self.rerank.key()
         return (self.chunking_key() + ("" if self.contextual else "|no prefixes")
                 + (json.dumps(retrieval, sort_keys=True) if retrieval else ""))
 
     def without_prefixes(self) -> Candidate:
-        return Candidate(f"{self.label} (no prefixes)", self.strategy, dict(self.settings),
-                         self.chunk_set, contextual=False, ranking=self.ranking,
-                         merge_adjacent=self.merge_adjacent)
+        return replace(self, label=f"{self.label} (no prefixes)", settings=dict(self.settings),
+                       contextual=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {"label": self.label, "strategy": self.strategy, "settings": self.settings,
                 "chunk_set": self.chunk_set, "contextual": self.contextual,
-                "ranking": self.ranking, "merge_adjacent": self.merge_adjacent}
+                "ranking": self.ranking, "merge_adjacent": self.merge_adjacent,
+                "embedder": self.embedder.model_dump(),
+                "rerank": None if self.rerank is None else self.rerank.model_dump()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Candidate:
+        rerank = data.get("rerank")
+        return cls(**{**data, "embedder": EmbedderRef(**(data.get("embedder") or {})),
+                      "rerank": RerankRef(**rerank) if rerank else None})
 
 
 @dataclass(frozen=True)
@@ -154,6 +181,13 @@ class CandidateResult:
     cached: bool = False
     integrity: dict[str, int] = field(default_factory=dict)  # check kind -> places, all corpora
     budget: int | None = None  # tokens retrieved per question instead of the top k
+    dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
+
+    def embedder_json(self) -> dict[str, Any]:
+        """The embedder this result was measured with: name, where it ran, dimension."""
+        ref = self.candidate.embedder
+        return {"name": ref.model, "where": ref.where, "dimension": self.dimension,
+                "label": ref.label}
 
     @property
     def retrieval(self) -> str:
@@ -163,6 +197,7 @@ class CandidateResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "config": self.candidate.as_dict(),
+            "embedder": self.embedder_json(),
             "ranking": self.ranking,
             "k": self.k,
             "budget": self.budget,
@@ -176,11 +211,12 @@ class CandidateResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CandidateResult:
-        return cls(Candidate(**data["config"]), data["ranking"], data["k"],
+        return cls(Candidate.from_dict(data["config"]), data["ranking"], data["k"],
                    Aggregate.from_json(data["metrics"]),
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
-                   integrity=data.get("integrity", {}), budget=data.get("budget"))
+                   integrity=data.get("integrity", {}), budget=data.get("budget"),
+                   dimension=(data.get("embedder") or {}).get("dimension", 0))
 
 
 def mean_retrieved_tokens(result: CandidateResult) -> float:
@@ -229,9 +265,13 @@ def evaluate(
     use_cache: bool = True,
     store: ChunkStore | None = None,
     budget: int | None = None,
+    embedding: EmbeddingSettings | None = None,
+    reranking: RerankSettings | None = None,
 ) -> list[CandidateResult]:
     """Evaluate each candidate on the (validated) question set; results in input order. With
     ``budget`` (tokens), each question retrieves that much text instead of the top ``k``.
+    ``embedding`` and ``reranking`` are the session's endpoint settings (their keys); an
+    endpoint that fails raises its one-sentence error (EmbeddingError, RerankError).
 
     Progress counts candidates (fractions within one); cancelling stops at the next step.
     """
@@ -250,9 +290,10 @@ def evaluate(
         raise EvaluationError("The question set has no valid question to evaluate.")
     tracker = Tracker(progress, len(candidates), cancel, what="The evaluation")
     base_key = _questions_key(questions, documents, ranking, k) + f"|budget={budget}"
-    question_vectors: np.ndarray | None = None
+    question_vectors: dict[EmbedderRef, np.ndarray] = {}  # per embedder, shared by candidates
     results: list[CandidateResult] = []
     for index, candidate in enumerate(candidates):
+        candidate = _with_set_embedder(candidate, store)
 
         def step(fraction: float, message: str, index: int = index,
                  label: str = candidate.label) -> None:
@@ -269,13 +310,22 @@ def evaluate(
             step(1.0, "cached")
             continue
         ranks = candidate.ranking or ranking
-        if ranks != "bm25" and question_vectors is None:
+        embedder = resolve(candidate.embedder, embedding) if ranks != "bm25" else None
+        if embedder is not None and embedder.ref not in question_vectors:
             step(0.2, "embedding the questions")
-            question_vectors = embed([q.question for q in questions])
+            question_vectors[embedder.ref] = embedder.embed_queries(
+                [q.question for q in questions])
         if not candidate.contextual:
             chunks = {cid: [_without_prefix(c) for c in items] for cid, items in chunks.items()}
-        result = _score(questions, documents, chunks, candidate, ranks, k, question_vectors,
-                        step, budget)
+        reranker = (resolve_reranker(candidate.rerank, reranking)
+                    if candidate.rerank is not None else None)
+        embedded = None if embedder is None else (embedder, question_vectors[embedder.ref])
+        try:
+            result = _score(questions, documents, chunks, candidate, ranks, k, embedded, step,
+                            budget, reranker)
+        finally:
+            if reranker is not None:
+                reranker.close()
         result.seconds = time.perf_counter() - started
         result.integrity = integrity_counts(documents, chunks)
         write_json(cache_path, result.to_json())
@@ -285,6 +335,14 @@ def evaluate(
 
 
 Step = Callable[[float, str], None]
+
+
+def _with_set_embedder(candidate: Candidate, store: ChunkStore | None) -> Candidate:
+    """A chunk set's candidate is embedded by the set's own embedder."""
+    if not candidate.chunk_set:
+        return candidate
+    ref = (store or ChunkStore()).info(candidate.chunk_set).embedder_ref
+    return candidate if ref == candidate.embedder else replace(candidate, embedder=ref)
 
 
 def _without_prefix(chunk: Chunk) -> Chunk:
@@ -324,16 +382,23 @@ def _score(
     candidate: Candidate,
     ranking: RankMode,
     k: int,
-    question_vectors: np.ndarray | None,
+    embedded: tuple[Embedder, np.ndarray] | None,
     step: Step,
     budget: int | None,
+    reranker: Reranker | None,
 ) -> CandidateResult:
+    """Rank and score every question; ``embedded`` is the embedder with the questions' vectors
+    (None for BM25 ranking)."""
     corpus_ids = sorted(chunks)
     vectors: dict[str, ChunkVectors] = {}
-    if ranking != "bm25":
+    question_vectors = None if embedded is None else embedded[1]
+    dimension = 0
+    if embedded is not None:
         step(0.3, "embedding chunks")
         views = {cid: [embedding_views(c) for c in chunks[cid]] for cid in corpus_ids}
-        matrix = embed([text for cid in corpus_ids for view in views[cid] for text in view])
+        matrix = embedded[0].embed([text for cid in corpus_ids for view in views[cid]
+                                    for text in view])
+        dimension = int(matrix.shape[1])
         offset = 0
         for cid in corpus_ids:
             count = sum(len(view) for view in views[cid])
@@ -344,35 +409,45 @@ def _score(
         if ranking != "vector" else {}
     )
 
-    step(0.8, "ranking and scoring")
-    scored = []
-    rows: list[QuestionResult] = []
-    for qi, q in enumerate(questions):
+    step(0.8, "reranking, ranking and scoring" if reranker else "ranking and scoring")
+
+    def one(qi: int) -> QuestionResult:
+        q = questions[qi]
         doc_chunks = chunks[q.corpus_id]
         options: dict[str, Any] = {
             "embeddings": vectors.get(q.corpus_id), "bm25_index": bm25.get(q.corpus_id),
             "query_embedding": None if question_vectors is None else question_vectors[qi]}
         refs = [r.span for r in q.references]
+        reorder = None if reranker is None else (
+            lambda ranked: rerank_hits(reranker, q.question, ranked,
+                                       lambda i: doc_chunks[i].text))
         if candidate.merge_adjacent:
-            runs = rank_merged(q.question, doc_chunks, ranking, limit=k, **options)
+            runs = rank_merged(q.question, doc_chunks, ranking, limit=k, reorder=reorder,
+                               **options)
             text = documents[q.corpus_id].text
             retrieved = [_run(n, doc_chunks, run, s, refs, text)
                          for n, (run, s) in enumerate(runs, 1)]
         else:
             ranked = rank_chunks(q.question, doc_chunks, ranking,
-                                 limit=None if budget else k, **options)
+                                 limit=None if budget or reorder else k, **options)
+            if reorder is not None:
+                ranked = reorder(ranked)[: None if budget else k]
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
         score = score_question(
             [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks]
         )
-        scored.append((q.corpus_id, q.kind, score))
-        rows.append(QuestionResult(
-            row=q.row, question=q.question, corpus_id=q.corpus_id, kind=q.kind, references=refs,
-            retrieved=retrieved, scores=score,
-        ))
+        return QuestionResult(row=q.row, question=q.question, corpus_id=q.corpus_id,
+                              kind=q.kind, references=refs, retrieved=retrieved, scores=score)
+
+    if reranker is None:
+        rows = [one(qi) for qi in range(len(questions))]
+    else:  # one request per question: as many at once as the endpoint allows
+        with ThreadPoolExecutor(max_workers=reranker.settings.concurrency) as pool:
+            rows = list(pool.map(one, range(len(questions))))
+    scored = [(row.corpus_id, row.kind, row.scores) for row in rows]
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
-                           budget=budget)
+                           budget=budget, dimension=dimension)
 
 
 def _retrieved(ranked: list[tuple[int, float]], chunks: list[Chunk], refs: list[Range],
@@ -405,7 +480,6 @@ def _questions_key(
 ) -> str:
     payload = {
         "version": RESULTS_VERSION,
-        "embedder": MODEL_ID,
         "embedding_input": EMBEDDING_INPUT_VERSION,
         "ranking": ranking,
         "k": k,

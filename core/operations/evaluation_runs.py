@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import data_dir
-from core.embeddings import MODEL_ID
+from core.embeddings import EmbedderRef
 from core.evaluation.metrics import METRICS
 from core.evaluation.questions import QuestionSet
 from core.files import write_json
@@ -48,7 +48,7 @@ class RunRecord:
     question_set: str
     question_set_version: str
     questions: int
-    embedder: str
+    embedder: str  # the configurations' embedders, named
     ranking: str
     k: int
     budget: int | None
@@ -90,7 +90,9 @@ def record_run(results: list[CandidateResult], question_set: QuestionSet) -> Run
     record = RunRecord(
         id=f"{now:%Y%m%dT%H%M%S%f}-{digest}", created=created,
         question_set=question_set.name, question_set_version=question_set.version,
-        questions=first.metrics.overall.questions, embedder=MODEL_ID, ranking=first.ranking,
+        questions=first.metrics.overall.questions,
+        embedder=", ".join(dict.fromkeys(r.candidate.embedder.label for r in results)),
+        ranking=first.ranking,
         k=first.k, budget=first.budget, configurations=configurations)
     write_json(_folder() / f"{record.id}.json", record.to_json(), indent=1)
     for old in sorted(_folder().glob("*.json"))[:-MAX_RUNS]:
@@ -117,7 +119,7 @@ def history_rows(records: list[RunRecord]) -> list[dict[str, Any]]:
             row: dict[str, Any] = {
                 "run": record.id, "created": record.created, "question_set": record.question_set,
                 "question_set_version": record.question_set_version,
-                "questions": record.questions, "embedder": record.embedder,
+                "questions": record.questions, "embedder": _embedder(c, record),
                 "ranking": record.ranking, "retrieval": record.retrieval,
                 "configuration": c.label, "strategy": c.config.get("strategy") or "",
                 "settings": json.dumps(c.config.get("settings") or {}, sort_keys=True),
@@ -130,6 +132,12 @@ def history_rows(records: list[RunRecord]) -> list[dict[str, Any]]:
                         f"{metric}_ci95_high": high}
             rows.append(row)
     return rows
+
+
+def _embedder(score: ConfigurationScore, record: RunRecord) -> str:
+    """The configuration's embedder (runs kept before embedders were chosen: the run's)."""
+    ref = score.config.get("embedder")
+    return EmbedderRef(**ref).label if isinstance(ref, dict) else record.embedder
 
 
 def history_csv(records: list[RunRecord]) -> bytes:

@@ -5,11 +5,17 @@ together (one length-sorted pass over all its chunks) and written; only then do 
 count as stored in the set. A document already stored there is skipped without converting it
 (its id is the hash of its bytes), so a run that was killed goes on where it stopped when started
 again with the same arguments. Other chunk sets are never touched (cutover is a separate step).
+
+A set is embedded by one embedder (MiniLM, or the user's endpoint), chosen when it is created.
+A run that fails (an embedding endpoint down mid-run, say) leaves the store as it was: what it
+stored is taken out again, and a set it created is deleted. A cancelled run keeps what it stored,
+so running it again resumes.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,11 +24,13 @@ from typing import Any
 from core.chunking.chunk import Chunk
 from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
-from core.embeddings import MAX_WORD_PIECES, embed
+from core.embeddings import MAX_WORD_PIECES
+from core.embeddings.port import Embedder, MiniLM
 from core.errors import ChunkLabError, StoreError
-from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunk, validated_config
-from core.progress import Tracker
-from core.store import ChunkSetInfo, ChunkStore
+from core.llm.pipeline import RunWarning
+from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunking, validated_config
+from core.progress import Cancelled, Tracker
+from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from core.store.views import embedding_views
 
 DEFAULT_BATCH_SIZE = 8
@@ -64,7 +72,7 @@ class IngestSummary:
     seconds: float = 0.0
     over_limit: int = 0  # chunks embedded truncated (longer than MiniLM reads)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (document, sentence)
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (document, LLM warning)
+    notes: list[tuple[str, RunWarning]] = field(default_factory=list)  # (document, LLM warning)
 
     def sentence(self) -> str:
         text = (
@@ -81,7 +89,13 @@ class IngestSummary:
     def warnings(self, *, truncation: bool = True) -> list[str]:
         """Failed documents and notes, then (``truncation``) how many chunks were embedded
         truncated — a page that lists its sets with that figure leaves it out."""
-        lines = [f"{name}: {message}" for name, message in self.failed + self.notes]
+        lines = [f"{name}: {message}" for name, message in self.failed]
+        kinds: dict[str, Counter[str]] = {}
+        for name, note in self.notes:
+            kinds.setdefault(name, Counter())[note.kind] += 1
+        lines += [f"{name}: {_count(sum(found.values()), 'warning')} ("
+                  + ", ".join(f"{kind} ×{n}" for kind, n in found.most_common()) + ")"
+                  for name, found in kinds.items()]
         if truncation and self.over_limit:
             lines.append(
                 f"{_count(self.over_limit, 'chunk')} longer than MiniLM's {MAX_WORD_PIECES} word "
@@ -98,9 +112,12 @@ def open_set(
     *,
     description: str = "",
     prompt_versions: dict[str, str] | None = None,
+    embedder: Embedder | None = None,
 ) -> ChunkSetInfo:
-    """The set to write into: created, or the existing one when its chunking is the same."""
+    """The set to write into: created, or the existing one when its chunking and embedder are
+    the same."""
     resolved = validated_config(strategy, settings).model_dump(mode="json")
+    ref = (embedder or MiniLM()).ref
     info = store.create_set(
         ChunkSetInfo(
             name=name,
@@ -108,6 +125,9 @@ def open_set(
             settings=resolved,
             prompt_versions=prompt_versions or {},
             description=description,
+            embedder=ref.model,
+            embedder_url=ref.base_url,
+            **({} if ref.builtin else {"dimension": 0}),
         ),
         exist_ok=True,
     )
@@ -115,6 +135,11 @@ def open_set(
         raise StoreError(
             f"The chunk set “{name}” already holds {info.strategy} chunks with other "
             "settings; choose a new name to re-process."
+        )
+    if info.embedder_ref != ref:
+        raise StoreError(
+            f"The chunk set “{name}” is embedded with {info.embedder_ref.label}, not "
+            f"{ref.label}; choose a new name to embed it with another model."
         )
     return info
 
@@ -130,21 +155,48 @@ def ingest(
     description: str = "",
     prompt_versions: dict[str, str] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
+    embedder: Embedder | None = None,
 ) -> IngestSummary:
     """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped.
 
     ``options`` bring progress (per document) and cancellation, and for the LLM strategy the
     connection and the prompt library. Cancelling stops before the next document: what is
-    stored stays stored.
+    stored stays stored. ``embedder`` (default MiniLM) embeds a new set; an existing set keeps
+    its own. Any other failure undoes the run (see the module's docstring).
     """
     if batch_size < 1:
         raise StoreError("The batch size must be at least 1 document.")
     settings = settings or {}
     started = time.perf_counter()
     store = store or ChunkStore()
+    embedder = embedder or MiniLM()
     existed = store.has_set(chunk_set)
     info = open_set(store, chunk_set, strategy, settings, description=description,
-                    prompt_versions=prompt_versions)
+                    prompt_versions=prompt_versions, embedder=embedder)
+    written: list[str] = []  # documents this run stored or started to store
+    try:
+        return _ingest(sources, info, strategy, settings, batch_size, store, options,
+                       embedder, existed, started, written)
+    except Cancelled:
+        raise
+    except Exception:  # a kill (Ctrl-C, a page left mid-run) keeps what is stored: it resumes
+        _undo(store, info.name, existed, written)
+        raise
+
+
+def _undo(store: ChunkStore, name: str, existed: bool, written: list[str]) -> None:
+    """Take out what a failed run stored: its documents, or the whole set it created."""
+    if not existed:
+        store.delete_set(name)
+        return
+    for doc_id in written:
+        store.remove_document(name, doc_id)
+
+
+def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
+            settings: dict[str, Any], batch_size: int, store: ChunkStore, options: RunOptions,
+            embedder: Embedder, existed: bool, started: float,
+            written: list[str]) -> IngestSummary:
     summary = IngestSummary(chunk_set=info.name)
     stored = set(info.doc_ids)
     unique = list({source.doc_id: source for source in sources}.values())
@@ -153,9 +205,7 @@ def ingest(
     summary.skipped = total - len(pending)
     done = summary.skipped
     tracker = Tracker(options.progress, total, options.cancel, what="Ingest")
-    per_document = RunOptions(
-        llm=options.llm, library=options.library, cancel=options.cancel,
-        warn=lambda document, line: summary.notes.append((document.source_name, line)))
+    per_document = RunOptions(llm=options.llm, library=options.library, cancel=options.cancel)
 
     def report(done: float, message: str) -> None:
         stored = summary.documents + summary.skipped
@@ -167,25 +217,32 @@ def ingest(
         chunks: list[Chunk] = []
         names: list[str] = []
         ids: list[str] = []
+        failed: list[FailedDocument] = []
         for n, source in enumerate(batch):
             report(done + n * CHUNKING_SHARE, f"chunking {source.name}")
             if existed:  # an interrupted run may have written part of this document
                 store.remove_document(info.name, source.doc_id)
+            written.append(source.doc_id)
             try:
-                chunks.extend(chunk(source.load(), strategy, settings, per_document))
+                made = chunking(source.load(), strategy, settings, per_document)
+                chunks.extend(made.chunks)
+                if made.llm_run is not None:
+                    summary.notes += [(source.name, w) for w in made.llm_run.warning_list()]
                 names.append(source.name)
                 ids.append(source.doc_id)
             except ChunkLabError as err:
                 summary.failed.append((source.name, str(err)))
+                failed.append(FailedDocument(doc_id=source.doc_id, name=source.name,
+                                             error=str(err)))
         start = done + len(batch) * CHUNKING_SHARE
         share = len(batch) * (1 - CHUNKING_SHARE)
-        for part, whole in _embed_ahead(chunks):
+        for part, whole in _embed_ahead(chunks, embedder):
             report(min(done + len(batch), start + share * part / max(whole, 1)),
                    f"embedding {part:,}/{whole:,} texts of {_count(len(names), 'document')}")
         before = store.info(info.name).over_limit
-        after = store.add_chunks(
-            info.name, chunks, documents=ids
-        ).over_limit
+        after = store.add_chunks(info.name, chunks, documents=ids, embedder=embedder).over_limit
+        if failed:  # the set says so wherever it is picked; ingesting them again retries
+            store.record_failed(info.name, failed)
         summary.documents += len(names)
         summary.chunks += len(chunks)
         summary.tokens += sum(chunk.tokens for chunk in chunks)
@@ -196,20 +253,23 @@ def ingest(
     return summary
 
 
-def _embed_ahead(chunks: Sequence[Chunk]) -> Iterator[tuple[int, int]]:
+def _embed_ahead(chunks: Sequence[Chunk], embedder: Embedder) -> Iterator[tuple[int, int]]:
     """Embed what the store will embed for ``chunks`` (into the vector cache) a slice at a time,
     yielding (texts done, texts) after each, so a batch of documents does not sit silent while
     its vectors are computed; storing then finds every vector cached. Texts go shortest first,
-    so each slice pads as little as one call over all of them would."""
+    so each slice pads as little as one call over all of them would; an endpoint gets slices
+    that keep all its allowed requests busy."""
     texts = sorted(dict.fromkeys(text for c in chunks for text in embedding_views(c)), key=len)
     yield 0, len(texts)
     start = 0
     while start < len(texts):
         end, pieces = start, 0
-        while end < len(texts) and pieces < SLICE_WORD_PIECES:
+        if embedder.parallel_texts:
+            end = min(len(texts), start + embedder.parallel_texts)
+        while end < len(texts) and pieces < SLICE_WORD_PIECES and not embedder.parallel_texts:
             pieces += min(MAX_WORD_PIECES, len(texts[end]) // 4 + 2)  # about 4 chars a piece
             end += 1
-        embed(texts[start:end])
+        embedder.embed(texts[start:end])
         yield end, len(texts)
         start = end
 

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.config import data_dir
 from core.documents.model import Document
-from core.embeddings.encoder import embedded_texts
+from core.embeddings.cache import embedded_texts
 from core.errors import ChunkLabError
 from core.evaluation.questions import Question, QuestionSet
 from core.operations.evaluation import Candidate, CandidateResult, chunks_memoised, evaluate

@@ -6,7 +6,7 @@ evaluation both use them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -149,22 +149,30 @@ def rank_chunks(
     return result if limit is None else result[:limit]
 
 
+Reorder = Callable[[list[tuple[int, float]]], list[tuple[int, float]]]
+
+
 def rank_merged(
     question: str,
     chunks: Sequence[Chunk],
     ranking: RankMode = "vector",
     limit: int = DEFAULT_LIMIT,
+    reorder: Reorder | None = None,
     **options: Any,
 ) -> list[tuple[list[int], float]]:
     """Small-to-big: rank ``chunks`` as :func:`rank_chunks` does (``options`` are its keyword
     arguments), walk the best :func:`~core.retrieval.packs.merge_depth` and merge hits that
     are neighbours in their document (:func:`core.retrieval.packs.merge_adjacent`). Hybrid
-    ranking fuses with :data:`MERGED_FUSION_K`. Returns up
+    ranking fuses with :data:`MERGED_FUSION_K`. ``reorder`` (a reranking step) gets the whole
+    ranking before the walk. Returns up
     to ``limit`` runs best first, each as ``(indices into chunks in document order, best hit's
     score)``.
     """
-    ranked = rank_chunks(question, chunks, ranking, limit=merge_depth(limit),
+    depth = merge_depth(limit)
+    ranked = rank_chunks(question, chunks, ranking, limit=None if reorder else depth,
                          fusion_k=MERGED_FUSION_K, **options)
+    if reorder:
+        ranked = reorder(ranked)[:depth]
     order = sorted(range(len(chunks)), key=lambda i: (chunks[i].doc_id, chunks[i].start,
                                                       chunks[i].end))
     position = {index: place for place, index in enumerate(order)}

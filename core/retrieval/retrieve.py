@@ -1,7 +1,9 @@
 """Retrieve from a chunk set: rank its chunks for a question and turn the hits into packs.
 
-Vector ranking asks the store (Chroma); BM25 and hybrid rank the set's chunks in memory with
-:func:`core.retrieval.ranking.rank_chunks`, the same function the evaluation uses.
+Vector ranking asks the store (Chroma), the question embedded by the set's own embedder; BM25
+and hybrid rank the set's chunks in memory with :func:`core.retrieval.ranking.rank_chunks`, the
+same function the evaluation uses. An optional reranker reorders the best hits before the cut
+(:mod:`core.retrieval.rerank`).
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.chunking.chunk import Chunk
+from core.embeddings.port import Embedder
+from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError, StoreError
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import RRF_K
 from core.retrieval.packs import Pack, build_packs, merge_depth, merged_packs
 from core.retrieval.ranking import MERGED_FUSION_K, RANK_MODES, RankMode, hybrid, rank_chunks
+from core.retrieval.rerank import Reranker, rerank_hits
 from core.store import ChunkStore
 
 Filters = Mapping[str, Any]  # chunk field → value, or a list of accepted values
@@ -50,18 +55,19 @@ def chunk_filter(filters: Filters | None):
 
 def _hits(
     store: ChunkStore, name: str, question: str, limit: int, ranking: RankMode,
-    filters: Filters | None, fusion_k: int,
+    filters: Filters | None, fusion_k: int, embedder: Embedder | None,
 ) -> list[tuple[Chunk, float]]:
     where = where_clause(filters)
     if ranking == "vector":
-        return store.query(name, question, limit, where=where)
+        return store.query(name, question, limit, where=where, embedder=embedder)
     chunks = [c for c in store.get_chunks(name) if chunk_filter(filters)(c)]
     if ranking == "bm25":
         ranked = rank_chunks(question, chunks, "bm25", limit=limit)
     else:
         index = {c.id: i for i, c in enumerate(chunks)}
         k = min(len(chunks), max(HYBRID_CANDIDATES, 10 * limit))
-        by_vector = [(index[c.id], s) for c, s in store.query(name, question, k, where=where)
+        by_vector = [(index[c.id], s) for c, s in store.query(name, question, k, where=where,
+                                                               embedder=embedder)
                      if c.id in index] if k else []
         ranked = hybrid(question, BM25Index([c.text for c in chunks]), by_vector,
                         fusion_k)[:limit]
@@ -77,6 +83,8 @@ def retrieve(
     filters: Filters | None = None,
     store: ChunkStore | None = None,
     merge_adjacent: bool = False,
+    embedding: EmbeddingSettings | None = None,
+    reranker: Reranker | None = None,
 ) -> list[Pack]:
     """Up to ``limit`` packs for ``question`` from ``chunk_set`` (default: the active set).
 
@@ -86,7 +94,8 @@ def retrieve(
     ``{"doc_id": [a, b]}``. A blank question retrieves nothing. ``merge_adjacent`` is
     small-to-big retrieval: the best :func:`~core.retrieval.packs.merge_depth` hits are
     walked and hits that are neighbours in their document come back as one pack (then with
-    no extra neighbours).
+    no extra neighbours). ``embedding`` are the session's endpoint settings (the key of a set
+    embedded at an endpoint); ``reranker`` reorders the best hits before the cut.
     """
     if ranking not in RANK_MODES:
         raise RetrievalError(
@@ -100,8 +109,12 @@ def retrieve(
     if not question.strip():
         return []
     depth = merge_depth(limit) if merge_adjacent else limit
-    hits = _hits(store, name, question, depth, ranking, filters,
-                 MERGED_FUSION_K if merge_adjacent else RRF_K)
+    embedder = store.embedder(name, embedding) if ranking != "bm25" else None
+    fetch = max(depth, reranker.settings.top_n) if reranker else depth
+    hits = _hits(store, name, question, fetch, ranking, filters,
+                 MERGED_FUSION_K if merge_adjacent else RRF_K, embedder)
+    if reranker:
+        hits = rerank_hits(reranker, question, hits, lambda c: c.text)[:depth]
     doc_chunks: dict[str, Sequence[Chunk]] = {}
     if per_hit_neighbors or merge_adjacent:
         for doc_id in dict.fromkeys(c.doc_id for c, _ in hits):

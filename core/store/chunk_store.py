@@ -14,6 +14,10 @@ it has one (else a digest plus windows of its rows) and a contextual prefix is p
 the stored document stays the exact span of the source (:mod:`core.store.records`).
 :meth:`ChunkStore.get_chunks` and the counts skip extra view records and :meth:`ChunkStore.query`
 folds their hits into their chunk (best score). Chroma is imported when a store is opened.
+
+Each set is embedded by one embedder, recorded in its info (name, where it ran, dimension): its
+chunks and the questions asked of it are embedded by that one (:meth:`ChunkStore.embedder`), and
+the vectors are always handed to Chroma (the collection's embedding function is never asked).
 """
 
 from __future__ import annotations
@@ -35,10 +39,12 @@ import numpy as np
 from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.embeddings.chroma import get_embedding_function
-from core.embeddings.encoder import MAX_WORD_PIECES, embed, word_pieces
+from core.embeddings.encoder import MAX_WORD_PIECES, word_pieces
+from core.embeddings.port import Embedder, resolve
+from core.embeddings.settings import EmbeddingSettings
 from core.errors import StoreError
 from core.files import file_lock, write_atomic, write_json
-from core.store.info import ChunkSetInfo
+from core.store.info import ChunkSetInfo, FailedDocument
 from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
@@ -267,20 +273,24 @@ class ChunkStore:
         *,
         documents: Iterable[str] = (),
         progress: Callable[[int, int], None] | None = None,
+        embedder: Embedder | None = None,
     ) -> ChunkSetInfo:
         """Embed (cached) and store ``chunks``; their documents (and ``documents``, ids of
         documents that gave no chunk) then count as stored in the set.
 
         ``progress(done, total)`` is called after each write. Chunks with an id already in the
-        set replace it, so adding a document again after an interruption is safe.
+        set replace it, so adding a document again after an interruption is safe. ``embedder``
+        must be the set's own (default: :meth:`embedder`); nothing is written when it fails.
         """
-        self._collection(name)  # an unknown set fails before the embedding
+        embedder = self._checked(name, embedder)  # an unknown set fails before the embedding
         unique = list({chunk.id: chunk for chunk in chunks}.values())
         read = [chunk_views(chunk) for chunk in unique]
         views = [chunk_read.texts for chunk_read in read]
         texts = [text for chunk_views in views for text in chunk_views]
-        vectors = embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
-        pieces = [max(word_pieces(text) for text in chunk_views) for chunk_views in views]
+        vectors = embedder.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+        # MiniLM's word-piece limit (an endpoint's limit and tokenizer are its own)
+        pieces = ([max(word_pieces(text) for text in chunk_views) for chunk_views in views]
+                  if embedder.ref.builtin else [])
         planned = records(unique, views)
         tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
         added = [*(chunk.doc_id for chunk in unique), *documents]
@@ -305,11 +315,34 @@ class ChunkStore:
                     progress(done, len(unique))
             return self._write_info(name, lambda info: {
                 "doc_ids": list(dict.fromkeys([*info.doc_ids, *added])),
+                "failed": [f for f in info.failed if f.doc_id not in added],
                 "over_limit": info.over_limit + sum(p > MAX_WORD_PIECES for p in pieces),
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
-                "read_chars": info.read_chars + sum(r.read_chars for r in read),
-                "chars": info.chars + sum(r.chars for r in read),
+                **({"read_chars": info.read_chars + sum(r.read_chars for r in read),
+                    "chars": info.chars + sum(r.chars for r in read)} if pieces else {}),
+                **({"dimension": int(vectors.shape[1])} if len(vectors) else {}),
             })
+
+    def embedder(self, name: str, settings: EmbeddingSettings | None = None) -> Embedder:
+        """The embedder of set ``name`` (``settings``: the session's endpoint settings)."""
+        return resolve(self.info(name).embedder_ref, settings)
+
+    def _checked(self, name: str, embedder: Embedder | None) -> Embedder:
+        if embedder is None:
+            return self.embedder(name)
+        info = self.info(name)
+        if embedder.ref != info.embedder_ref:
+            raise StoreError(f"The chunk set “{name}” is embedded with "
+                             f"{info.embedder_ref.label}, not {embedder.ref.label}.")
+        return embedder
+
+    def record_failed(self, name: str, failed: Iterable[FailedDocument]) -> ChunkSetInfo:
+        """Note documents an ingest could not chunk (a document noted before is noted anew)."""
+        new = list(failed)
+        ids = {f.doc_id for f in new}
+        with self._locked():
+            return self._write_info(name, lambda info: {
+                "failed": [f for f in info.failed if f.doc_id not in ids] + new})
 
     def remove_document(self, name: str, doc_id: str) -> None:
         """Drop a document's chunks from a set (used before re-adding an interrupted one)."""
@@ -359,20 +392,29 @@ class ChunkStore:
         ]
         return sorted(chunks, key=lambda c: (c.doc_id, c.start, c.end))
 
-    @_serialised
     def query(
-        self, name: str, text: str, k: int, where: dict | None = None
+        self, name: str, text: str, k: int, where: dict | None = None,
+        embedder: Embedder | None = None,
     ) -> list[tuple[Chunk, float]]:
         """The ``k`` chunks closest to ``text`` with their score (1 − cosine distance, higher is
         better: a chunk scores its best view). ``where`` is a Chroma filter on the metadata, e.g.
-        ``{"chunk_type": "table"}``.
+        ``{"chunk_type": "table"}``. ``text`` is embedded by the set's embedder (``embedder``,
+        default :meth:`embedder`), before the store is held.
         """
+        if k < 1:
+            return []
+        vector = self._checked(name, embedder).embed_queries([text], persist=False)
+        return self._nearest(name, vector, k, where)
+
+    @_serialised
+    def _nearest(
+        self, name: str, query: np.ndarray, k: int, where: dict | None
+    ) -> list[tuple[Chunk, float]]:
         collection = self._collection(name)
         with self._talking():
             size = collection.count()
-            if size == 0 or k < 1:
+            if size == 0:
                 return []
-            query = embed([text], persist=False)
             asked = min(size, k * QUERY_FACTOR)
             while True:
                 found = collection.query(

@@ -7,8 +7,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from core.embeddings.encoder import DIMENSION
+from core.embeddings.identity import EmbedderRef
 from core.embeddings.model_files import MODEL_ID
 from core.store.views import EMBEDDING_INPUT_VERSION
+
+
+class FailedDocument(BaseModel):
+    """A document an ingest could not chunk: what the user is told, and what a retry needs."""
+
+    doc_id: str
+    name: str
+    error: str
 
 
 class ChunkSetInfo(BaseModel):
@@ -16,7 +26,9 @@ class ChunkSetInfo(BaseModel):
     strategy: str
     settings: dict[str, Any] = {}
     prompt_versions: dict[str, str] = {}
-    embedder: str = MODEL_ID
+    embedder: str = MODEL_ID  # the embedder's model name
+    embedder_url: str = ""  # where it ran: "" (local) or its endpoint, without credentials
+    dimension: int = DIMENSION  # of its vectors (0 until the first chunk is stored)
     created: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="microseconds")
     )
@@ -24,19 +36,33 @@ class ChunkSetInfo(BaseModel):
     docs: int = 0
     chunks: int = 0
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
-    over_limit: int = 0  # chunks whose embedded texts exceed MiniLM's word-piece limit
+    over_limit: int = 0  # chunks whose embedded texts exceed MiniLM's word-piece limit (MiniLM
+    # sets only: an endpoint's limit is its own)
     max_word_pieces: int = 0
     # Characters of the chunks' texts, and those inside a view MiniLM reads to its end.
     read_chars: int = 0
     chars: int = 0
     # What was embedded (core.store.views), set when the set is created; older sets read 0.
     embedding_input: int = 0
+    # Documents an ingest into this set could not chunk (an LLM strategy's failures, say) and
+    # that are not stored since; ingesting them again (a retry) takes them off the list.
+    failed: list[FailedDocument] = []
+
+    @property
+    def embedder_ref(self) -> EmbedderRef:
+        return EmbedderRef(model=self.embedder, base_url=self.embedder_url)
 
     @property
     def read_share(self) -> float | None:
         """Share of the chunks' text the embedder read (None for sets stored before it was
         counted)."""
         return self.read_chars / self.chars if self.chars else None
+
+    def documents_text(self) -> str:
+        """``14 documents``, or ``9 of 14 documents`` when some could not be chunked."""
+        tried = self.docs + len(self.failed)
+        noun = "document" if tried == 1 else "documents"
+        return f"{self.docs:,} of {tried:,} {noun}" if self.failed else f"{self.docs:,} {noun}"
 
     @property
     def stale(self) -> bool:

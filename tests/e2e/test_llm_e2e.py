@@ -40,7 +40,8 @@ def test_structure_page_runs_the_llm_pipeline(page, start_app, tmp_path, fake_ll
     expect(page.locator(".cl-text mark.cl-table").first).to_be_attached()
     requests = page.get_by_test_id("stMetric").filter(has_text="Requests")
     expect(requests).to_contain_text(str(len(fake_llm.requests)), timeout=60_000)
-    assert {"structure_analysis", "boundary_detection", "table_summary"} <= set(fake_llm.phases)
+    # The guide's sections fill less than half a chunk each: one chunk, no boundary request.
+    assert {"structure_analysis", "table_summary"} <= set(fake_llm.phases)
     page.get_by_text("The LLM's boundaries").scroll_into_view_if_needed()
 
 

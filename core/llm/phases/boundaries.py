@@ -14,10 +14,12 @@ from dataclasses import dataclass, field, replace
 from core.documents.model import Document
 from core.llm import anchors
 from core.llm.cache import digest
+from core.llm.client import AnswerCutError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE
 from core.llm.settings import LLMSettings
 from core.llm.tsv import (
+    Columns,
     Line,
     Mode,
     Repairs,
@@ -25,9 +27,11 @@ from core.llm.tsv import (
     integer,
     max_answer_chars,
     tolerantly,
+    too_many,
     tsv_lines,
 )
 from core.prompts.library import PromptTemplate
+from core.tokens import count_tokens
 
 CHARS_PER_TOKEN = 4  # the size limit is also shown in characters
 FIRST_TYPE = "DOCUMENT_START"  # the first line starts the section …
@@ -45,6 +49,9 @@ COLUMNS = {
     "offsets": ("position", "boundary_type", "justification"),
 }
 LABEL = "phase 2 (boundary detection)"
+ROW_TOKENS = 40  # an answer line: anchor, type and a justification of a dozen words
+SHORT_SHARE = 0.5  # a section up to this share of the chunk size is one chunk, not asked
+FALLBACK_WHY = "The model's answer could not be used: split by the recursive splitter"
 
 
 @dataclass(frozen=True)
@@ -131,24 +138,61 @@ def _in_order(label: str, lines: list[Line], repairs: Repairs | None) -> list[Li
     """Tolerant: DOCUMENT_START first, DOCUMENT_END last, the rest by position (recorded)."""
     if repairs is None:
         return lines
-    try:
-        ordered = sorted(lines, key=lambda line: (_rank(line), int(line.cells[0])))
-    except ValueError:
-        return lines  # a position that is no integer: the strict checks name it
+    ordered = sorted(lines, key=lambda line: (_rank(line), int(line.cells[0])))
     moved = next((a for a, b in zip(lines, ordered, strict=True) if a is not b), None)
     if moved is not None:
         repairs.add("reordered", label, moved.number, moved.text, "boundaries sorted")
     return ordered
 
 
+def _kind(label: str, line: Line, repairs: Repairs) -> Line:
+    """Tolerant: a boundary type in other case, or one not on the list, read as the nearest
+    allowed one (an unknown inner type as a topic shift), recorded."""
+    kind = line.cells[1]
+    known = kind.strip().upper().replace(" ", "_")
+    allowed = INNER_TYPES | {FIRST_TYPE, LAST_TYPE}
+    if known not in allowed:
+        known = ("SECTION_BREAK" if "SECTION" in known else
+                 "SIZE_CONSTRAINT" if "SIZE" in known else
+                 FIRST_TYPE if "START" in known or "BEGIN" in known else
+                 LAST_TYPE if "END" in known else "SEMANTIC_SHIFT")
+    if known != kind:
+        repairs.add("value_fixed", label, line.number, line.text,
+                    f"boundary type {kind!r} read as {known}")
+        return Line(line.number, line.text, [line.cells[0], known, line.cells[2]])
+    return line
+
+
+def _tolerant_rows(label: str, lines: list[Line], repairs: Repairs) -> list[BoundaryRow]:
+    """Tolerant: types fixed, rows sorted, a position given twice kept once (recorded). The
+    first and last rows need not be DOCUMENT_START and DOCUMENT_END: the phase knows where the
+    section starts and ends."""
+    lines = _in_order(label, [_kind(label, line, repairs) for line in lines], repairs)
+    rows: list[BoundaryRow] = []
+    for line in lines:
+        position_s, kind, justification = line.cells
+        position = int(position_s)
+        repeat = next((r for r in rows if r.position == position), None)
+        if repeat is not None and not (kind == LAST_TYPE and repeat.boundary_type != LAST_TYPE):
+            repairs.add("repeat_dropped", label, line.number, line.text,
+                        f"position {position} was given before")
+            continue
+        rows.append(BoundaryRow(position, kind, justification, line.number, line.text))
+    return rows
+
+
 def parse_boundaries(text: str, mode: Mode = "anchors", *, label: str = LABEL,
                      repairs: Repairs | None = None, max_rows: int | None = None,
                      max_chars: int | None = None) -> list[BoundaryRow]:
     """``position boundary_type justification``, strictly ascending, first/last rules.
-    Tolerant (``repairs`` given): lines out of order are sorted first."""
+    Tolerant (``repairs`` given): see :func:`_tolerant_rows`."""
     columns = COLUMNS[mode]
-    lines = _in_order(label, tsv_lines(label, text, columns, repairs, max_rows=max_rows,
-                                       max_chars=max_chars), repairs)
+    lines = tsv_lines(label, text, Columns(columns, numeric=(0,), free=2), repairs,
+                      max_rows=max_rows, max_chars=max_chars)
+    if repairs is not None:
+        rows = _tolerant_rows(label, lines, repairs)
+        too_many(label, rows, max_rows, lines[-1])
+        return rows
     boundaries: list[BoundaryRow] = []
     for index, line in enumerate(lines):
         position_s, kind, justification = line.cells
@@ -191,7 +235,17 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
             "text_length": str(len(text)),
             "max_tokens": str(request.max_tokens),
             "max_chars": str(request.max_tokens * CHARS_PER_TOKEN),
+            "first_anchor": str(request.shown[0].number),
+            "last_anchor": str(request.shown[-1].number),
         }
+
+    def answer_cap(self, request: BoundaryWindow) -> int:
+        """A line per block and the end marker, :data:`ROW_TOKENS` each."""
+        return ROW_TOKENS * (len(request.shown) + 2)
+
+    def subject(self, request: BoundaryWindow) -> str:
+        return (f"{request.document.source_name} blocks {request.shown[0].number}-"
+                f"{request.shown[-1].number}")
 
     def cache_content(self, request: BoundaryWindow) -> dict[str, object]:
         return {"section": digest(request.section.title, request.begin, request.text),
@@ -212,6 +266,8 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
             max_rows=len(request.shown) + 1 if mode == "anchors" else len(candidates) + 1,
             max_chars=max_answer_chars(request.text),
         )
+        if repairs is not None:
+            return self._tolerant(rows, request, repairs, candidates)
         result: list[Boundary] = []
         for index, row in enumerate(rows):
             said = row.position
@@ -244,6 +300,46 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
                                    row.position, moved))
         return result
 
+    def _tolerant(self, rows: list[BoundaryRow], request: BoundaryWindow, repairs: Repairs,
+                  candidates: list[int]) -> list[Boundary]:
+        """The chunk starts the rows name inside the window: the window's start always first,
+        rows naming a place outside the window dropped (recorded; all of them: an error), the
+        end marker only read as the end."""
+        label, begin, end = self.label, request.begin, request.end
+        anchor_map = anchors.AnchorMap(request.blocks)
+        first, last = request.shown[0].number, request.shown[-1].number
+        head = rows[0].justification if rows[0].boundary_type == FIRST_TYPE else ""
+        result = [Boundary(begin, FIRST_TYPE, head, first if request.mode == "anchors"
+                           else begin, 0)]
+        outside: list[BoundaryRow] = []
+        for row in rows:
+            if row.boundary_type == LAST_TYPE:
+                continue
+            if request.mode == "anchors":
+                if not first <= row.position <= last:
+                    outside.append(row)
+                    continue
+                position, moved = anchor_map.offset(row.position), 0
+            else:
+                if not begin - request.snap_tolerance <= row.position <= end:
+                    outside.append(row)
+                    continue
+                position, moved = anchors.snap(request.document, row.position, candidates,
+                                               request.snap_tolerance)
+            if position <= result[-1].position or position >= end:
+                continue
+            kind = "SEMANTIC_SHIFT" if row.boundary_type == FIRST_TYPE else row.boundary_type
+            result.append(Boundary(position, kind, row.justification, row.position, moved))
+        if outside:
+            places = ", ".join(str(r.position) for r in outside[:8])
+            where = f"anchors {first}-{last}" if request.mode == "anchors" else f"{begin}-{end}"
+            if len(outside) == sum(r.boundary_type != LAST_TYPE for r in rows):
+                raise TSVError.at(label, f"no line names a place in this text ({where}); the "
+                                  f"answer named {places}", outside[0])
+            repairs.add("rows_dropped", label, outside[0].line_number, outside[0].line,
+                        f"{places} outside this text ({where})")
+        return result
+
     def windows(self, document: Document, section: SectionSpan, max_tokens: int, mode: Mode,
                 budget: int, snap_tolerance: int = DEFAULT_SNAP_TOLERANCE) -> list[BoundaryWindow]:
         blocks = anchors.anchor_blocks(document)
@@ -259,18 +355,24 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
 
     def run(self, context: PhaseContext, document: Document, section: SectionSpan,
             max_tokens: int, snap_tolerance: int = DEFAULT_SNAP_TOLERANCE,
-            repairs: Repairs | None = None) -> BoundaryResult:
+            repairs: Repairs | None = None, *, keep_short: bool = False) -> BoundaryResult:
         """Chunk starts inside ``section``; a section of a single block is one chunk, asked
-        nothing. A window edge is a forced cut, marked SIZE_CONSTRAINT."""
+        nothing, and so is (``keep_short``: chunking, not a test of the template) one that
+        fills at most :data:`SHORT_SHARE` of a chunk: cutting it would only make chunks too
+        small to stand alone. A window edge is a forced cut, marked SIZE_CONSTRAINT."""
         windows = [replace(w, repairs=repairs) for w in self.windows(
             document, section, max_tokens, context.mode(self), context.budget(self),
             snap_tolerance)]
-        if sum(len(w.shown) for w in windows) <= 1:
-            only = Boundary(section.start, FIRST_TYPE, "A single block", section.start, 0)
+        why = ("A single block" if sum(len(w.shown) for w in windows) <= 1 else
+               "A short section: one chunk" if keep_short and count_tokens(
+                   document.text[section.start : section.end]) <= max_tokens * SHORT_SHARE
+               else None)
+        if why is not None:
+            only = Boundary(section.start, FIRST_TYPE, why, section.start, 0)
             return BoundaryResult(section.title, section.start, section.end, [only])
         boundaries: list[Boundary] = []
         for i, window in enumerate(windows):
-            found = context.ask(self, window)
+            found = self._ask(context, window, repairs)
             if i > 0:
                 head = found[0]
                 found[0] = Boundary(head.position, "SIZE_CONSTRAINT",
@@ -278,6 +380,21 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
                                     head.said, head.snap_distance)
             boundaries += found
         return BoundaryResult(section.title, section.start, section.end, boundaries)
+
+    def _ask(self, context: PhaseContext, window: BoundaryWindow,
+             repairs: Repairs | None) -> list[Boundary]:
+        """The window's chunk starts; tolerant, an answer that cannot be repaired (or was cut)
+        leaves the window to the recursive splitter: one boundary at its start, recorded."""
+        try:
+            return context.ask(self, window)
+        except (TSVError, AnswerCutError) as err:
+            if repairs is None:
+                raise
+            line = err.line or "" if isinstance(err, TSVError) else ""
+            number = err.line_number if isinstance(err, TSVError) else None
+            repairs.add("boundary_fallback", self.label, number, line,
+                        f"“{window.section.title}”: {err.reason}")
+            return [Boundary(window.begin, FIRST_TYPE, FALLBACK_WHY, window.begin, 0)]
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,
                       settings: LLMSettings) -> BoundaryWindow:

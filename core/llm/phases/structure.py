@@ -8,6 +8,7 @@ no second request.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from core.documents.model import Document
@@ -17,6 +18,7 @@ from core.llm.client import AnswerCutError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
 from core.llm.settings import LLMSettings
 from core.llm.tsv import (
+    Columns,
     Line,
     Mode,
     Repairs,
@@ -25,12 +27,14 @@ from core.llm.tsv import (
     integer,
     max_answer_chars,
     tolerantly,
+    too_many,
     tsv_lines,
 )
 from core.prompts.library import PromptTemplate
 
 ROOT = "ROOT"
 DEFAULT_SNAP_TOLERANCE = 200
+ROW_TOKENS = 30  # a section line: a title of a few words, three numbers and the parent
 MAX_SECTIONS_PER_BLOCK = 3  # one per level: a block may start a chapter, section and subsection
 HEADINGS = ("title", "heading")
 COLUMNS = {
@@ -111,15 +115,31 @@ def _titles(document: Document) -> dict[str, str]:
     return found
 
 
+_TITLE_MARKUP = re.compile(r"^(?:#{1,6}\s*|\d{1,3}[.)]\s+|[-*+\u2022]\s+)|^\*\*|\*\*$")
+
+
 def _match(title: str, known: dict[str, str], repairs: Repairs | None, label: str,
            line: Line) -> str:
     """``title`` as the document (or an earlier row) spells it, when tolerant and it differs
-    only by case or whitespace."""
-    spelled = known.get(folded(title), title)
-    if repairs is not None and spelled != title:
+    only by case, whitespace or markup around it (``## ``, ``**``, a list number)."""
+    if repairs is None:
+        return title
+    spelled = known.get(folded(title))
+    if spelled is None:
+        spelled = known.get(folded(_TITLE_MARKUP.sub("", title).strip()), title)
+    if spelled != title:
         repairs.add("title_matched", label, line.number, line.text, f"{title!r} → {spelled!r}")
-        return spelled
-    return title
+    return spelled
+
+
+def _fixed(label: str, value: int, allowed: range, what: str, line: Line,
+           repairs: Repairs | None) -> int:
+    """Tolerant: ``value`` moved into ``allowed``, recorded (strict checks it before)."""
+    if value in allowed or repairs is None:
+        return value
+    moved = min(max(value, allowed.start), allowed.stop - 1)
+    repairs.add("value_fixed", label, line.number, line.text, f"{what} {value} read as {moved}")
+    return moved
 
 
 def parse_structure(
@@ -131,8 +151,10 @@ def parse_structure(
     """``title level start end parent_title`` per section, starts ascending, no section twice.
 
     Tolerant (``repairs`` given): titles and parents that differ from a heading (``headings``,
-    folded → as written) or an earlier title only by case or whitespace take its spelling, and
-    rows out of order are sorted.
+    folded → as written) or an earlier title only by case, whitespace or list numbering take its
+    spelling; rows out of order are sorted, a row given twice is kept once, a level outside 1-3
+    or an end before the start is moved to the nearest valid value, and a parent that names no
+    title becomes ROOT — each recorded.
     """
     columns = COLUMNS[mode]
     sections: list[StructureRow] = []
@@ -140,18 +162,36 @@ def parse_structure(
     spellings = {**(headings or {}), **{folded(t): t for t in known_titles}}
     seen: set[tuple[str, int]] = set()
     unordered: Line | None = None
-    for line in tsv_lines(label, text, columns, repairs, max_rows=max_rows, max_chars=max_chars):
+    lines = tsv_lines(label, text, Columns(columns, numeric=(1, 2, 3)), repairs,
+                      max_rows=max_rows, max_chars=max_chars)
+    for line in lines:
         title, level_s, start_s, end_s, parent = line.cells
         if not title:
-            raise TSVError.on(label, "the title is empty", line)
+            if repairs is None:
+                raise TSVError.on(label, "the title is empty", line)
+            repairs.add("rows_dropped", label, line.number, line.text, "a section without title")
+            continue
         level = integer(label, level_s, "level", line)
-        if level not in (1, 2, 3):
-            raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
+        if level not in (1, 2, 3) and (repairs is None or not 0 <= level <= 4):
+            if repairs is None:
+                raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
+            repairs.add("rows_dropped", label, line.number, line.text,
+                        f"level {level}: the columns are not what they should be")
+            continue
+        if repairs is not None and not any(ch.isalpha() for ch in title):
+            repairs.add("rows_dropped", label, line.number, line.text,
+                        f"the title {title!r} has no words")
+            continue
+        level = _fixed(label, level, range(1, 4), "level", line, repairs)
         start = integer(label, start_s, columns[2], line)
         end = integer(label, end_s, columns[3], line)
         if end < start or (mode == "offsets" and end == start):
             relation = "<=" if mode == "anchors" else "<"
-            raise TSVError.on(label, f"{columns[2]} must be {relation} {columns[3]}", line)
+            if repairs is None or mode == "offsets":
+                raise TSVError.on(label, f"{columns[2]} must be {relation} {columns[3]}", line)
+            repairs.add("value_fixed", label, line.number, line.text,
+                        f"end anchor {end} before start anchor {start} read as {start}")
+            end = start
         if sections and start < sections[-1].start:
             if repairs is None:
                 raise TSVError.on(label, f"sections must be in ascending order ({start} comes "
@@ -159,7 +199,12 @@ def parse_structure(
             unordered = unordered or line
         title = _match(title, spellings, repairs, label, line)
         if (folded(title), start) in seen:
-            raise TSVError.on(label, f"the section {title!r} at {start} is listed twice", line)
+            if repairs is None:
+                raise TSVError.on(label, f"the section {title!r} at {start} is listed twice",
+                                  line)
+            repairs.add("repeat_dropped", label, line.number, line.text,
+                        f"the section {title!r} at {start} was listed before")
+            continue
         seen.add((folded(title), start))
         if parent != ROOT:
             parent = _match(parent, spellings, repairs, label, line)
@@ -172,10 +217,14 @@ def parse_structure(
                                      None if parent == ROOT else parent, line.number, line.text))
     if repairs is None:
         return sections
-    for row in sections:  # tolerant: a parent may be named before it is listed
+    if not sections:
+        raise TSVError.on(label, "no line names a section", lines[-1])
+    too_many(label, sections, max_rows, lines[-1])
+    for k, row in enumerate(sections):  # tolerant: a parent may be named before it is listed
         if row.parent is not None and row.parent not in titles:
-            raise TSVError.at(label, f"parent_title {row.parent!r} is neither ROOT nor a "
-                              "title of the document", row)
+            repairs.add("value_fixed", label, row.line_number, row.line,
+                        f"parent {row.parent!r} names no section: read as ROOT")
+            sections[k] = replace(row, parent=None)
     if unordered is not None:
         repairs.add("reordered", label, unordered.number, unordered.text, "sections sorted")
         sections.sort(key=lambda row: row.start)
@@ -207,7 +256,20 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
     text_placeholder = "document_text"
 
     def values(self, request: StructureWindow) -> dict[str, str]:
-        return {"document_name": request.document.source_name, "document_text": request.text}
+        return {"document_name": request.document.source_name, "document_text": request.text,
+                "first_anchor": str(request.shown[0].number),
+                "last_anchor": str(request.shown[-1].number)}
+
+    def answer_cap(self, request: StructureWindow) -> int:
+        """A line per heading shown and one per four other blocks (text without headings),
+        :data:`ROW_TOKENS` each: a model echoing the document stops early."""
+        headings = sum(block.kind in HEADINGS for block in request.shown)
+        others = len(request.shown) - headings
+        return ROW_TOKENS * (headings + -(-others // 4) + 2)
+
+    def subject(self, request: StructureWindow) -> str:
+        return (f"{request.document.source_name} blocks {request.shown[0].number}-"
+                f"{request.shown[-1].number}")
 
     def cache_content(self, request: StructureWindow) -> dict[str, object]:
         return {"text": digest(request.text), "window_start": request.begin}
@@ -227,13 +289,23 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         found = []
         if request.mode == "anchors":
             anchor_map = anchors.AnchorMap(request.blocks)
+            outside: list[TSVError] = []
             for row in rows:
-                start = anchors.check_anchor(label, row.start, request.shown, row,
-                                             "start_anchor", repairs)
-                end = anchors.check_anchor(label, row.end, request.shown, row, "end_anchor",
-                                           repairs, ends=True)
+                try:
+                    start = anchors.check_anchor(label, row.start, request.shown, row,
+                                                 "start_anchor", repairs)
+                    end = anchors.check_anchor(label, row.end, request.shown, row,
+                                               "end_anchor", repairs, ends=True)
+                except TSVError as err:
+                    if repairs is None or len(outside) + 1 == len(rows):
+                        raise
+                    outside.append(err)  # tolerant: a row outside the text is dropped
+                    continue
                 found.append(LLMSection(row.title, row.level, anchor_map.offset(start),
                                         anchor_map.end(end), row.parent, row.start, 0))
+            if outside and repairs is not None:
+                repairs.add("rows_dropped", label, outside[0].line_number,
+                            outside[0].line or "", "; ".join(e.reason for e in outside[:3]))
             return found
         candidates = sorted({b.start for b in request.blocks} | {len(document.text)})
         length = len(request.text)
@@ -266,9 +338,12 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         """The document's sections, window by window; a window that begins mid-section lets
         that section continue instead of starting it again. Tolerant (``repairs`` given): an
         answer that cannot be repaired, or one the server cut at its token limit, gives the
-        document's own sections instead."""
+        document's own sections instead. A document of a single block (a CSV table) has
+        nothing to find: its own sections, asked nothing (a model asked makes up an outline)."""
         template = context.template(self)
         mode = context.mode(self)
+        if len(anchors.anchor_blocks(document)) <= 1:
+            return StructureResult(mode, document_sections(document), template.version)
         sections: list[LLMSection] = []
         try:
             for window in self.windows(document, mode, context.budget(self), snap_tolerance):

@@ -1,0 +1,87 @@
+"""The offline PDF route on every PDF of a folder, beside plain pdfplumber text.
+
+    .venv/bin/python -m bench.bench_pdf [FOLDER ...]     # default: tests/golden/pdf
+
+For each PDF: unmappable characters left as ``(cid:N)``, doubled-glyph words
+("EENNFFOORRCCEEDD"), headings (sections) and tables found, seconds, and the route's quality
+note. When ``<name>.md`` lies beside a PDF it is taken as the reference conversion: word-level F1
+of the text against it (ours and plain pdfplumber's) and the share of its headings found as
+sections. Make reference material with ``python -m bench.pdf_heldout OUT_DIR``.
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import core  # noqa: F401  (offline environment)
+from bench.pdf_score import (
+    doubled_glyph_words,
+    heading_recall,
+    reference_headings,
+    unmapped,
+    word_f1,
+)
+from core.documents.pdf import convert_pdf_offline
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = ROOT / "tests" / "golden" / "pdf"
+
+
+def plain_text(data: bytes) -> str:
+    import pdfplumber
+
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        return "\n".join(page.extract_text() or "" for page in pdf.pages)
+
+
+def _pct(value: float | None) -> str:
+    return "   –" if value is None else f"{value:4.2f}"
+
+
+def bench(folder: Path) -> None:
+    print(f"\n{folder}")
+    print(f"{'pdf':42} {'what':10} {'cid':>5} {'dbl':>5} {'head':>5} {'tabl':>5} {'sec':>6}"
+          f" {'F1':>5} {'headR':>5}")
+    f1s, recalls = [], []
+    for path in sorted(folder.glob("*.pdf")):
+        data = path.read_bytes()
+        ref_path = path.with_suffix(".md")
+        reference = ref_path.read_text() if ref_path.exists() else None
+        started = time.perf_counter()
+        plain = plain_text(data)
+        plain_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        ours = convert_pdf_offline(data, path.name)
+        seconds = time.perf_counter() - started
+        f1 = word_f1(ours.text, reference) if reference is not None else None
+        recall = (heading_recall([s.title for s in ours.sections], reference_headings(reference))
+                  if reference is not None else None)
+        if f1 is not None:
+            f1s.append(f1)
+        if recall is not None:
+            recalls.append(recall)
+        name = path.name[:42]
+        print(f"{name:42} {'pdfplumber':10} {unmapped(plain):5} "
+              f"{len(doubled_glyph_words(plain)):5} {'':>5} {'':>5} {plain_seconds:6.2f} "
+              f"{_pct(word_f1(plain, reference) if reference is not None else None):>5}")
+        print(f"{'':42} {'ours':10} {unmapped(ours.text):5} "
+              f"{len(doubled_glyph_words(ours.text)):5} {len(ours.sections):5} "
+              f"{len(ours.tables):5} {seconds:6.2f} {_pct(f1):>5} {_pct(recall):>5}")
+        if ours.quality is not None:
+            print(f"{'':42}   {ours.quality.summary()}")
+    if f1s:
+        print(f"mean word F1 {statistics.mean(f1s):.3f} (min {min(f1s):.3f}); "
+              f"mean heading recall {statistics.mean(recalls):.3f} (min {min(recalls):.3f})")
+
+
+def main(argv: list[str]) -> None:
+    for folder in argv or [str(DEFAULT)]:
+        bench(Path(folder))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

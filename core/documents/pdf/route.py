@@ -1,0 +1,156 @@
+"""The offline PDF route, step by step, and the choice between it and docling's pipeline.
+
+1. glyphs and drawn rules of each page read with pdfium (:mod:`.reader`), glyphs without a
+   Unicode map read from their fonts (:mod:`.fonts`), characters cleaned (:mod:`.chars`) and
+   grouped into words;
+2. ruled tables taken out of the words (:mod:`.tables`);
+3. running headers, footers and page numbers found across pages and taken out (:mod:`.running`);
+4. each page read in column order (:mod:`.layout`), tables in place;
+5. unruled tables found among the lines (:mod:`.tables`);
+6. lines gathered into headings, paragraphs, list items and written with exact spans
+   (:mod:`.writer`, :mod:`.headings`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.documents.docling_doc import convert_with_docling
+from core.documents.model import ConvertedText, PageInfo, PdfQuality
+from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
+from core.documents.pdf.fonts import GlyphTexts
+from core.documents.pdf.layout import Line, read_page_lines
+from core.documents.pdf.reader import open_document, read_page
+from core.documents.pdf.running import find_running, line_number_gutter
+from core.documents.pdf.tables import TableBlock, ruled_tables, unruled_tables
+from core.documents.pdf.writer import write
+from core.errors import ConversionError
+
+LAYOUT_MODEL_REPO = "docling-project/docling-layout-heron"
+DOCLING_NOTE = "Converted with docling's full PDF pipeline (layout and table-structure models)."
+OFFLINE_NOTE = (
+    "Converted with the offline PDF route (pdfium and pdfplumber): columns, headings and tables "
+    "are inferred from the page layout and fonts, because docling's PDF layout models are not "
+    "installed."
+)
+
+
+def docling_pdf_models_present() -> bool:
+    """True when docling's PDF layout model is already on disk (never downloads)."""
+    folder = LAYOUT_MODEL_REPO.replace("/", "--")
+    candidates = []
+    if artifacts := os.environ.get("DOCLING_ARTIFACTS_PATH"):
+        candidates.append(Path(artifacts) / folder)
+    hf_home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+    hub = Path(os.environ.get("HF_HUB_CACHE", hf_home / "hub"))
+    candidates += [hub / f"models--{folder}" / "snapshots", Path.home() / ".cache/docling/models"
+                   / folder]
+    return any(p.is_dir() and any(p.iterdir()) for p in candidates)
+
+
+@dataclass
+class _Page:
+    number: int
+    width: float
+    height: float
+    words: list[Word]
+    tables: list[TableBlock]
+    line_numbers: list[int]
+
+
+def _glyph_text(glyphs: GlyphTexts, page: int, char: dict[str, Any]) -> str | None:
+    return glyphs.text(page, char["fontname"], char["code"]) or char.get("guess")
+
+
+def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
+    document = open_document(data, filename)
+    glyphs = GlyphTexts(data)
+    pages = []
+    try:
+        for number in range(1, len(document) + 1):
+            page = document[number - 1]
+            try:
+                reading = read_page(page, number)
+            finally:
+                page.close()
+            facts.overprinted += reading.overprinted
+            glyphs.take_codes(number, reading.chars)
+            chars = clean_chars(reading.chars, functools.partial(_glyph_text, glyphs, number),
+                                facts)
+            line_numbers, words = line_number_gutter(words_of(chars))
+            tables, words = ruled_tables(reading.edges, words, number) if words else ([], words)
+            pages.append(_Page(number, reading.width, reading.height, words, tables,
+                               line_numbers))
+    except ConversionError:
+        raise
+    except Exception as err:
+        raise ConversionError(f"{filename} could not be read as PDF; it may be corrupt.") from err
+    finally:
+        document.close()
+    return pages
+
+
+def _table_stand_in(index: int, table: TableBlock, size: float) -> Word:
+    return Word(text="", x0=table.x0, x1=table.x1, top=table.top, bottom=table.bottom, size=size,
+                bold=0.0, chars=0, table=index)
+
+
+def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
+    facts = CharFacts()
+    pages = _read_pages(data, filename, facts)
+    if not pages:
+        raise ConversionError(f"{filename} has no pages.")
+    if not any(p.words or p.tables for p in pages) and facts.dropped:
+        raise ConversionError(
+            f"{filename} has a text layer, but its fonts map none of its {facts.dropped:,} "
+            "glyphs to letters (no Unicode map and no readable font program), and OCR is not "
+            "available offline.")
+    if not any(p.words or p.tables for p in pages):
+        raise ConversionError(
+            f"{filename} has no text layer (it looks like a scanned image), and OCR is not "
+            "available offline."
+        )
+    running = find_running([(p.words, p.height) for p in pages])
+    items: list[Line | TableBlock] = []
+    infos: list[PageInfo] = []
+    ruled = unruled = multi = most = 0
+    for page, removed in zip(pages, running, strict=True):
+        size = statistics.median([w.size for w in page.words]) if page.words else 10.0
+        stand_ins = [_table_stand_in(i, t, size) for i, t in enumerate(page.tables)]
+        layout = read_page_lines(page.words + stand_ins, page.number)
+        for line in layout.lines:
+            table = next((w.table for w in line.words if w.table is not None), None)
+            if table is not None:
+                items.append(page.tables[table])
+                rest = [w for w in line.words if w.table is None]
+                if rest:
+                    items.append(Line(rest, line.page, line.column))
+            else:
+                items.append(line)
+        ruled += len(page.tables)
+        multi += layout.columns > 1
+        most = max(most, layout.columns)
+        infos.append(PageInfo(number=page.number, width=page.width, height=page.height,
+                              columns=layout.columns, running=removed,
+                              line_numbers=page.line_numbers))
+    merged = unruled_tables(items)
+    unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
+    quality = PdfQuality(
+        unmappable_recovered=facts.recovered, unmappable_dropped=facts.dropped,
+        overprinted_removed=facts.overprinted, multi_column_pages=multi, most_columns=most,
+        running_removed=sum(len(r) for r in running), tables_ruled=ruled, tables_unruled=unruled)
+    return write(merged, infos, quality, [OFFLINE_NOTE])
+
+
+def convert_pdf(data: bytes, filename: str) -> ConvertedText:
+    if docling_pdf_models_present():
+        try:
+            return convert_with_docling(data, filename, "pdf").with_notes([DOCLING_NOTE])
+        except ConversionError:
+            pass  # the offline route below gives its own, more specific, message
+    return convert_pdf_offline(data, filename)

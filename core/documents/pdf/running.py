@@ -1,0 +1,118 @@
+"""Running headers, footers and page numbers: found across pages, taken out of the text.
+
+A band is a full-width line of words near the top or bottom edge of a page (among the first or
+last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height), or a line of
+rotated text in a side margin, beside all of the page's upright text. A band is running
+when its text with the numbers taken out recurs near the same edge on at least
+:func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
+"iv"). Invariant: only words of such bands are removed; they are kept as page metadata.
+
+A line-number gutter (court transcripts, pleadings, numbered legislation) is a column of small
+integers at the page's left edge, one per text line, counting up by one, with all of the
+page's text between its first and last number to its right: its numbers are taken out of the
+text too, and kept as page metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from core.documents.pdf.chars import Word
+from core.documents.pdf.layout import group_lines, rotated_lines
+
+EDGE_SHARE = 0.14
+EDGE_BANDS = 2
+PAGE_NUMBER = re.compile(
+    r"^(page\s+|p\.\s*|-\s*|–\s*)?([0-9]{1,5}|[ivxlcdm]{1,7})(\s*(of|/|sur|von)\s*[0-9]{1,5})?"
+    r"(\s*-|\s*–)?$|^[0-9]{1,5}\s*\|\s*page$|^page\s*\|\s*[0-9]{1,5}$", re.IGNORECASE)
+NUMBERS = re.compile(r"\d+")
+LINE_NUMBER = re.compile(r"^[0-9]{1,3}$")
+MIN_GUTTER_LINES = 5
+
+
+def _key(text: str) -> str:
+    return " ".join(NUMBERS.sub("", text.lower()).split())
+
+
+@dataclass
+class _Band:
+    words: list[Word]
+    edge: str  # "top", "bottom" or "side"
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)  # in reading order
+
+
+def _edge_bands(words: list[Word], height: float) -> list[_Band]:
+    lines = group_lines([w for w in words if w.upright], 0)
+    bands = []
+    for line in lines[:EDGE_BANDS]:
+        if line.bottom <= height * EDGE_SHARE:
+            bands.append(_Band(line.words, "top"))
+    for line in lines[-EDGE_BANDS:]:
+        if line.top >= height * (1 - EDGE_SHARE) and all(b.words is not line.words for b in bands):
+            bands.append(_Band(line.words, "bottom"))
+    upright = [w for w in words if w.upright]
+    left = min((w.x0 for w in upright), default=0.0)
+    right = max((w.x1 for w in upright), default=0.0)
+    for line in rotated_lines(words, 0):
+        if line.x1 <= left or line.x0 >= right:
+            bands.append(_Band(line.words, "side"))
+    return bands
+
+
+def min_repeats(pages: int) -> int:
+    """On how many pages a band must recur to count as running (two for short documents)."""
+    return 2 if pages <= 6 else 3
+
+
+def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
+    """For each page (its words and height), the running lines; removes their words in place."""
+    bands = [_edge_bands(words, height) for words, height in pages]
+    seen: Counter[tuple[str, str]] = Counter()
+    for page_bands in bands:
+        for edge_key in {(b.edge, _key(b.text)) for b in page_bands}:
+            seen[edge_key] += 1
+    need = min_repeats(len(pages))
+    removed: list[list[str]] = []
+    for (words, _), page_bands in zip(pages, bands, strict=True):
+        gone: list[str] = []
+        drop: set[int] = set()
+        for band in page_bands:
+            key = _key(band.text)
+            if PAGE_NUMBER.match(band.text.strip()) or (
+                    len(key) >= 3 and seen[(band.edge, key)] >= need):
+                gone.append(band.text)
+                drop.update(id(w) for w in band.words)
+        if drop:
+            words[:] = [w for w in words if id(w) not in drop]
+        removed.append(gone)
+    return removed
+
+
+def line_number_gutter(words: list[Word]) -> tuple[list[int], list[Word]]:
+    """The line numbers printed in the page's left margin (empty when it has none) and the
+    words without them."""
+    lines = group_lines([w for w in words if w.upright], 0)
+    starts = [line.words[0] for line in lines if LINE_NUMBER.match(line.words[0].text)]
+    if len(starts) < MIN_GUTTER_LINES:
+        return [], words
+    # numbers set flush right (1..9 then 10..) share their right edge
+    size = sorted(w.size for w in starts)[len(starts) // 2]
+    column = max(([w for w in starts if abs(w.x1 - anchor.x1) <= 0.6 * size] for anchor in starts),
+                 key=len)
+    column.sort(key=lambda w: w.top)
+    values = [int(w.text) for w in column]
+    steps = sum(1 for a, b in zip(values, values[1:], strict=False) if b == a + 1)
+    if len(column) < MIN_GUTTER_LINES or steps < 0.8 * (len(column) - 1):
+        return [], words
+    gutter = {id(w) for w in column}
+    edge = max(w.x1 for w in column) + 0.5 * size
+    top, bottom = column[0].top, column[-1].bottom
+    beside = [w for w in words if id(w) not in gutter and top <= (w.top + w.bottom) / 2 <= bottom]
+    if not beside or sum(1 for w in beside if w.x0 < edge) > 0.02 * len(beside):
+        return [], words  # text reaches into the column: a numbered list or table, not a gutter
+    return values, [w for w in words if id(w) not in gutter]

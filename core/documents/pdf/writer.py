@@ -1,0 +1,226 @@
+"""Lines and tables in reading order, written as the document's text with exact spans.
+
+Lines gather into blocks: a heading (its wrapped lines, and a number alone on the line before
+it), a list item (a bullet and its indented continuation lines), a paragraph (lines close
+together in one column, broken at a wider gap, a first-line indent or a short line that ends a
+sentence), a table. A paragraph cut by a column or page break (its text does not end a sentence
+and the next column goes on in lower case) is one paragraph. Lines join with a space, a word
+hyphenated over a line break is joined again, a dash after a letter or digit joins the number
+on the next line without a space ("737–" "9" is "737–9"), and CJK text joins without spaces.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+
+from core.documents.model import ConvertedText, PageInfo, PdfQuality
+from core.documents.pdf.headings import (
+    NUMBER_ONLY,
+    HeadingRules,
+    Style,
+    assign_levels,
+    numbering_depth,
+    outline_depth,
+    reads_as_sentence,
+    style_of,
+)
+from core.documents.pdf.layout import Line, cjk
+from core.documents.pdf.tables import TableBlock
+from core.documents.spans import TextBuilder, rows_to_markdown
+
+BULLET = re.compile(r"^([•●▪◦‣∙·○■□➢➤►▸→✓✔\-–—*]|\d{1,3}[.)]|[a-z][.)])\s+(?=[\w(\"'“‘])")
+SENTENCE_END = re.compile(r"[.!?:;。！？]['\"”’)\]]*$")
+HYPHENATED = re.compile(r"[^\W\d_][-\u00ad]$")
+DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
+PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
+MIN_SPACING_GAPS = 5  # lines a column needs before its own usual spacing counts
+SHORT_LINE = 0.3  # a line ending this share of the column's width short of its right edge
+
+
+@dataclass
+class _Block:
+    kind: str  # heading, paragraph, list_item, table
+    lines: list[Line] = field(default_factory=list)
+    table: TableBlock | None = None
+    prefix: list[Line] = field(default_factory=list)  # a heading's number line
+
+    @property
+    def page(self) -> int:
+        return self.table.page if self.table else (self.prefix or self.lines)[0].page
+
+
+def join_lines(texts: list[str]) -> str:
+    out = ""
+    for text in texts:
+        if not out:
+            out = text
+        elif HYPHENATED.search(out) and text[:1].islower():
+            out = out[:-1] + text
+        elif DASH_END.search(out) and text[:1].isdigit():
+            out += text  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
+        elif cjk(out[-1]) and cjk(text[0]):
+            out += text
+        else:
+            out += " " + text
+    return out
+
+
+def _bullet(line: Line) -> re.Match[str] | None:
+    first = line.words[0]
+    if first.symbol and len(first.text) == 1 and len(line.words) > 1:
+        return re.match(r"^\S+\s+", line.text)
+    return BULLET.match(line.text)
+
+
+class _Gatherer:
+    """Blocks from lines, one line at a time."""
+
+    def __init__(self, rules: HeadingRules, margins: dict[tuple[int, str], tuple[float, float]],
+                 spacing: dict[tuple[int, str], float]) -> None:
+        self.rules = rules
+        self.margins = margins
+        self.spacing = spacing
+        self.blocks: list[_Block] = []
+
+    def _last(self) -> _Block | None:
+        return self.blocks[-1] if self.blocks else None
+
+    def _near(self, above: Line, line: Line, factor: float = 1.0) -> bool:
+        return (above.page == line.page and above.column == line.column
+                and -0.5 * line.size <= line.top - above.bottom <= factor * max(above.size,
+                                                                                line.size))
+
+    def add_table(self, table: TableBlock) -> None:
+        self.blocks.append(_Block("table", table=table))
+
+    def add(self, line: Line) -> None:
+        last = self._last()
+        prev = last.lines[-1] if last and last.lines else None
+        if self.rules.is_heading(line):
+            if (last and last.kind == "heading" and prev is not None
+                    and style_of(prev) == style_of(line) and self._near(prev, line, 0.9)
+                    and numbering_depth(line.text) is None
+                    and len(" ".join(x.text for x in last.lines)) < 200):
+                last.lines.append(line)
+                return
+            block = _Block("heading", [line])
+            if (last and last.kind == "paragraph" and len(last.lines) == 1
+                    and NUMBER_ONLY.match(last.lines[0].text) and prev is not None
+                    and self._near(prev, line, 3.0)):
+                self.blocks.pop()
+                block.prefix = last.lines
+            self.blocks.append(block)
+            return
+        if _bullet(line):
+            self.blocks.append(_Block("list_item", [line]))
+            return
+        if last and prev is not None and last.kind in ("paragraph", "list_item"):
+            if self._continues(last, prev, line):
+                last.lines.append(line)
+                return
+        self.blocks.append(_Block("paragraph", [line]))
+
+    def _continues(self, block: _Block, prev: Line, line: Line) -> bool:
+        size = max(w.size for w in line.words)
+        if abs(max(w.size for w in prev.words) - size) > 1.0:
+            return False
+        ended = bool(SENTENCE_END.search(prev.text))
+        if prev.page != line.page or prev.column != line.column:
+            # a column or page break inside a sentence
+            return block.kind == "paragraph" and not ended and line.text[:1].islower()
+        if not self._near(prev, line, self.spacing.get((line.page, line.column), PARAGRAPH_GAP)):
+            return False
+        left, right = self.margins[(line.page, line.column)]
+        # the line broke early when the next line's first word would have fitted on it
+        gaps = [b.x0 - a.x1 for a, b in zip(prev.words, prev.words[1:], strict=False)]
+        space = min(statistics.median(gaps), 0.6 * size) if gaps else 0.3 * size
+        room = right - (prev.x1 + space + (line.words[0].x1 - line.words[0].x0))
+        early = room > 0.5 * size
+        # a line that stops well short of the column, though the next word would fit: a
+        # deliberate break (address lines, a caption), even without a full stop
+        # (lines centred one under the other are one block of centred text, a title, a caption)
+        centred = (abs(prev.x0 + prev.x1 - line.x0 - line.x1) < 2 * size
+                   and min(prev.x0, line.x0) - left > size)
+        short = early and prev.x1 < right - SHORT_LINE * (right - left) and not centred
+        if block.kind == "list_item":
+            first = block.lines[0]
+            text_x = first.words[1].x0 if len(first.words) > 1 else first.x0
+            return line.x0 >= text_x - 0.5 * size or not early
+        # a first-line indent starts a paragraph; in double-spaced text (transcripts, pleadings)
+        # an indent after a full line that goes on mid-sentence is a hanging indent instead
+        hanging = (line.page, line.column) in self.spacing and not ended and room <= size
+        indented = (size <= line.x0 - left <= 6 * size and prev.x0 - left < 0.5 * size
+                    and not hanging)
+        run_in = ended and line.words[0].bold >= 0.9 and prev.words[-1].bold < 0.5
+        return not (indented or run_in or (ended and early) or short)
+
+
+def _spacing(lines: list[Line]) -> dict[tuple[int, str], float]:
+    """For each column of each page, the gap (in font sizes) above which a line starts a new
+    paragraph: :data:`PARAGRAPH_GAP`, or more where the lines are set double spaced (a
+    transcript, a pleading) and three gaps in four are already that wide."""
+    gaps: dict[tuple[int, str], list[float]] = {}
+    for above, line in zip(lines, lines[1:], strict=False):
+        if above.page == line.page and above.column == line.column and line.size > 0:
+            gap = (line.top - above.bottom) / line.size
+            if -0.5 <= gap <= 3.0:
+                gaps.setdefault((line.page, line.column), []).append(gap)
+    spacing = {}
+    for key, found in gaps.items():
+        if len(found) >= MIN_SPACING_GAPS:
+            usual = sorted(found)[len(found) // 4]  # most gaps: a line's, not a paragraph's
+            if usual + 0.4 > PARAGRAPH_GAP:
+                spacing[key] = usual + 0.4
+    return spacing
+
+
+def _margins(lines: list[Line]) -> dict[tuple[int, str], tuple[float, float]]:
+    found: dict[tuple[int, str], tuple[float, float]] = {}
+    for line in lines:
+        key = (line.page, line.column)
+        left, right = found.get(key, (line.x0, line.x1))
+        found[key] = (min(left, line.x0), max(right, line.x1))
+    return found
+
+
+def _heading_text(block: _Block) -> str:
+    return join_lines([ln.text for ln in block.prefix + block.lines])
+
+
+def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQuality,
+          notes: list[str]) -> ConvertedText:
+    """The text, blocks, sections and tables of the document read as ``items``."""
+    lines = [i for i in items if isinstance(i, Line)]
+    rules = HeadingRules.learn(lines)
+    gatherer = _Gatherer(rules, _margins(lines), _spacing(lines))
+    for item in items:
+        if isinstance(item, TableBlock):
+            gatherer.add_table(item)
+        else:
+            gatherer.add(item)
+    blocks = gatherer.blocks
+    for block in blocks:
+        if block.kind == "heading" and reads_as_sentence(_heading_text(block)):
+            block.kind, block.lines, block.prefix = "paragraph", block.prefix + block.lines, []
+    headings = [b for b in blocks if b.kind == "heading"]
+    keys: list[tuple[Style, int | None]] = [
+        (style_of(b.lines[0]), outline_depth(_heading_text(b))) for b in headings]
+    levels = dict(zip(map(id, headings), assign_levels(keys), strict=True))
+    builder = TextBuilder()
+    for block in blocks:
+        if block.table is not None:
+            builder.table(rows_to_markdown(block.table.rows), block.table.rows, block.page)
+        elif block.kind == "heading":
+            builder.heading(_heading_text(block), levels[id(block)], block.page)
+        elif block.kind == "list_item":
+            text = join_lines([ln.text for ln in block.lines])
+            match = _bullet(block.lines[0])
+            builder.list_item(text[match.end():] if match else text, block.page)
+        else:
+            text = join_lines([ln.text for ln in block.lines])
+            if not builder.trailing_caption(text, block.page):
+                builder.paragraph(text, block.page)
+    result = builder.result("pdf-offline", pages=len(pages), notes=notes)
+    return result.model_copy(update={"page_info": pages, "quality": quality})
