@@ -17,7 +17,7 @@ def test_two_configurations_on_one_sample_set(page, app_url):
     page.get_by_test_id("stSelectbox").filter(has_text="Question set").click()
     page.get_by_role("option", name="insurance_policy").click()
     wait_for_app(page)
-    configs = page.get_by_test_id("stMultiSelect")
+    configs = page.get_by_test_id("stMultiSelect").filter(has_text="Configurations")
     expect(configs).to_contain_text("fixed 1000 chars")
     expect(configs).to_contain_text("recursive 500/50")
 
