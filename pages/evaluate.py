@@ -20,14 +20,7 @@ from core.operations.evaluation_report import results_csv
 from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
 from core.operations.presets import all_presets, set_candidate
-from core.operations.question_sets import (
-    LoadedSet,
-    load_saved,
-    load_shipped,
-    load_uploaded,
-    saved_sets,
-    shipped_sets,
-)
+from core.operations.question_sets import LoadedSet
 from core.operations.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
 from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RANK_MODES
@@ -44,14 +37,12 @@ from ui.evaluation_view import (
     show_table_rule,
 )
 from ui.persist import kept
+from ui.question_picker import pick_question_set
 from ui.render import md_escape
-from ui.resources import chunk_store, embedding_settings, library, rerank_settings
+from ui.resources import chunk_store, embedding_settings, rerank_settings
 from ui.settings_form import configuration_editor
 from ui.state import show_error
 
-ALL_SAMPLES = "All sample sets"
-UPLOAD = "Upload a CSV…"
-SAVED_PREFIX = "saved: "
 RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
 SET_PREFIX = "chunk set: "
@@ -59,28 +50,6 @@ TOP_K, AUTOCUT, BUDGET, BOTH = "top-k", "autocut", "token budget", "both"
 DEFAULT_CONFIGS = ("fixed 1000 chars", "recursive 500/50")
 DEFAULT_BUDGET = 1000
 Retrieval = tuple[int | None, int | None]  # (token budget, autocut jumps); both None: top-k
-
-
-def _pick_question_set() -> LoadedSet | None:
-    shipped = shipped_sets()
-    options = (([ALL_SAMPLES] if shipped else []) + [p.stem for p in shipped]
-               + [SAVED_PREFIX + name for name in saved_sets()] + [UPLOAD])
-    saved = [o for o in options if o.startswith(SAVED_PREFIX)]  # the user's, else the samples'
-    choice = st.selectbox("Question set", options,
-                          key=kept("evaluate_set", (saved or options)[0], durable=True,
-                                   valid=options),
-                          on_change=reset_question_picker,
-                          help="Make your own on the Question sets page.")
-    if choice == UPLOAD:
-        upload = st.file_uploader(
-            "Question set CSV (question, references, corpus_id[, kind]); corpus_id names a "
-            "document of the library", type=["csv"], key="evaluate_upload",
-            on_change=reset_question_picker)
-        return load_uploaded(upload.getvalue(), upload.name, library()) if upload else None
-    if choice.startswith(SAVED_PREFIX):
-        return load_saved(choice.removeprefix(SAVED_PREFIX), library())
-    paths = shipped if choice == ALL_SAMPLES else [p for p in shipped if p.stem == choice]
-    return load_shipped(paths, choice, library())
 
 
 def _custom_config_form() -> None:
@@ -214,7 +183,7 @@ st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma'
 
 inputs: dict[str, object] = {}  # what the results below must have been computed for
 try:
-    loaded = _pick_question_set()
+    loaded = pick_question_set("evaluate", on_change=reset_question_picker)
 except ChunkLabError as err:
     show_error(err)
     loaded = None

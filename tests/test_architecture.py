@@ -28,7 +28,7 @@ ROOMS = [
     ["pages", "app"],
 ]
 HEAVY = ("chromadb", "docling", "onnxruntime", "onnx", "tokenizers", "torch", "pdfplumber",
-         "streamlit", "pandas", "plotly")
+         "streamlit", "pandas", "plotly", "optuna", "sqlalchemy")
 
 
 def _module_name(path: Path) -> str:
@@ -155,7 +155,8 @@ def test_core_knows_nothing_of_streamlit_or_the_pages():
 
 
 @pytest.mark.parametrize("entry", ["core.cli", "core.operations.answers",
-                                   "core.operations.evaluation", "core.operations.ingest"])
+                                   "core.operations.evaluation", "core.operations.ingest",
+                                   "core.operations.tune"])
 def test_heavy_libraries_load_only_when_used(entry):
     code = (f"import sys, {entry}; "
             f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")

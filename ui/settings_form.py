@@ -21,7 +21,13 @@ from pydantic.fields import FieldInfo
 from core.errors import ChunkLabError
 from core.operations.evaluation import Candidate
 from core.operations.presets import Preset
-from core.operations.strategies import PICKABLE, STRATEGIES, strategy, validated_config
+from core.operations.strategies import (
+    PICKABLE,
+    STRATEGIES,
+    strategy,
+    strategy_label,
+    validated_config,
+)
 from ui.persist import kept, remember, set_aside
 from ui.render import md_escape
 from ui.state import picker_key
@@ -206,6 +212,23 @@ def _configuration(key: str, preset: Preset, own_label: bool) -> Configuration:
     return Configuration(f"{chosen} (edited)" if edited else chosen, name, settings, preset)
 
 
+def put_configuration(key: str, presets: Mapping[str, Preset], label: str, strategy_name: str,
+                      settings: Mapping[str, Any], preset: str | None = None) -> None:
+    """Set the editor ``key`` (not drawn in this run) to a configuration made elsewhere: its
+    preset when it is one, else the first preset of its strategy, with every shown setting and
+    the label put where :func:`configuration_editor` reads them (a page handing configurations
+    to Compare)."""
+    chosen = preset if preset in presets else next(
+        (name for name, p in presets.items() if p.strategy == strategy_name), next(iter(presets)))
+    remember(f"{key}:preset", chosen)
+    remember(f"{key}:{chosen}:strategy", strategy_name)
+    for name, field in strategy(strategy_name).config.model_fields.items():
+        if not _advanced(field):
+            value = settings.get(name, field.get_default(call_default_factory=True))
+            remember(f"{key}:{chosen}:{strategy_name}:{name}", _held(field, value))
+    remember(f"{key}:label", label)
+
+
 def settings_summary(name: str, settings: Mapping[str, Any]) -> str:
     """The settings in one line, for closed settings: "fixed · size 1000 · tables no · …"."""
     def shown(value: Any) -> str:
@@ -214,16 +237,6 @@ def settings_summary(name: str, settings: Mapping[str, Any]) -> str:
         return json.dumps(value) if isinstance(value, list) else f"{value}"
     return " · ".join([name, *(f"{field.replace('_', ' ')} {shown(value)}"
                                for field, value in settings.items())])
-
-
-def strategy_label(name: str, settings: Mapping[str, Any]) -> str:
-    """A short label of a strategy and its size: "recursive 300/30", "fixed 800 chars"."""
-    size = settings.get("size")
-    if not isinstance(size, int):
-        return name
-    overlap = settings.get("overlap") or 0
-    unit = " chars" if settings.get("unit") == "chars" else ""
-    return f"{name} {size}" + (f"/{overlap}" if overlap else "") + unit
 
 
 def _differs(preset: Preset, name: str, settings: Mapping[str, Any]) -> bool:

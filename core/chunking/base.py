@@ -65,11 +65,13 @@ class ChunkFactory:
         digest = hashlib.sha256(
             f"{document.doc_id}|{self.strategy}|{self._key}|{start}|{end}".encode()
         ).hexdigest()[:16]
-        return Chunk(
+        # Every field is made here with its right type: no validation (speed: a third of the
+        # chunker's own time on short chunks went to it)
+        return Chunk.model_construct(
             id=digest,
             doc_id=document.doc_id,
             strategy=self.strategy,
-            config=self._settings,
+            config=dict(self._settings),
             start=start,
             end=end,
             text=text,

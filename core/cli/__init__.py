@@ -1,4 +1,4 @@
-"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|llm-server`.
+"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|tune|llm-server`.
 
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
@@ -22,6 +22,7 @@ from core.cli import (
     llm_server_cmd,
     questions_cmd,
     sets_cmd,
+    tune_cmd,
 )
 from core.cli.output import say
 from core.errors import ChunkLabError
@@ -37,6 +38,8 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "eval": (eval_cmd,
              "Evaluate a chunking strategy on a question set and print the metrics as JSON."),
     "questions": (questions_cmd, "Generate a question set from documents with the LLM."),
+    "tune": (tune_cmd, "Search for the best configuration on a question set; print the Pareto "
+                       "front and the recommendation as JSON."),
     "llm-server": (llm_server_cmd,
                    "Serve the bundled model (or a GGUF file) on this machine, as `make llm`."),
 }

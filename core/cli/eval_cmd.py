@@ -32,12 +32,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from core.cli.options import (
     add_autocut_option,
     add_chunking_options,
+    add_question_set_options,
     chunking_settings,
     refuse_settings_with_preset,
 )
@@ -70,11 +70,7 @@ PARTIAL = 3  # exit code: some configurations failed, the others' results were p
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--questions", type=Path, required=True,
-                        help="question set CSV (question, references, corpus_id[, kind])")
-    parser.add_argument("--docs", type=Path, required=True,
-                        help="folder of the documents; corpus_id = file name with or without "
-                             "extension")
+    add_question_set_options(parser)
     add_chunking_options(parser, default=None)
     parser.add_argument("--preset", action="append",
                         help="a chunking preset by name; repeat to compare several")

@@ -1,9 +1,11 @@
-"""Options shared by several commands: the strategy and its settings (``chunk``, ``ingest``,
-``eval``), and autocut (``eval``, ``assemble``)."""
+"""Options shared by commands: the chunking strategy and its settings (``chunk``, ``ingest``,
+``eval``), autocut (``eval``, ``assemble``), a question set and its documents (``eval``,
+``tune``)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from core.errors import ChunkingError
@@ -13,6 +15,15 @@ from core.retrieval.autocut import DEFAULT_JUMPS
 SIZED = ("size", "overlap", "unit", "overlap_mode", "table_split", "table_max_tokens")
 # settings whose option is not just their name
 FLAGS = {"parsing": "llm-parsing", "summaries": "no-llm-summaries"}
+
+
+def add_question_set_options(parser: argparse.ArgumentParser) -> None:
+    """``--questions`` and ``--docs``: a question set and the folder of its documents."""
+    parser.add_argument("--questions", type=Path, required=True,
+                        help="question set CSV (question, references, corpus_id[, kind])")
+    parser.add_argument("--docs", type=Path, required=True,
+                        help="folder of the documents; corpus_id = file name with or without "
+                             "extension")
 
 
 def add_chunking_options(parser: argparse.ArgumentParser,

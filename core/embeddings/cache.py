@@ -103,6 +103,13 @@ class VectorCache:
 
 _caches: dict[str, VectorCache] = {}
 _caches_lock = threading.Lock()
+_embedded = [0]  # texts the embedders have computed in this process
+
+
+def embedded_texts() -> int:
+    """How many texts the embedders have computed in this process (cache hits not counted): a
+    caller tells from two readings how much of its work the cache served."""
+    return _embedded[0]
 
 
 def cache_for(namespace: str, file_stem: str) -> VectorCache:
@@ -126,11 +133,13 @@ def cached_embed(
     order of ``texts``, float32."""
     texts = list(texts)
     if not use_cache:
+        _embedded[0] += len(texts)
         return compute(texts)
     keys = [cache.key(text) for text in texts]
     found = cache.get_many(list(dict.fromkeys(keys)))
     todo = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
     if todo:
+        _embedded[0] += len(todo)
         vectors = compute(list(todo.values()))
         fresh = dict(zip(todo, vectors, strict=True))
         cache.put_many(fresh, persist)

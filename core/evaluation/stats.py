@@ -113,3 +113,31 @@ def compare_paired(metric: str, label_a: str, a: Sequence[float], label_b: str,
         diff_ci95=bootstrap_ci(differences, resamples=resamples, seed=seed),
         p_value=sign_test(wins, losses),
     )
+
+
+MAX_SEPARATING = 100_000  # questions beyond which :func:`questions_to_separate` gives up
+
+
+def questions_to_separate(comparison: PairedComparison) -> int | None:
+    """How many more questions the sign test would need to call the difference (p < 0.05),
+    were wins, losses and ties to keep their shares: 0 when it already does; None when no
+    number would (as many wins as losses) or more than :data:`MAX_SEPARATING` would."""
+    if comparison.significant:
+        return 0
+    n = comparison.questions
+    if comparison.wins == comparison.losses or n == 0:
+        return None
+
+    def separates(total: int) -> bool:
+        return sign_test(round(comparison.wins * total / n),
+                         round(comparison.losses * total / n)) < ALPHA
+
+    low, high = n, 2 * n  # the answer lies in (low, high] once high separates
+    while not separates(high):
+        if high > MAX_SEPARATING:
+            return None
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if separates(middle) else (middle, high)
+    return high - n

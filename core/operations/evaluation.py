@@ -85,8 +85,8 @@ from core.store.views import EMBEDDING_INPUT_VERSION, embedding_views
 from core.tokens import count_tokens
 
 DEFAULT_K = 5
-RESULTS_VERSION = "4"  # bump when metrics or the result layout change: old cache entries go stale
-_CHUNK_MEMO_SIZE = 64
+RESULTS_VERSION = "5"  # bump when metrics or the result layout change: old cache entries go stale
+_CHUNK_MEMO_SIZE = 256  # documents × configurations: a tune's trials share chunkings
 
 
 class EvaluationError(ChunkLabError):
@@ -323,6 +323,12 @@ def chunks_for(document: Document, candidate: Candidate,
     if len(_chunk_memo) > _CHUNK_MEMO_SIZE:
         _chunk_memo.popitem(last=False)
     return chunks
+
+
+
+def chunks_memoised(document: Document, candidate: Candidate) -> bool:
+    """Whether :func:`chunks_for` holds this chunking of ``document`` already."""
+    return (_text_hash(document), candidate.chunking_key()) in _chunk_memo
 
 
 def evaluate(

@@ -17,7 +17,7 @@ from core.errors import ChunkingError
 from core.files import read_json_object, write_json
 from core.operations.evaluation import Candidate
 from core.operations.strategies import validated_config
-from core.retrieval.ranking import RankMode
+from core.retrieval.ranking import RANK_MODES, RankMode
 from core.store import ChunkSetInfo
 
 PRESETS_FILE = "chunk_presets.json"
@@ -90,13 +90,19 @@ def _path() -> Path:
 
 
 def user_presets() -> dict[str, Preset]:
-    """Configurations the user saved; unreadable entries are skipped."""
+    """Configurations the user saved (``[strategy, settings]``, with ``{ranking,
+    merge_adjacent}`` third when saved with a way to retrieve); unreadable entries are skipped."""
     raw = read_json_object(_path())
-    return {
-        name: Preset(name, entry[0], dict(entry[1]), builtin=False)
-        for name, entry in raw.items()
-        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict)
-    }
+    presets = {}
+    for name, entry in raw.items():
+        if not (isinstance(entry, list) and len(entry) in (2, 3) and isinstance(entry[1], dict)):
+            continue
+        retrieval = entry[2] if len(entry) == 3 and isinstance(entry[2], dict) else {}
+        ranking = retrieval.get("ranking")
+        presets[name] = Preset(name, entry[0], dict(entry[1]), builtin=False,
+                               ranking=ranking if ranking in RANK_MODES else None,
+                               merge_adjacent=retrieval.get("merge_adjacent") is True)
+    return presets
 
 
 def all_presets() -> dict[str, Preset]:
@@ -111,15 +117,29 @@ def preset(name: str) -> Preset:
     return presets[name]
 
 
-def save_user_preset(name: str, strategy: str, settings: dict[str, Any]) -> Preset:
-    """Save a named configuration after checking it is valid; a built-in name cannot be reused."""
+def _entry(preset: Preset) -> list[Any]:
+    entry: list[Any] = [preset.strategy, preset.settings]
+    if preset.ranking or preset.merge_adjacent:
+        entry.append({"ranking": preset.ranking, "merge_adjacent": preset.merge_adjacent})
+    return entry
+
+
+def save_user_preset(name: str, strategy: str, settings: dict[str, Any], *,
+                     ranking: RankMode | None = None, merge_adjacent: bool = False) -> Preset:
+    """Save a named configuration after checking it is valid; a built-in name cannot be reused.
+    ``ranking`` and ``merge_adjacent``: the way to retrieve the evaluation uses with it."""
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise ChunkingError(f"A preset name needs 1 to {MAX_NAME} characters.")
     if name in BUILTIN_PRESETS:
         raise ChunkingError(f"{name!r} is a built-in preset; choose another name.")
+    if ranking is not None and ranking not in RANK_MODES:
+        raise ChunkingError(f"Unknown ranking {ranking!r}; choose one of "
+                            f"{', '.join(RANK_MODES)}.")
     validated_config(strategy, settings)
-    saved = {n: [p.strategy, p.settings] for n, p in user_presets().items()}
-    saved[name] = [strategy, settings]
+    saved = {n: _entry(p) for n, p in user_presets().items()}
+    preset = Preset(name, strategy, dict(settings), builtin=False, ranking=ranking,
+                    merge_adjacent=merge_adjacent)
+    saved[name] = _entry(preset)
     write_json(_path(), saved, indent=2, sort_keys=True)
-    return Preset(name, strategy, dict(settings), builtin=False)
+    return preset

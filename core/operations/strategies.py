@@ -58,6 +58,16 @@ def uses_llm(name: str, settings: Mapping[str, Any]) -> bool:
     return name in STRATEGIES and STRATEGIES[name].needs_llm
 
 
+def strategy_label(name: str, settings: Mapping[str, Any]) -> str:
+    """A short label of a strategy and its size: "recursive 300/30", "fixed 800 chars"."""
+    size = settings.get("size")
+    if not isinstance(size, int):
+        return name
+    overlap = settings.get("overlap") or 0
+    unit = " chars" if settings.get("unit") == "chars" else ""
+    return f"{name} {size}" + (f"/{overlap}" if overlap else "") + unit
+
+
 def validated_config(name: str, settings: Mapping[str, Any]) -> ChunkerConfig:
     """The strategy's typed configuration; ChunkingError names the first mistake (a hand-edited
     configuration's base is checked too)."""

@@ -1,0 +1,72 @@
+"""`python -m core tune`: search for the best configuration on a question set and print the
+Pareto front and the recommendation as JSON.
+
+The output holds ``pareto`` (the configurations no other beats on both the objective and the
+mean tokens a question retrieves, each with ``recall``, ``iou``, ``tokens`` and
+``configuration`` on the search part, and its ``held_back`` figures) and ``recommended`` (the
+best within ``--budget``, with its held-back figures, one sentence of evidence, the runner-up
+and the best built-in preset compared with it), the ``split`` of the questions, and ``cache``
+(the share of trials that chunked and embedded nothing new). Progress goes to stderr. Every
+trial is kept in the run history; ``--resume`` goes on with the stored tune of the same
+question set and settings. ``--save-preset NAME`` saves the recommendation as a preset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli.options import add_question_set_options
+from core.cli.output import say, show_progress
+from core.operations.question_sets import load_from_folder
+from core.operations.tune import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
+from core.operations.tune_report import OBJECTIVES
+from core.progress import Progress
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_question_set_options(parser)
+    parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                        help=f"configurations to try in all (default {DEFAULT_TRIALS})")
+    parser.add_argument("--budget", type=int,
+                        help="the most tokens a question may retrieve on average: the "
+                             "recommendation keeps within it")
+    parser.add_argument("--objective", choices=OBJECTIVES, default="recall",
+                        help="what to maximise: recall, iou, or balanced (per question the "
+                             "harmonic mean of the two); default recall")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with the stored tune of this question set and settings "
+                             "up to --trials in all")
+    parser.add_argument("--held-back", type=float, default=HELD_BACK_SHARE,
+                        help=f"share of each document's questions held back to report the "
+                             f"recommendation on (default {HELD_BACK_SHARE})")
+    parser.add_argument("--save-preset", metavar="NAME",
+                        help="save the recommended configuration as a preset of this name")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = load_from_folder(args.questions, args.docs)
+    for problem in loaded.questions.problems:
+        say(f"warning: {args.questions.name} {problem}")
+    shown = [-1.0]
+
+    def show(progress: Progress) -> None:  # a line as each trial starts, and at the end
+        if int(progress.done) != shown[0]:
+            shown[0] = int(progress.done)
+            show_progress(progress)
+
+    result = tune(loaded.questions, loaded.documents, trials=args.trials,
+                  objective=args.objective, cap=args.budget, resume=args.resume,
+                  held_back_share=args.held_back, progress=None if args.quiet else show)
+    output = result.to_json()
+    if args.save_preset and result.recommendation is not None:
+        saved = save_recommended(args.save_preset, result.recommendation.outcome)
+        output["saved_preset"] = saved.name
+    json.dump(output, sys.stdout, indent=2, ensure_ascii=False)
+    print()
+    if args.save_preset and result.recommendation is None:
+        say("error: nothing to save: no configuration kept within the budget")
+        return 2
+    return 0

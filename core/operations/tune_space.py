@@ -1,0 +1,215 @@
+"""What Tune may try: the search space, one dimension a line, and the configuration a point of
+it stands for.
+
+A point is a mapping of dimension name to value (what the optimiser draws). A dimension is drawn
+only when its condition holds for the values drawn before it (the overlap of a fixed or
+recursive chunking, the budget when retrieval is by budget), and its value goes to one of three
+places: the chunking settings (read by :func:`plan_for`), a field of the configuration
+(:class:`~core.operations.evaluation.Candidate`, set by name: ``ranking``, ``merge_adjacent``)
+or how much a question retrieves (``k`` or a token budget). So a new way to retrieve that is a
+field of the configuration — an embedder, autocut — joins the search as one more line in
+:func:`search_space`.
+
+Values are few and discrete on purpose: two trials that differ only in how they retrieve share
+their chunks, and so their embeddings (``chunks_for`` and the embedding cache serve them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core.operations.evaluation import DEFAULT_K, Candidate
+from core.operations.presets import SMALL_TO_BIG, Preset
+from core.operations.strategies import strategy_label, uses_llm
+from core.retrieval.ranking import RANK_MODES
+
+PRESET = "preset"  # the strategy value that picks a saved or built-in preset
+TOP_K, BUDGET = "top-k", "budget"
+AS_TEXT, WHOLE, ROW_GROUPS = "as text", "whole", "row_groups"
+SIZES = (100, 150, 200, 300, 400, 500, 700, 1000)  # tokens (×4 characters with unit chars)
+OVERLAPS = (0.0, 0.1, 0.2)  # shares of the size
+KS = (1, 2, 3, 5, 8, 10)
+BUDGETS = (250, 500, 1000, 1500, 2000, 3000)
+CHARS_PER_TOKEN = 4
+CUT = ("fixed", "recursive")  # strategies with an overlap and a unit
+SIZED = (*CUT, "semantic")
+# The presets a tune starts from: the default, and the best of the built-ins on the benchmark
+# corpus (bench_retrieval_quality); the others are in reach through the preset dimension.
+BASELINES = ("recursive 500/50", SMALL_TO_BIG)
+SPACE_VERSION = 1  # bump when what a point means changes: stored tunes are not resumed
+
+Value = str | int | float | bool
+Point = Mapping[str, Any]
+Target = Literal["chunking", "configuration", "retrieval"]
+
+
+def _always(point: Point) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One thing Tune varies: its values, where a value goes, when it is drawn."""
+
+    name: str
+    choices: tuple[Value, ...]
+    target: Target
+    when: Callable[[Point], bool] = _always
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    """A configuration to try: the chunking and ranking, and what each question retrieves."""
+
+    candidate: Candidate
+    k: int = DEFAULT_K
+    budget: int | None = None
+    preset: str | None = None  # the preset the chunking comes from, if it is one
+
+    @property
+    def ranking(self) -> str:
+        return self.candidate.ranking or "vector"
+
+    @property
+    def retrieval(self) -> str:
+        return f"top-{self.k}" if self.budget is None else f"{self.budget:,}-token budget"
+
+    def key(self) -> str:
+        """What decides the trial's scores (two trials with one key score the same)."""
+        return json.dumps([self.candidate.key(), self.ranking, self.k, self.budget])
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.candidate
+        return {"label": c.label, "preset": self.preset, "strategy": c.strategy,
+                "settings": c.settings,
+                "ranking": self.ranking, "merge_adjacent": c.merge_adjacent, "k": self.k,
+                "budget": self.budget}
+
+
+def tunable_presets(presets: Mapping[str, Preset]) -> dict[str, Preset]:
+    """The presets a tune may try: those that run offline (no model calls)."""
+    return {name: p for name, p in presets.items() if not uses_llm(p.strategy, p.settings)}
+
+
+def search_space(presets: Mapping[str, Preset], cap: int | None = None
+                 ) -> tuple[Dimension, ...]:
+    """The dimensions, in the order they are drawn; ``cap``: the most tokens a question may
+    retrieve (budgets above it are not tried)."""
+
+    def own(field: str) -> Callable[[Point], bool]:
+        """Drawn unless the point is a preset that brings its own ``field``."""
+        return lambda p: p["strategy"] != PRESET or not getattr(presets[p["preset"]], field)
+
+    budgets = tuple(b for b in BUDGETS if cap is None or b <= cap) or (cap or BUDGETS[0],)
+    return (
+        Dimension("strategy", ("recursive", "fixed", "semantic",
+                               *((PRESET,) if presets else ())), "chunking"),
+        Dimension("preset", tuple(presets), "chunking", lambda p: p["strategy"] == PRESET),
+        Dimension("size", SIZES, "chunking", lambda p: p["strategy"] in SIZED),
+        Dimension("overlap", OVERLAPS, "chunking", lambda p: p["strategy"] in CUT),
+        Dimension("unit", ("tokens", "chars"), "chunking", lambda p: p["strategy"] in CUT),
+        Dimension("tables", (WHOLE, ROW_GROUPS, AS_TEXT), "chunking",
+                  lambda p: p["strategy"] in SIZED),
+        Dimension("ranking", RANK_MODES, "configuration", own("ranking")),
+        Dimension("merge_adjacent", (False, True), "configuration", own("merge_adjacent")),
+        Dimension("retrieve", (TOP_K, BUDGET), "retrieval", lambda p: not _merges(p, presets)),
+        Dimension("k", KS, "retrieval", lambda p: p.get("retrieve", TOP_K) == TOP_K),
+        Dimension("budget", budgets, "retrieval", lambda p: p.get("retrieve") == BUDGET),
+    )
+
+
+def _merges(point: Point, presets: Mapping[str, Preset]) -> bool:
+    """Small-to-big retrieval (measured at top k only)."""
+    if point.get("merge_adjacent"):
+        return True
+    return point["strategy"] == PRESET and presets[point["preset"]].merge_adjacent
+
+
+def signature(space: tuple[Dimension, ...]) -> str:
+    """A hash of the space: a stored tune is resumed only in the same space."""
+    payload = [SPACE_VERSION, [[d.name, list(d.choices), d.target] for d in space]]
+    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:12]
+
+
+def draw(space: tuple[Dimension, ...], suggest: Callable[[str, tuple[Value, ...]], Any]
+         ) -> dict[str, Any]:
+    """A point: each dimension whose condition holds, in order, valued by ``suggest``."""
+    point: dict[str, Any] = {}
+    for dimension in space:
+        if dimension.when(point):
+            point[dimension.name] = suggest(dimension.name, dimension.choices)
+    return point
+
+
+def complete(space: tuple[Dimension, ...], values: Point) -> dict[str, Any]:
+    """The point of ``values`` (a dimension not given takes its first value), without the
+    dimensions whose condition does not hold."""
+    return draw(space, lambda name, choices: values.get(name, choices[0]))
+
+
+def chunking_settings(point: Point) -> dict[str, Any]:
+    """The settings of a fixed, recursive or semantic chunking the point draws."""
+    scale = CHARS_PER_TOKEN if point.get("unit") == "chars" else 1
+    size = int(point["size"]) * scale
+    settings: dict[str, Any] = {"size": size}
+    if point["strategy"] in CUT:
+        settings |= {"overlap": round(size * float(point["overlap"])), "unit": point["unit"]}
+    tables = point["tables"]
+    settings["tables"] = tables != AS_TEXT
+    if tables == ROW_GROUPS:  # table parts of whole rows, as large as a text chunk
+        settings |= {"table_split": ROW_GROUPS, "table_max_tokens": int(point["size"])}
+    return settings
+
+
+def plan_for(point: Point, space: tuple[Dimension, ...],
+             presets: Mapping[str, Preset]) -> TrialPlan:
+    """The configuration ``point`` stands for, labelled in words."""
+    preset = None
+    if point["strategy"] == PRESET:
+        preset = presets[point["preset"]].name
+        candidate = presets[preset].candidate()
+        name = preset
+    else:
+        settings = chunking_settings(point)
+        candidate = Candidate("", point["strategy"], settings)
+        name = strategy_label(point["strategy"], settings) + {
+            AS_TEXT: ", tables as text", ROW_GROUPS: ", tables by rows"}.get(point["tables"], "")
+    fields = {d.name: point[d.name] for d in space
+              if d.target == "configuration" and d.name in point}
+    candidate = dataclasses.replace(candidate, **fields)
+    k = int(point.get("k", DEFAULT_K))
+    budget = int(point["budget"]) if point.get("retrieve") == BUDGET else None
+    plan = TrialPlan(candidate, k, budget, preset)
+    words = [name, *([plan.ranking] if "ranking" in point else []),
+             *(["neighbours merged"] if point.get("merge_adjacent") else []), plan.retrieval]
+    return dataclasses.replace(plan, candidate=dataclasses.replace(
+        candidate, label=", ".join(words)))
+
+
+def chunking_point(space: tuple[Dimension, ...], point: Point) -> dict[str, Any]:
+    """The values of ``point`` that decide its chunks (a later trial given them shares its
+    chunks, and so its embeddings)."""
+    return {d.name: point[d.name] for d in space if d.target == "chunking" and d.name in point}
+
+
+def baseline_points(space: tuple[Dimension, ...], presets: Mapping[str, Preset],
+                    cap: int | None = None) -> list[dict[str, Any]]:
+    """The baseline presets as Evaluate runs them by default (their own ranking, else vector;
+    top 5), or at the largest budget within ``cap``: the first trials, so the search starts
+    from what a user would try by hand."""
+    budget_choices = next(d.choices for d in space if d.name == "budget")
+    points = []
+    for name in BASELINES:
+        if name not in presets:
+            continue
+        values: dict[str, Any] = {"strategy": PRESET, "preset": name, "ranking": "vector",
+                                  "merge_adjacent": False, "k": DEFAULT_K}
+        if cap is not None:
+            values |= {"retrieve": BUDGET, "budget": max(budget_choices)}
+        points.append(complete(space, values))
+    return points

@@ -1,0 +1,71 @@
+"""Browser: tune on a shipped question set, read the recommendation and the front, save the winner
+as a preset, and click a point of the Pareto plot to open it in Compare beside the best."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.browser import ARTIFACTS, wait_for_app
+
+pytestmark = pytest.mark.e2e
+expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
+
+
+def test_tune_save_and_open_a_point_in_compare(page, start_app):
+    page.goto(f"{start_app()}/tune")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Tune")).to_be_visible()
+    page.get_by_test_id("stSelectbox").filter(has_text="Question set").click()
+    page.get_by_role("option", name="technical_handbook").click()
+    wait_for_app(page)
+    trials = page.get_by_role("spinbutton", name="Trials")
+    trials.fill("4")
+    trials.press("Enter")
+    wait_for_app(page)
+
+    page.get_by_role("button", name="Run tune").click()
+    expect(page.get_by_role("heading", name="Recommendation")).to_be_visible(timeout=600_000)
+    wait_for_app(page)
+    sentence = page.get_by_test_id("stAlertContentSuccess")
+    expect(sentence).to_contain_text("held-back questions")
+    plot = page.locator(".js-plotly-plot").first
+    expect(plot).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.get_by_role("heading", name="Recommendation").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "tune_recommendation.png"))
+    plot.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "tune_pareto.png"))
+
+    # one click saves the winner as a preset
+    page.get_by_role("textbox", name="Preset name").fill("tuned in the browser")
+    page.get_by_role("button", name="Save as preset").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Saved “tuned in the browser”")).to_be_visible()
+
+    # a click on a point of the plot opens Compare with the best and that configuration
+    points = plot.locator(".scatterlayer .trace").nth(1).locator("path.point")
+    expect(points.first).to_be_attached()
+    plot.scroll_into_view_if_needed()
+    box = points.first.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.get_by_role("heading", name="Compare chunkings")).to_be_visible(timeout=120_000)
+    wait_for_app(page)
+    strip = page.locator(".cl-clickable").first
+    expect(strip).to_contain_text("1. ")
+    expect(strip).to_contain_text("2. ")
+    expect(page.locator(".cl-text")).to_have_count(2, timeout=120_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "tune_opened_in_compare.png"), full_page=True)
+
+    # back on Tune the result is still there, and the old click opens nothing again
+    page.get_by_role("link", name="Tune").click()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Recommendation")).to_be_visible()
+    page.wait_for_timeout(1500)
+    expect(page.get_by_role("heading", name="Recommendation")).to_be_visible()
+    expect(page.get_by_role("heading", name="Compare chunkings")).to_have_count(0)
+    expect(page.get_by_role("combobox", name="Question set")).to_have_value(
+        re.compile("technical_handbook"))  # the inputs survive the page switch

@@ -1,0 +1,95 @@
+"""The Tune page under AppTest: pick a shipped set, run a short tune, see the recommendation with
+its held-back evidence, the front and every trial; save the winner as a preset; hand a
+configuration of the front to Compare beside the best; a failing input keeps the last result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.config import SAMPLE_QUESTIONS_DIR
+from core.evaluation.questions import parse_questions
+from core.operations.presets import user_presets
+from core.operations.question_sets import save_set
+from tests.pages import page_path
+from ui.persist import SHADOW
+
+PAGE = page_path("tune")
+
+
+@pytest.fixture(scope="module")
+def ran() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=600)
+    at.run()
+    assert not at.exception
+    at.selectbox(key="tune_set").set_value("technical_handbook").run()
+    at.number_input(key="tune_trials").set_value(4).run()
+    at.button(key="tune_run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_recommendation_says_what_and_how_sure_on_the_held_back_questions(ran):
+    result = ran.session_state["tune_result"]["result"]
+    assert len(result.trials) == 4
+    [sentence] = [s.value for s in ran.success]
+    assert result.recommendation.outcome.label in sentence.replace("\\", "")
+    assert "held-back questions" in sentence
+    assert any("search questions" in c.value for c in ran.caption)
+    assert any("served from cache" in c.value for c in ran.caption)
+
+
+def test_front_table_and_trials_are_shown(ran):
+    frames = {tuple(d.value.columns): d.value for d in ran.dataframe}
+    front = next(f for cols, f in frames.items() if "held-back recall" in cols)
+    result = ran.session_state["tune_result"]["result"]
+    assert list(front["Configuration"]) == [o.label for o in result.front]
+    assert "★" in set(front[""])
+    trials = next(f for cols, f in frames.items() if "Trial" in cols)
+    assert list(trials["Trial"]) == [1, 2, 3, 4]
+    assert len(ran.get("plotly_chart")) == 1
+
+
+def test_save_the_winner_as_a_preset(ran):
+    ran.text_input(key="tune_preset_name").set_value("handbook winner").run()
+    ran.button(key="tune_save").click().run()
+    assert not ran.exception
+    saved = user_presets()["handbook winner"]
+    best = ran.session_state["tune_result"]["result"].recommendation.outcome
+    assert saved.strategy == best.plan.candidate.strategy
+    assert saved.ranking == best.plan.candidate.ranking
+    assert any("handbook winner" in i.value for i in ran.info)
+
+
+def test_open_a_configuration_in_compare_beside_the_best(ran):
+    result = ran.session_state["tune_result"]["result"]
+    other = next((o for o in result.front if o is not result.recommendation.outcome),
+                 result.front[0])
+    ran.selectbox(key="tune_pick").set_value(other.label)
+    ran.button(key="tune_compare").click().run()
+    state = ran.session_state
+    best = result.recommendation.outcome
+    assert state[SHADOW + "cmp0:label"] == best.label
+    assert state[SHADOW + "cmp1:label"] == other.label or other is best
+    chosen = state[SHADOW + "cmp0:preset"]
+    strategy = best.plan.candidate.strategy
+    assert state[SHADOW + f"cmp0:{chosen}:strategy"] == strategy
+    for name, value in best.plan.candidate.settings.items():
+        if name != "table_split":
+            assert state[SHADOW + f"cmp0:{chosen}:{strategy}:{name}"] == value
+
+
+def test_too_small_a_set_is_explained_and_the_last_result_stays(ran):
+    before = ran.session_state["tune_result"]["result"]
+    handbook = parse_questions(Path(SAMPLE_QUESTIONS_DIR, "technical_handbook.csv").read_bytes(),
+                               "technical_handbook.csv")
+    save_set("three questions", handbook.questions[:3])
+    ran.run()
+    ran.selectbox(key="tune_set").set_value("saved: three questions").run()
+    ran.button(key="tune_run").click().run()
+    assert not ran.exception
+    assert any("at least 8 valid questions" in e.value for e in ran.error)
+    assert ran.session_state["tune_result"]["result"] is before
+    assert ran.get("plotly_chart")  # the last result is still drawn

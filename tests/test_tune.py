@@ -1,0 +1,258 @@
+"""Tune: the split, the search space, the front and the recommendation, a run that is kept in
+the run history, reuses chunkings, resumes after a cancel and saves its winner as a preset; and
+`python -m core tune`."""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import nullcontext
+from math import ceil
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.evaluation.metrics import QuestionScore
+from core.evaluation.questions import Question, QuestionSet, Reference
+from core.evaluation.stats import compare_paired, questions_to_separate
+from core.operations.evaluation import Candidate
+from core.operations.evaluation_runs import run_history
+from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, user_presets
+from core.operations.question_sets import load_from_folder
+from core.operations.strategies import validated_config
+from core.operations.tune import (
+    NEW_CHUNKINGS_SHARE,
+    TuneError,
+    save_recommended,
+    split_questions,
+    tune,
+)
+from core.operations.tune_report import (
+    Figures,
+    TrialOutcome,
+    choose,
+    front,
+    question_objective,
+    ranked,
+)
+from core.operations.tune_space import (
+    BUDGET,
+    PRESET,
+    TrialPlan,
+    baseline_points,
+    draw,
+    plan_for,
+    search_space,
+)
+from core.progress import Cancelled, Progress
+
+ROOT = Path(__file__).resolve().parents[1]
+SET = ROOT / "sample_docs" / "questions" / "technical_handbook.csv"
+DOCS = ROOT / "sample_docs"
+
+
+@pytest.fixture(scope="module")
+def handbook():
+    return load_from_folder(SET, DOCS)
+
+
+def _questions(per_doc: dict[str, int]) -> QuestionSet:
+    questions = [Question(row, f"q{row}", doc, (Reference("x", 0, 1),))
+                 for doc, n in per_doc.items() for row in range(n)]
+    return QuestionSet("set", tuple(questions))
+
+
+def test_split_is_seeded_per_document_and_disjoint():
+    questions = _questions({"a.md": 10, "b.md": 7, "c.md": 1})
+    split = split_questions(questions, 0.3)
+    assert split.by_document == {"a.md": (7, 3), "b.md": (5, 2), "c.md": (1, 0)}
+    search = {(q.corpus_id, q.row) for q in split.search.questions}
+    held = {(q.corpus_id, q.row) for q in split.held_back.questions}
+    assert not search & held and len(search | held) == 18
+    assert split_questions(questions, 0.3).held_back == split.held_back  # the same every time
+    assert split_questions(questions, 0.3, seed=1).held_back != split.held_back
+    with pytest.raises(TuneError, match="at least 8"):
+        split_questions(_questions({"a.md": 5}))
+
+
+def test_every_point_of_the_space_is_a_valid_configuration():
+    presets = dict(BUILTIN_PRESETS)
+    space = search_space(presets, cap=800)
+    budgets = next(d.choices for d in space if d.name == "budget")
+    assert budgets and max(budgets) <= 800  # nothing over the cap is tried
+    import random
+
+    rng = random.Random(1)
+    seen_merge_with_budget = False
+    for _ in range(300):
+        point = draw(space, lambda name, choices: rng.choice(choices))
+        plan = plan_for(point, space, presets)
+        validated_config(plan.candidate.strategy, plan.candidate.settings)
+        seen_merge_with_budget |= plan.candidate.merge_adjacent and plan.budget is not None
+        if point["strategy"] == PRESET:
+            assert plan.preset == point["preset"]
+            assert plan.candidate.label.startswith(point["preset"])
+        if point.get("unit") == "chars":
+            assert plan.candidate.settings["size"] == 4 * point["size"]
+    assert not seen_merge_with_budget  # small-to-big is measured at top k only
+
+
+def test_plan_labels_and_settings():
+    presets = dict(BUILTIN_PRESETS)
+    space = search_space(presets)
+    point = {"strategy": "recursive", "size": 300, "overlap": 0.1, "unit": "tokens",
+             "tables": "row_groups", "ranking": "hybrid", "merge_adjacent": False,
+             "retrieve": BUDGET, "budget": 1000}
+    plan = plan_for(point, space, presets)
+    assert plan.candidate.settings == {"size": 300, "overlap": 30, "unit": "tokens",
+                                       "tables": True, "table_split": "row_groups",
+                                       "table_max_tokens": 300}
+    assert plan.candidate.label == "recursive 300/30, tables by rows, hybrid, 1,000-token budget"
+    assert (plan.k, plan.budget, plan.ranking) == (5, 1000, "hybrid")
+    small = plan_for({"strategy": PRESET, "preset": SMALL_TO_BIG, "retrieve": "top-k", "k": 3},
+                     space, presets)
+    assert small.candidate.merge_adjacent and small.ranking == "hybrid"
+    assert small.candidate.label == f"{SMALL_TO_BIG}, top-3"
+    baselines = [plan_for(p, space, presets) for p in baseline_points(space, presets)]
+    assert [b.preset for b in baselines] == ["recursive 500/50", SMALL_TO_BIG]
+    assert all(b.k == 5 and b.budget is None for b in baselines)
+
+
+def _outcome(number: int, objective: float, tokens: float, size: int = 100) -> TrialOutcome:
+    plan = TrialPlan(Candidate(f"c{number}", "fixed", {"size": size + number}))
+    figures = Figures(10, objective, (objective, objective), objective, (0, 1), 0.1, tokens, ())
+    return TrialOutcome(number, plan, figures, 1.0, False, 0)
+
+
+def test_front_keeps_what_nothing_beats_on_both_and_ranked_keeps_within_the_cap():
+    outcomes = [_outcome(0, 0.9, 900), _outcome(1, 0.8, 400), _outcome(2, 0.7, 500),
+                _outcome(3, 0.9, 1200), _outcome(4, 0.95, 2000)]
+    assert [o.number for o in front(outcomes)] == [1, 0, 4]  # cheapest first
+    assert [o.number for o in ranked(outcomes, cap=1000)] == [0, 1, 2]
+    assert ranked(outcomes, cap=100) == []
+
+
+def _scored(number: int, values: list[float], tokens: float) -> TrialOutcome:
+    plan = TrialPlan(Candidate(f"c{number}", "fixed", {"size": 100 + number}))
+    mean = sum(values) / len(values)
+    figures = Figures(len(values), mean, (mean, mean), mean, (0, 1), 0.1, tokens, tuple(values))
+    return TrialOutcome(number, plan, figures, 1.0, False, 0)
+
+
+def test_a_trial_is_a_builtin_preset_only_as_evaluate_runs_it():
+    presets = dict(BUILTIN_PRESETS)
+    space = search_space(presets)
+    figures = Figures(1, 0.5, (0, 1), 0.5, (0, 1), 0.1, 100.0, (0.5,))
+    as_run, other = (
+        TrialOutcome(n, plan_for({"strategy": PRESET, "preset": "semantic", "ranking": ranking,
+                                  "merge_adjacent": False, "retrieve": "top-k", "k": k},
+                                 space, presets), figures, 1.0, False, 0)
+        for n, (ranking, k) in enumerate((("vector", 5), ("hybrid", 3))))
+    assert as_run.builtin_preset == "semantic"
+    assert other.builtin_preset is None  # its chunking, another way to retrieve
+
+
+def test_a_cheaper_configuration_that_ties_with_the_top_scorer_is_recommended():
+    top = _scored(0, [1.0] * 40, 3000)
+    close = _scored(1, [1.0] * 38 + [0.0] * 2, 1000)  # 2 losses in 40: the sign test cannot tell
+    poor = _scored(2, [1.0] * 20 + [0.0] * 20, 300)  # 20 losses: worse
+    pick, other, tied = choose([top, close, poor], None, "recall")
+    assert (pick, other, tied) == (close, top, 2)
+    pick, other, _ = choose([top, poor], None, "recall")
+    assert (pick, other) == (top, poor)  # nothing cheaper ties: the top scorer, vs the runner-up
+    assert choose([top, close, poor], 500, "recall")[0] is poor  # only it keeps to the cap
+
+
+def test_balanced_objective_is_the_harmonic_mean_of_recall_and_iou():
+    score = QuestionScore(recall=0.8, precision=0.2, iou=0.2, precision_omega=0.3, hit=1.0,
+                          reciprocal_rank=1.0, first_hit_rank=1, covered_chars=8,
+                          reference_chars=10, retrieved_chars=40)
+    assert question_objective(score, "recall") == 0.8
+    assert question_objective(score, "balanced") == pytest.approx(2 * 0.8 * 0.2 / 1.0)
+
+
+def test_questions_to_separate_a_tie():
+    tie = compare_paired("recall", "a", [0.0] * 10 + [1.0] * 5 + [0.0] * 85, "b",
+                         [1.0] * 10 + [0.0] * 5 + [0.0] * 85)
+    more = questions_to_separate(tie)
+    assert tie.p_value > 0.05 and more is not None and more > 0
+    bigger = compare_paired("recall", "a", [0.0] * 20 + [1.0] * 10 + [0.0] * 170 + [0.0] * more,
+                            "b", [1.0] * 20 + [0.0] * 10 + [0.0] * 170 + [0.0] * more)
+    assert bigger.questions > 100
+    even = compare_paired("recall", "a", [1.0, 0.0], "b", [0.0, 1.0])
+    assert questions_to_separate(even) is None
+
+
+def test_tune_runs_reuses_chunkings_resumes_and_saves(handbook):
+    before = len(run_history())
+    messages: list[Progress] = []
+    result = tune(handbook.questions, handbook.documents, trials=5, progress=messages.append)
+    assert len(result.trials) == 5 and result.failed == []
+    assert len(run_history()) >= before + 5  # every trial kept like an evaluation
+    assert messages[-1].fraction == 1.0 and any(m.eta_s for m in messages)
+    labels = [o.label for o in result.trials]
+    assert labels[0] == "recursive 500/50, vector, top-5"  # the search starts from the presets
+    # after this many distinct chunkings the trials vary ranking and retrieval only
+    budget = ceil(5 * NEW_CHUNKINGS_SHARE)
+    chunkings = {o.plan.candidate.chunking_key() for o in result.trials}
+    assert len(chunkings) == budget
+    assert all(not o.chunked_new and o.embedded_new == 0 for o in result.trials[budget:])
+    assert result.cache.served >= 5 - budget
+    assert result.front and result.recommendation is not None
+    best = result.recommendation
+    assert best.outcome in result.front
+    assert best.held_back.questions == len(result.split.held_back.questions)
+    assert "held-back questions" in best.sentence()
+    data = result.to_json()
+    assert {"recall", "iou", "tokens", "configuration"} <= set(data["pareto"][0])
+    assert data["recommended"]["label"] == best.outcome.label
+
+    again = tune(handbook.questions, handbook.documents, trials=7, resume=True)
+    assert len(again.trials) == 7 and "Resumed" in again.notes[0]
+    assert [o.label for o in again.trials[:5]] == labels
+
+    saved = save_recommended("tuned handbook", best.outcome)
+    stored = user_presets()["tuned handbook"]
+    assert stored == saved and stored.ranking == best.outcome.plan.candidate.ranking
+
+
+def test_a_cancelled_tune_keeps_its_finished_trials(handbook):
+    cancel = threading.Event()
+
+    def stop_after_first(progress: Progress) -> None:
+        if progress.message.startswith("Trial 2 of 3 ("):  # the second trial is under way
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        tune(handbook.questions, handbook.documents, trials=3, objective="iou",
+             progress=stop_after_first, cancel=cancel)
+    resumed = tune(handbook.questions, handbook.documents, trials=3, objective="iou",
+                   resume=True)
+    assert len(resumed.trials) == 3 and "1 finished" in resumed.notes[0]
+
+
+def test_cli_tune_prints_the_front_and_the_recommendation(capsys):
+    code = main(["tune", "--questions", str(SET), "--docs", str(DOCS), "--trials", "3",
+                 "--budget", "1500", "--objective", "balanced", "--save-preset", "cli tuned"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["objective"] == "balanced" and out["budget"] == 1500
+    assert out["pareto"] and all({"recall", "iou", "tokens", "configuration"} <= set(p)
+                                 for p in out["pareto"])
+    assert out["recommended"]["held_back"]["tokens"] >= 0
+    assert out["recommended"]["search"]["tokens"] <= 1500
+    assert out["saved_preset"] == "cli tuned" and "cli tuned" in user_presets()
+    assert out["split"]["search"] + out["split"]["held_back"] == 20
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trials", "0"], "number of trials"),
+    (["--objective", "speed"], "invalid choice"),
+    (["--budget", "0"], "token budget"),
+])
+def test_cli_tune_refuses_bad_input_in_one_line(capsys, argv, message):
+    with pytest.raises(SystemExit) if "speed" in argv else nullcontext():
+        code = main(["tune", "--questions", str(SET), "--docs", str(DOCS), "--quiet", *argv])
+        assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
