@@ -136,17 +136,21 @@ def test_ab_same_input_reports_differences(fake_llm, lib, source):  # noqa: F811
     variant = default.with_text(default.text + "\nPrefer fewer chunks.", "fewer")
 
     def answer(request):
-        anchors = [int(line[1:].split("]")[0]) for line in request.prompt.splitlines()
+        # The section's own blocks only: the worked example before it (a bread recipe) has
+        # numbered blocks too, and an answer starting at its first anchor is rightly rejected.
+        section = request.prompt.split('\nSECTION "', 1)[1]
+        anchors = [int(line[1:].split("]")[0]) for line in section.splitlines()
                    if line.startswith("[") and "]" in line and line[1:].split("]")[0].isdigit()]
-        first, last = anchors[0], anchors[-1]
+        first, middle, last = anchors[0], anchors[len(anchors) // 2], anchors[-1]
         if "Prefer fewer" in request.prompt:
             return f"{first}\tDOCUMENT_START\tStart\n{last}\tDOCUMENT_END\tEnd"
-        return (f"{first}\tDOCUMENT_START\tStart\n{first + 1}\tSEMANTIC_SHIFT\tNew point here\n"
+        return (f"{first}\tDOCUMENT_START\tStart\n{middle}\tSEMANTIC_SHIFT\tNew point here\n"
                 f"{last}\tDOCUMENT_END\tEnd")
 
     fake_llm.respond(answer)
     result = prompt_tests.run_ab(fake_llm.settings(), default, variant, source)
     assert result.a.version != result.b.version
+    assert result.a.error is None and result.b.error is None
     assert len(result.only_a) == 1 and "SEMANTIC_SHIFT" in result.only_a[0]
     assert result.only_b == []
     assert "-" in result.raw_diff and "SEMANTIC_SHIFT" in result.raw_diff

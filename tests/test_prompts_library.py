@@ -6,12 +6,14 @@ from core.errors import TemplateError
 from core.prompts.library import PromptLibrary, text_version
 from core.prompts.substitution import substitute
 
-# Binding names from CONTRACTS.md: the LLM engineer fills exactly these.
+# Binding names from CONTRACTS.md: the LLM engineer fills exactly these. The anchor templates
+# also name the first and last block number shown (StructurePhase.values and
+# BoundariesPhase.values pass first_anchor/last_anchor); the offsets templates do not use them.
 CONTRACT = {
-    "structure_analysis": {"document_name", "document_text"},
+    "structure_analysis": {"document_name", "document_text", "first_anchor", "last_anchor"},
     "structure_analysis_offsets": {"document_name", "document_text"},
     "boundary_detection": {"section_title", "section_text", "text_length", "max_tokens",
-                           "max_chars"},
+                           "max_chars", "first_anchor", "last_anchor"},
     "boundary_detection_offsets": {"section_title", "section_text", "section_start",
                                    "text_length", "max_tokens", "max_chars"},
     "chunk_metadata": {"document_id", "chapter_title", "section_title", "chunk_text"},

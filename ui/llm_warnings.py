@@ -71,9 +71,9 @@ def show_failed_documents(info: ChunkSetInfo) -> None:
     if not info.failed:
         return
     st.error(f"“{md_escape(info.name)}” holds {md_escape(info.documents_text())}: "
-             f"{count(len(info.failed), 'document')} could not be chunked.",
+             f"{md_escape(count(len(info.failed), 'document'))} could not be chunked.",
              icon=":material/error:")
-    with st.expander(f"Documents that failed in “{info.name}” ({len(info.failed):,})",
+    with st.expander(f"Documents that failed in “{md_escape(info.name)}” ({len(info.failed):,})",
                      key=f"failed_documents_{info.name}"):
         show_table(pd.DataFrame([{"document": f.name, "error": f.error} for f in info.failed]),
                    wide="error")
