@@ -107,7 +107,7 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
                 f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces:,}); they "
                 "are embedded truncated, so their tails do not count for retrieval"
                 + ("." if read is None else
-                   f" (the embedder read {share(read)} of the set's text)."),
+                   f" (the embedder read {md_escape(share(read))} of the set's text)."),
                 icon=":material/content_cut:",
             )
 

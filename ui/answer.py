@@ -51,6 +51,7 @@ def show_answer(text: str, check: CitationCheck, anchor: Callable[[int], str]) -
     if not check.hits:
         st.warning("The answer cites no source.")
     for repeat in check.repeats:
-        st.warning(f"The answer says “{md_escape(repeat.sentence)}” {repeat.times} times: a "
+        times = md_escape(f"{repeat.times:,}")
+        st.warning(f"The answer says “{md_escape(repeat.sentence)}” {times} times: a "
                    "small model loops like this when its sources do not hold what was asked. "
                    "Check that the prompt's sources answer every part of the question.")

@@ -94,7 +94,7 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
     page.get_by_role("button", name="Run evaluation").click()
     wait_for_app(page)
     # the endpoint's configuration is a failed row; MiniLM's results are kept
-    error = page.get_by_text("1 of 2 configurations failed; the results of the other 1 are "
+    error = page.get_by_text("2 of 4 configurations failed; the results of the other 2 are "
                              "kept.")
     expect(error).to_be_visible(timeout=180_000)
     rows = page.get_by_test_id("stTable")
