@@ -359,3 +359,47 @@ def test_copied_example_lines_are_dropped_and_a_pure_copy_refused(fake_llm, guid
     assert "example_copy" in {r.kind for r in result.repairs}
     with pytest.raises(TSVError, match="copies the template's example"):
         without_copies("phase 2", template, example, "", Repairs())
+
+
+# --- what keeps a small model from writing to its token limit --------------------------------
+def test_structure_and_boundary_requests_stop_where_an_echo_of_the_text_would_begin(
+        fake_llm, guide):
+    run(fake_llm, [guide], parsing="tolerant", cache=False)
+    stops = {call.phase: call.body.get("stop") for call in fake_llm.calls}
+    assert "\n[" in stops["structure_analysis"] and "\n[" in stops["boundary_detection"]
+    assert all(len(stop) <= 4 for stop in stops.values() if stop)  # what OpenAI's API allows
+    assert stops["chunk_metadata"] is None  # a phase whose answer may hold any text sends none
+
+
+def test_a_long_document_is_read_in_windows_a_small_model_answers(guide):
+    from core.llm.phases.structure import MAX_WINDOW_TOKENS, STRUCTURE
+    from core.tokens import count_tokens
+    long = convert("\n\n".join(
+        f"## Part {n}\n\n" + f"Paragraph {n} explains how the queue keeps order events. " * 12
+        for n in range(60)).encode(), "long.md")
+    windows = STRUCTURE.windows(long, "anchors", budget=6000)
+    assert len(windows) >= 3
+    assert all(count_tokens(w.text) <= MAX_WINDOW_TOKENS for w in windows)
+    assert len(STRUCTURE.windows(guide, "anchors", budget=6000)) == 1
+
+
+def test_an_answer_cut_at_its_limit_is_kept_in_the_cache_for_that_limit(fake_llm, guide):
+    def respond(request):
+        answer = auto_answer(request.phase, request.prompt)
+        if request.phase == "structure_analysis":
+            return Reply.cut(answer + "\nUnfinished sect", 40)
+        return answer
+    fake_llm.respond(respond)
+    first = run(fake_llm, [guide], parsing="tolerant")[0]
+    assert first.error is None and not first.structure.fallback
+    assert "answer_cut" in [r.kind for r in first.repairs]
+    asked = fake_llm.phases.count("structure_analysis")
+    again = run(fake_llm, [guide], parsing="tolerant")[0]
+    assert fake_llm.phases.count("structure_analysis") == asked  # served from the cache …
+    assert [s.title for s in again.structure.sections] == [
+        s.title for s in first.structure.sections]
+    assert "answer_cut" in [r.kind for r in again.repairs]  # … and still said to be cut
+    other = run_llm([guide], {"parsing": "tolerant"},
+                    RunOptions(llm=fake_llm.settings(max_tokens=100)))[0]
+    assert other.error is None
+    assert fake_llm.phases.count("structure_analysis") > asked  # another limit asks again

@@ -84,6 +84,7 @@ class LLMRequest:
     temperature: float | None = None
     max_tokens: int | None = None
     subject: str = ""  # what the request is about, for the log: a document and its blocks
+    stop: tuple[str, ...] = ()  # the server ends the answer where one of these would begin
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,7 @@ class LLMClient:
             "temperature": (settings.temperature if request.temperature is None
                             else request.temperature),
             "max_tokens": request.max_tokens or settings.max_tokens,
+            **({"stop": list(request.stop)} if request.stop else {}),
         }
         label = request.label
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,

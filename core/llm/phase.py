@@ -132,6 +132,10 @@ class Phase(ABC, Generic[Req, Out]):
     # connection's max tokens. Never more than the connection's.
     answer_tokens: ClassVar[int | None] = None
     text_placeholder: ClassVar[str | None] = None  # the placeholder that carries the text
+    # Strings a valid answer never contains, where an echo of the prompt would begin (a block
+    # marker such as "\n[12] "): the server stops there instead of writing to its token limit.
+    # Four at most, as OpenAI's API allows.
+    stop: ClassVar[tuple[str, ...]] = ()
     # What the Prompts page asks for to try the phase: "document", "section", "max_tokens",
     # "chunk", "table", "conversation", "question" (fields of PhaseInput).
     inputs: ClassVar[tuple[str, ...]] = ("document",)
@@ -273,15 +277,17 @@ class PhaseContext:
             self.usage.completion_tokens += response.completion_tokens
             self.usage.latency_s += response.latency_s
 
-    def _cached(self, key: str) -> str | None:
+    def _cached(self, *keys: str) -> tuple[str, str] | None:
+        """The first of ``keys`` the cache holds, with its answer (one hit or miss counted)."""
         assert self.cache is not None
-        answer = self.cache.get(key)
+        found = next(((key, answer) for key in keys
+                      if (answer := self.cache.get(key)) is not None), None)
         with self._lock:
-            if answer is None:
+            if found is None:
                 self.usage.cache_misses += 1
             else:
                 self.usage.cache_hits += 1
-        return answer
+        return found
 
     def _parse(self, phase: Phase[Req, Out], template: PromptTemplate, answer: str,
                request: Req) -> Out:
@@ -309,28 +315,44 @@ class PhaseContext:
         cap = phase.answer_cap(request)
         if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
             llm_request = replace(llm_request, max_tokens=cap)
-        llm_request = replace(llm_request, subject=phase.subject(request))
+        llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop)
+        limit = llm_request.max_tokens or self.settings.max_tokens
         content = phase.cache_content(request)
-        key = None
+        key = cut_key = None
         if self.cache is not None and content is not None:
-            key = LLMCache.key(
-                phase.name, template.version, llm_request.model or self.settings.model,
-                self.settings.temperature if llm_request.temperature is None
-                else llm_request.temperature, **content,
-            )
-            cached = self._cached(key)
-            if cached is not None:
+            model = llm_request.model or self.settings.model
+            temperature = (self.settings.temperature if llm_request.temperature is None
+                           else llm_request.temperature)
+            key = LLMCache.key(phase.name, template.version, model, temperature, **content)
+            # An answer cut at its token limit is kept for that limit only: a larger limit
+            # asks again, for the whole answer.
+            cut_key = LLMCache.key(phase.name, template.version, model, temperature,
+                                   **content, cut_at=limit)
+            cached = self._cached(key, cut_key)
+            if cached is not None and cached[0] == key:
                 try:
-                    return self._parse(phase, template, cached, request)
+                    return self._parse(phase, template, cached[1], request)
                 except TSVError:  # cached under older rules: ask again
                     self.cache.discard(key)
+            elif cached is not None:
+                replayed = LLMResponse(cached[1], 0.0, 0, 0, model)
+                try:
+                    return self._cut(phase, template, AnswerCutError(
+                        f"answer cut at {limit:,} tokens (the server stopped at the limit; "
+                        "kept in the LLM cache)", response=replayed, label=phase.label),
+                        request)
+                except AnswerCutError:  # no longer usable under today's rules: ask again
+                    self.cache.discard(cut_key)
         last: TSVError | None = None
         for _ in range(phase.retries + 1):
             try:
                 response = self.client.complete(llm_request)
             except AnswerCutError as cut:
                 self._record(cut.response)
-                return self._cut(phase, template, cut, request)
+                value = self._cut(phase, template, cut, request)
+                if cut_key is not None and self.cache is not None:
+                    self.cache.put(cut_key, phase.name, cut.response.text)
+                return value
             self._record(response)
             try:
                 value = self._parse(phase, template, response.text, request)

@@ -225,6 +225,7 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
     offsets_template = "boundary_detection_offsets"
     retries = 0
     text_placeholder = "section_text"
+    stop = ("\n[", "END OF SECTION")  # a boundary line never starts with a block marker
 
     def values(self, request: BoundaryWindow) -> dict[str, str]:
         text = request.text

@@ -36,6 +36,10 @@ ROOT = "ROOT"
 DEFAULT_SNAP_TOLERANCE = 200
 ROW_TOKENS = 30  # a section line: a title of a few words, three numbers and the parent
 MAX_SECTIONS_PER_BLOCK = 3  # one per level: a block may start a chapter, section and subsection
+# The most text one structure request carries, whatever the context allows: a 1.5B model given
+# 4,000+ tokens echoed the document back instead of listing its sections, while windows of about
+# 1,000 tokens were answered as asked.
+MAX_WINDOW_TOKENS = 1500
 HEADINGS = ("title", "heading")
 COLUMNS = {
     "anchors": ("title", "level", "start_anchor", "end_anchor", "parent_title"),
@@ -254,6 +258,7 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
     offsets_template = "structure_analysis_offsets"
     retries = 0
     text_placeholder = "document_text"
+    stop = ("\n[", "END OF DOCUMENT")  # a section line never starts with a block marker
 
     def values(self, request: StructureWindow) -> dict[str, str]:
         return {"document_name": request.document.source_name, "document_text": request.text,
@@ -324,6 +329,7 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
     def windows(self, document: Document, mode: Mode, budget: int,
                 snap_tolerance: int = DEFAULT_SNAP_TOLERANCE) -> list[StructureWindow]:
         blocks = anchors.anchor_blocks(document)
+        budget = min(budget, MAX_WINDOW_TOKENS)
         shown = anchors.windows(document, blocks, budget) if blocks else []
         return [
             StructureWindow(document, mode, blocks, window,
