@@ -88,7 +88,8 @@ def test_unordered_document_end_is_sorted():
 
 
 def test_only_an_end_past_the_text_is_clamped(fake_llm, guide):
-    answers = iter(["Guide\t1\t1\t99\tROOT", "Guide\t1\t99\t99\tROOT"])
+    answers = iter(["Guide\t1\t1\t99\tROOT", "Nowhere\t1\t99\t99\tROOT",
+                    "Guide\t1\t99\t99\tROOT"])
     fake_llm.respond(lambda r: next(answers) if r.phase == "structure_analysis"
                      else auto_answer(r.phase, r.prompt))
     clamped = run(fake_llm, [guide], parsing="tolerant", cache=False)[0]
@@ -98,6 +99,9 @@ def test_only_an_end_past_the_text_is_clamped(fake_llm, guide):
     outside = run(fake_llm, [guide], parsing="tolerant", cache=False)[0]
     assert outside.structure.fallback  # a section starting outside the text is not repaired
     assert "start_anchor 99 is not an anchor" in outside.repairs[0].detail
+    named = run(fake_llm, [guide], parsing="tolerant", cache=False)[0]  # … unless its title
+    assert not named.structure.fallback  # names a heading of the text: it starts there
+    assert [r.kind for r in named.repairs] == ["anchor_from_title"]
 
 
 def test_a_row_with_a_bad_value_is_dropped_and_recorded():
@@ -403,3 +407,27 @@ def test_an_answer_cut_at_its_limit_is_kept_in_the_cache_for_that_limit(fake_llm
                     RunOptions(llm=fake_llm.settings(max_tokens=100)))[0]
     assert other.error is None
     assert fake_llm.phases.count("structure_analysis") > asked  # another limit asks again
+
+
+def test_sections_named_by_their_headings_start_at_those_headings_whatever_the_numbers():
+    """A real answer: the titles are the deck's headings, the numbers a count of the lines."""
+    from dataclasses import replace
+
+    from core.llm.phases.structure import STRUCTURE
+    deck = convert((SAMPLES / "onboarding_deck.pptx").read_bytes(), "onboarding_deck.pptx")
+    answer = ("Welcome to Tidewater on-call\t1\t1\t2\tROOT\n"
+              "Your first two weeks\t4\t5\t9\tROOT\n"
+              "How Tidewater fits together\t5\t6\t14\tROOT\n"
+              "Alerts that page you\t6\t7\t17\tROOT\n")
+    window = replace(STRUCTURE.windows(deck, "anchors", 6000)[0], repairs=Repairs())
+    sections = STRUCTURE.parse(answer, window)
+    headings = {s.title: s for s in deck.sections}
+    for found in sections[1:]:
+        assert deck.text[found.start:].lstrip("# ").startswith(found.title)
+        assert found.level == headings[found.title].level
+    assert sections[1].end < sections[2].start and sections[2].end < sections[3].start
+    kinds = Counter(r.kind for r in window.repairs.items)
+    assert kinds["anchor_from_title"] == 3 and kinds["value_fixed"] == 3  # levels 4, 5, 6
+    strict = replace(window, repairs=None)
+    with pytest.raises(TSVError):
+        STRUCTURE.parse(answer, strict)

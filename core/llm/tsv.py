@@ -31,7 +31,7 @@ RepairKind = Literal["code_fence", "preamble", "header_row", "anchor_clamped", "
                      "reordered", "structure_fallback", "markdown_table", "list_numbers",
                      "json_rows", "columns_fixed", "trailing_text", "repeat_dropped",
                      "rows_dropped", "value_fixed", "example_copy", "answer_cut",
-                     "boundary_fallback"]
+                     "boundary_fallback", "anchor_from_title"]
 REPAIR_NAMES: dict[RepairKind, str] = {
     "code_fence": "markdown code fence removed",
     "preamble": "preamble line removed",
@@ -51,6 +51,7 @@ REPAIR_NAMES: dict[RepairKind, str] = {
     "example_copy": "lines copied from the template's example dropped",
     "answer_cut": "the complete rows of an answer cut at its token limit kept",
     "boundary_fallback": "section split by the recursive splitter instead of the model",
+    "anchor_from_title": "section placed at the heading its title names",
 }
 PREAMBLES = ("here is", "here are", "here's")
 T = TypeVar("T")

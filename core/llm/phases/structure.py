@@ -109,12 +109,61 @@ class StructureWindow:
         return self.document.text[self.begin : self.end]
 
 
+def _levels(document: Document) -> dict[str, int]:
+    """The document's section levels (1-3) by folded title."""
+    return {folded(s.title): min(max(s.level, 1), 3) for s in document.sections}
+
+
+def _heading_text(document: Document, start: int, end: int) -> str:
+    return document.text[start:end].lstrip("#").strip()
+
+
+def placed_by_title(rows: list[StructureRow], shown: list[anchors.AnchorBlock],
+                    document: Document, repairs: Repairs, label: str = LABEL,
+                    ) -> list[StructureRow]:
+    """Tolerant: rows whose title is a heading shown in the window start at that heading.
+
+    Small models copy a heading's words faithfully but miscount block numbers (a real answer
+    numbered its sections 1, 2, 3 … whatever their blocks). A row whose start block is not the
+    heading its title names moves there (the nearest such heading when a title repeats), and
+    the ends of moved rows are read again from the starts: a section ends before the next one
+    of its level or above, or at the window's last block.
+    """
+    headings: dict[str, list[int]] = {}
+    for block in shown:
+        if block.kind in HEADINGS:
+            title = folded(_heading_text(document, block.start, block.end))
+            headings.setdefault(title, []).append(block.number)
+    moved: set[int] = set()
+    placed = []
+    for k, row in enumerate(rows):
+        numbers = headings.get(folded(row.title))
+        if numbers and row.start not in numbers:
+            start = min(numbers, key=lambda n: abs(n - row.start))
+            repairs.add("anchor_from_title", label, row.line_number, row.line,
+                        f"start anchor {row.start} read as {start}, the heading {row.title!r}")
+            row = replace(row, start=start)
+            moved.add(k)
+        placed.append(row)
+    if not moved:
+        return rows
+    order = sorted(range(len(placed)), key=lambda k: placed[k].start)
+    last = shown[-1].number
+    for i, k in enumerate(order):
+        if k in moved:
+            after = next((placed[j].start for j in order[i + 1:]
+                          if placed[j].level <= placed[k].level
+                          and placed[j].start > placed[k].start), last + 1)
+            placed[k] = replace(placed[k], end=max(placed[k].start, after - 1))
+    return [placed[k] for k in order]
+
+
 def _titles(document: Document) -> dict[str, str]:
     """The document's headings by their folded form, for tolerant title matching."""
     found = {folded(s.title): s.title for s in document.sections}
     for block in document.blocks:
         if block.kind in HEADINGS:
-            title = document.text[block.start : block.end].lstrip("#").strip()
+            title = _heading_text(document, block.start, block.end)
             found.setdefault(folded(title), title)
     return found
 
@@ -150,15 +199,16 @@ def parse_structure(
     text: str, mode: Mode = "anchors", *, label: str = LABEL,
     known_titles: frozenset[str] = frozenset(), repairs: Repairs | None = None,
     headings: dict[str, str] | None = None, max_rows: int | None = None,
-    max_chars: int | None = None,
+    max_chars: int | None = None, levels: dict[str, int] | None = None,
 ) -> list[StructureRow]:
     """``title level start end parent_title`` per section, starts ascending, no section twice.
 
     Tolerant (``repairs`` given): titles and parents that differ from a heading (``headings``,
     folded → as written) or an earlier title only by case, whitespace or list numbering take its
     spelling; rows out of order are sorted, a row given twice is kept once, a level outside 1-3
-    or an end before the start is moved to the nearest valid value, and a parent that names no
-    title becomes ROOT — each recorded.
+    or an end before the start is moved to the nearest valid value (a heading's own level from
+    ``levels``, folded title → level, when the row names one), and a parent that names no title
+    becomes ROOT — each recorded.
     """
     columns = COLUMNS[mode]
     sections: list[StructureRow] = []
@@ -176,6 +226,11 @@ def parse_structure(
             repairs.add("rows_dropped", label, line.number, line.text, "a section without title")
             continue
         level = integer(label, level_s, "level", line)
+        own = (levels or {}).get(folded(title))
+        if level not in (1, 2, 3) and own is not None and repairs is not None:
+            repairs.add("value_fixed", label, line.number, line.text,
+                        f"level {level} read as {own}, the level of the heading it names")
+            level = own
         if level not in (1, 2, 3) and (repairs is None or not 0 <= level <= 4):
             if repairs is None:
                 raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
@@ -290,9 +345,12 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
             repairs=repairs, headings=_titles(document) if repairs is not None else None,
             max_rows=MAX_SECTIONS_PER_BLOCK * len(request.shown),
             max_chars=max_answer_chars(request.text),
+            levels=_levels(document) if repairs is not None else None,
         )
         found = []
         if request.mode == "anchors":
+            if repairs is not None:
+                rows = placed_by_title(rows, request.shown, document, repairs, label)
             anchor_map = anchors.AnchorMap(request.blocks)
             outside: list[TSVError] = []
             for row in rows:
