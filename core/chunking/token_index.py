@@ -107,6 +107,7 @@ class TokenIndex:
         self._n = 0
         self._starts = np.empty(len(text.encode("utf-8")) + 1, dtype=np.int64)
         self._search = self._starts[:0].searchsorted
+        self._end_ranks: dict[int, tuple[int, int]] = {}  # end -> (u, rank), see end_rank
         self._taking = Lock()  # one thread at a time takes the parts, in order
         self._encoded: list[Future[np.ndarray] | None] = []
         if self._parts == 1:
@@ -213,18 +214,28 @@ class TokenIndex:
 
     def end_rank(self, end: int, floor: int) -> int | None:
         """``index(u)`` plus the tokens of ``text[u:end]``, ``u`` the last position in
-        ``[floor, end]`` where the document's tokens split; ``None`` when there is none."""
+        ``[floor, end]`` where the document's tokens split; ``None`` when there is none.
+
+        Kept per ``end`` (speed: a chunk's end is measured when the chunk is cut, and again by
+        the overlap of the next two chunks); what was found from one floor holds for any
+        floor up to its ``u``."""
+        known = self._end_ranks.get(end)
+        if known is not None and known[0] >= floor:
+            return known[1]
         if self._splits_at(end):
-            return self.index(end)
-        n = self._length
-        last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - floor)
-        if last is not None:
-            u = n - last.start()
-        elif floor < end and self._splits_at(floor):
-            u = floor
+            u, rank = end, self.index(end)
         else:
-            return None
-        return self.index(u) + len(self._enc.encode_ordinary(self.text[u:end]))
+            n = self._length
+            last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - floor)
+            if last is not None:
+                u = n - last.start()
+            elif floor < end and self._splits_at(floor):
+                u = floor
+            else:
+                return None
+            rank = self.index(u) + len(self._enc.encode_ordinary(self.text[u:end]))
+        self._end_ranks[end] = (u, rank)
+        return rank
 
     def count(self, start: int, end: int) -> int:
         """Exact ``len(encode(text[start:end]))``, re-encoding only the edges.
