@@ -39,14 +39,15 @@ class OverlapPlanner:
               ) -> tuple[int, int | None]:
         """Where the chunk whose own text is ``core`` (start, end, tokens) starts, given the
         previous chunk ``[prev_start, prev_end)``; and the chunk's size when it was measured."""
-        core_start, core_end, core_tokens = core
+        core_start, core_end, _ = core
         text, index = self.index.text, self.index
         # candidates lie in [first, last): estimated shares from overlap to low, with margins
         if self.by_tokens:
             end_token = index.index(prev_end)
             first = index.position(end_token - self.overlap - ESTIMATE_MARGIN)
             last = index.position(end_token - self.low + ESTIMATE_MARGIN + 1)
-            # exact counts from each start to both ends, from one rank per end (speed)
+            # exact counts from each start to both ends, from one rank per end (speed): the
+            # last split found from prev_start is at or after any split a start finds
             prev_rank = index.end_rank(prev_end, prev_start)
             core_rank = index.end_rank(core_end, prev_start)
         else:
@@ -59,8 +60,7 @@ class OverlapPlanner:
                 return prev_end - p, core_end - p
             ranked = index.start_rank(p, prev_end)
             if ranked is None or prev_rank is None or core_rank is None:
-                return (index.count(p, prev_end),
-                        index.count(p, core_end))
+                return index.count(p, prev_end), index.count(p, core_end)
             return prev_rank - ranked[1], core_rank - ranked[1]
 
         for finder in (sentence_starts, word_starts, non_space):
