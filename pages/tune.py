@@ -14,7 +14,7 @@ from core.progress import Progress
 from ui.persist import kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
-from ui.resources import chunk_store
+from ui.resources import chunk_store, embedding_settings
 from ui.state import show_error
 from ui.tune_view import show_front, show_recommendation
 
@@ -58,7 +58,7 @@ def _run(loaded: LoadedSet, trials: int, objective: str, cap: int | None, held: 
     try:
         result = tune(loaded.questions, loaded.documents, trials=trials, objective=objective,
                       cap=cap, resume=resume, held_back_share=held, progress=advance,
-                      store=chunk_store())
+                      store=chunk_store(), embedding=embedding_settings())
     except ChunkLabError as err:
         show_error(err)
         return
@@ -72,7 +72,9 @@ def _run(loaded: LoadedSet, trials: int, objective: str, cap: int | None, held: 
 
 st.title("Tune")
 st.caption("Search chunking (strategy, size, overlap, unit, tables), ranking, small-to-big "
-           "merging and how much each question retrieves for the best configuration on a "
+           "merging, the embedder (MiniLM, and your endpoint when one is set) and how much "
+           "each question retrieves (top k, a token budget or autocut) for the best "
+           "configuration on a "
            "question set. Every trial is scored on part of the questions and kept in the run "
            "history; the recommendation is reported on the questions held back.")
 if st.session_state.pop(RUNNING, None):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from core.chunking import semantic
@@ -209,3 +211,21 @@ def test_presets_build_and_config_classes() -> None:
     for preset in BUILTIN_PRESETS.values():
         assert validated_config(preset.strategy, preset.settings)
     assert LOCAL_STRATEGIES["recursive"].config().separators == ["\n\n", "\n", ". ", " "]
+
+
+def test_a_made_chunk_is_the_chunk_validation_would_make() -> None:
+    """Chunks are made without validation (speed): every field must be as validation makes it,
+    and an id stays the hash of document, strategy, settings and span (a re-ingest replaces,
+    not duplicates)."""
+    text = "Intro\n\n" + "A sentence of words here. " * 300
+    d = doc(text, sections=[Section(title="Intro", level=1, start=0, end=len(text),
+                                    heading_start=0, heading_end=5)])
+    chunker = build_chunker("recursive", size=120, overlap=20)
+    chunks = chunker.chunk(d)
+    assert len(chunks) > 5
+    for c in chunks:
+        again = type(c).model_validate(c.model_dump())
+        assert again == c and again.model_fields_set == c.model_fields_set
+        assert c.heading_path == ["Intro"] and c.config["size"] == 120
+        key = f"{d.doc_id}|recursive|{chunker.config.key()}|{c.start}|{c.end}"
+        assert c.id == hashlib.sha256(key.encode()).hexdigest()[:16]

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
+from core.embeddings.identity import EmbedderRef
+from core.embeddings.port import BUILTIN
 from core.evaluation.metrics import QuestionScore
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.evaluation.stats import compare_paired, questions_to_separate
@@ -37,15 +39,19 @@ from core.operations.tune_report import (
     ranked,
 )
 from core.operations.tune_space import (
+    AUTOCUT,
+    AUTOCUT_K,
     BUDGET,
     PRESET,
     TrialPlan,
     baseline_points,
     draw,
+    embedders_by_label,
     plan_for,
     search_space,
 )
 from core.progress import Cancelled, Progress
+from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = ROOT / "sample_docs" / "questions" / "technical_handbook.csv"
@@ -117,6 +123,43 @@ def test_plan_labels_and_settings():
     baselines = [plan_for(p, space, presets) for p in baseline_points(space, presets)]
     assert [b.preset for b in baselines] == ["recursive 500/50", SMALL_TO_BIG]
     assert all(b.k == 5 and b.budget is None for b in baselines)
+
+
+def test_embedder_and_autocut_are_dimensions_of_the_search():
+    presets = dict(BUILTIN_PRESETS)
+    endpoint = EmbedderRef(model="nomic-embed-text", base_url="http://127.0.0.1:9/v1")
+    embedders = embedders_by_label([BUILTIN, endpoint])
+    assert "embedder" not in {d.name for d in search_space(presets)}  # MiniLM alone: no choice
+    space = search_space(presets, embedders=tuple(embedders))
+    assert next(d.choices for d in space if d.name == "embedder") == tuple(embedders)
+    assert AUTOCUT in next(d.choices for d in space if d.name == "retrieve")
+    point = {"strategy": "recursive", "size": 200, "overlap": 0.0, "unit": "tokens",
+             "tables": "whole", "ranking": "vector", "merge_adjacent": False,
+             "embedder": endpoint.label, "retrieve": AUTOCUT}
+    plan = plan_for(point, space, presets, embedders)
+    assert plan.candidate.embedder == endpoint and (plan.k, plan.autocut) == (AUTOCUT_K, 1)
+    assert plan.candidate.label == (f"recursive 200, vector, {endpoint.label}, "
+                                    f"autocut of top-{AUTOCUT_K}")
+    minilm = plan_for(point | {"embedder": BUILTIN.label, "retrieve": "top-k", "k": 5},
+                      space, presets, embedders)
+    assert minilm.candidate.embedder.builtin and minilm.autocut is None
+    assert len({plan.key(), minilm.key()}) == 2  # two configurations, scored apart
+    assert plan.to_json()["embedder"] == endpoint.label and plan.to_json()["autocut"] == 1
+    baselines = [plan_for(p, space, presets, embedders) for p in baseline_points(space, presets)]
+    assert all(b.candidate.embedder.builtin and b.autocut is None for b in baselines)
+
+
+def test_a_tune_tries_the_configured_endpoint_embedder_and_autocut(handbook, fake_embed,  # noqa: F811
+                                                                   monkeypatch):
+    monkeypatch.setenv("EMBEDDING_BASE_URL", fake_embed.base_url)
+    monkeypatch.setenv("EMBEDDING_MODEL", "fake-embed")
+    result = tune(handbook.questions, handbook.documents, trials=10, baselines=False)
+    assert result.failed == []
+    tried = {(o.plan.candidate.embedder.builtin, o.plan.autocut is not None)
+             for o in result.trials}
+    assert {True, False} <= {builtin for builtin, _ in tried}  # both embedders were drawn
+    assert any(autocut for _, autocut in tried)
+    assert fake_embed.texts()  # the endpoint embedded chunks and questions
 
 
 def _outcome(number: int, objective: float, tokens: float, size: int = 100) -> TrialOutcome:

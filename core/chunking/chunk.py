@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 ChunkType = Literal["text", "table"]
+_set = object.__setattr__  # what a frozen model's own ``__setattr__`` refuses
 
 
 class MissingAnnotation(BaseModel):
@@ -53,6 +54,18 @@ class Chunk(BaseModel):
     heading_path: list[str] = []
     table_header: str | None = None  # header lines of a table part that does not hold them
     llm: LLMAnnotations | None = None
+
+    @classmethod
+    def trusted(cls, **values: Any) -> Chunk:
+        """A chunk from every field's value, each already of its right type: no validation
+        and none of ``model_construct``'s per-field alias and default lookups (speed: a
+        quarter of the time a chunk took to make). What ``model_construct`` sets, set here."""
+        chunk = cls.__new__(cls)
+        _set(chunk, "__dict__", values)
+        _set(chunk, "__pydantic_fields_set__", set(values))
+        _set(chunk, "__pydantic_extra__", None)
+        _set(chunk, "__pydantic_private__", None)
+        return chunk
 
     @property
     def display_text(self) -> str:

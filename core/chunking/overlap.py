@@ -35,32 +35,33 @@ class OverlapPlanner:
         self.overlap = overlap
         self.low = (overlap + 1) // 2
 
-    def measure(self, start: int, end: int) -> int:
-        return self.index.count(start, end) if self.by_tokens else end - start
-
     def start(self, prev_start: int, prev_end: int, core: tuple[int, int, int]
               ) -> tuple[int, int | None]:
         """Where the chunk whose own text is ``core`` (start, end, tokens) starts, given the
         previous chunk ``[prev_start, prev_end)``; and the chunk's size when it was measured."""
-        core_start, core_end, core_tokens = core
+        core_start, core_end, _ = core
         text, index = self.index.text, self.index
         # candidates lie in [first, last): estimated shares from overlap to low, with margins
         if self.by_tokens:
             end_token = index.index(prev_end)
             first = index.position(end_token - self.overlap - ESTIMATE_MARGIN)
             last = index.position(end_token - self.low + ESTIMATE_MARGIN + 1)
+            # exact counts from each start to both ends, from one rank per end (speed): the
+            # last split found from prev_start is at or after any split a start finds
+            prev_rank = index.end_rank(prev_end, prev_start)
+            core_rank = index.end_rank(core_end, prev_start)
         else:
             first, last = prev_end - self.overlap, prev_end - self.low + 1
         first, last = max(first, prev_start + 1), min(last, prev_end)
 
-        sizes: dict[int, int] = {}  # the chunk's size from each start tried (speed: reused)
-
-        def fits(p: int) -> bool:
-            if self.by_tokens:
-                sizes[p] = index.count_joined(p, core_start, core_end, core_tokens)
-            else:
-                sizes[p] = core_end - p
-            return sizes[p] <= self.size
+        def measure(p: int) -> tuple[int, int]:
+            """The share and the chunk's size when the chunk starts at ``p``, exact."""
+            if not self.by_tokens:
+                return prev_end - p, core_end - p
+            ranked = index.start_rank(p, prev_end)
+            if ranked is None or prev_rank is None or core_rank is None:
+                return index.count(p, prev_end), index.count(p, core_end)
+            return prev_rank - ranked[1], core_rank - ranked[1]
 
         for finder in (sentence_starts, word_starts, non_space):
             candidates = list(finder(text, first, last))
@@ -70,19 +71,21 @@ class OverlapPlanner:
                 guesses = [end_token - i for i in index.indices(candidates)]
             else:
                 guesses = [prev_end - p for p in candidates]
-            found = self._in_range(candidates, guesses, prev_end, fits)
+            found = self._in_range(candidates, guesses, measure)
             if found is not None:
-                return found, sizes[found]
+                return found
         for p in word_starts(text, first, prev_end):  # a share below half, rather than none
-            if self.measure(p, prev_end) <= self.overlap and fits(p):
-                return p, sizes[p]
+            share, size = measure(p)
+            if share <= self.overlap and size <= self.size:
+                return p, size
         return core_start, None
 
-    def _in_range(self, candidates: list[int], guesses: list[int], prev_end: int,
-                  fits: Callable[[int], bool]) -> int | None:
-        """The first candidate whose exact share is in ``[low, overlap]`` and whose chunk fits;
-        candidates estimated within the bounds first (ascending: the larger share), then those
-        estimated just over the top bound (exact counts may be lower)."""
+    def _in_range(self, candidates: list[int], guesses: list[int],
+                  measure: Callable[[int], tuple[int, int]]) -> tuple[int, int] | None:
+        """The first candidate whose exact share is in ``[low, overlap]`` and whose chunk fits,
+        with its chunk's size; candidates estimated within the bounds first (ascending: the
+        larger share), then those estimated just over the top bound (exact counts may be
+        lower)."""
         margin = ESTIMATE_MARGIN if self.by_tokens else 0
         over: list[int] = []
         for p, guess in zip(candidates, guesses, strict=True):
@@ -93,13 +96,13 @@ class OverlapPlanner:
             if guess > self.overlap:
                 over.append(p)
                 continue
-            share = self.measure(p, prev_end)
-            if self.low <= share <= self.overlap and fits(p):
-                return p
+            share, size = measure(p)
+            if self.low <= share <= self.overlap and size <= self.size:
+                return p, size
         for p in reversed(over):
-            share = self.measure(p, prev_end)
-            if self.low <= share <= self.overlap and fits(p):
-                return p
+            share, size = measure(p)
+            if self.low <= share <= self.overlap and size <= self.size:
+                return p, size
         return None
 
     def widen(self, cores: Iterable[C]) -> Iterator[tuple[C, int, int | None]]:

@@ -107,6 +107,7 @@ class TokenIndex:
         self._n = 0
         self._starts = np.empty(len(text.encode("utf-8")) + 1, dtype=np.int64)
         self._search = self._starts[:0].searchsorted
+        self._end_ranks: dict[int, tuple[int, int]] = {}  # end -> (u, rank), see end_rank
         self._taking = Lock()  # one thread at a time takes the parts, in order
         self._encoded: list[Future[np.ndarray] | None] = []
         if self._parts == 1:
@@ -196,12 +197,45 @@ class TokenIndex:
         return (position == 0 or position == self._length
                 or self._safe_match(self.text, position) is not None)
 
-    def count_joined(self, start: int, middle: int, end: int, right: int) -> int:
-        """Exact count of ``text[start:end]`` when ``right`` is the count of
-        ``text[middle:end]``: additive where the document's tokens split at ``middle``."""
-        if self._splits_at(middle):
-            return self.count(start, middle) + right
-        return self.count(start, end)
+    def start_rank(self, start: int, end: int) -> tuple[int, int] | None:
+        """Where a count from ``start`` meets the document's tokens: the first position ``u`` in
+        ``[start, end)`` where they split, and the rank ``index(u)`` less the tokens of
+        ``text[start:u]``; ``None`` when they do not split in that range.
+
+        ``count(start, e) == end_rank(e, floor) - rank`` for every ``e`` whose end rank was
+        found from a ``floor <= u`` (speed: one start measured against several ends)."""
+        if self._splits_at(start):
+            return start, self.index(start)
+        first = SAFE_BOUNDARY.search(self.text, start + 1, end)
+        if first is None:
+            return None
+        u = first.start()
+        return u, self.index(u) - len(self._enc.encode_ordinary(self.text[start:u]))
+
+    def end_rank(self, end: int, floor: int) -> int | None:
+        """``index(u)`` plus the tokens of ``text[u:end]``, ``u`` the last position in
+        ``[floor, end]`` where the document's tokens split; ``None`` when there is none.
+
+        Kept per ``end`` (speed: a chunk's end is measured when the chunk is cut, and again by
+        the overlap of the next two chunks); what was found from one floor holds for any
+        floor up to its ``u``."""
+        known = self._end_ranks.get(end)
+        if known is not None and known[0] >= floor:
+            return known[1]
+        if self._splits_at(end):
+            u, rank = end, self.index(end)
+        else:
+            n = self._length
+            last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - floor)
+            if last is not None:
+                u = n - last.start()
+            elif floor < end and self._splits_at(floor):
+                u = floor
+            else:
+                return None
+            rank = self.index(u) + len(self._enc.encode_ordinary(self.text[u:end]))
+        self._end_ranks[end] = (u, rank)
+        return rank
 
     def count(self, start: int, end: int) -> int:
         """Exact ``len(encode(text[start:end]))``, re-encoding only the edges.
@@ -211,25 +245,10 @@ class TokenIndex:
         """
         if end <= start:
             return 0
-        text, encode = self.text, self._enc.encode_ordinary
-        head = tail = 0
-        if self._splits_at(start):
-            u1 = start
-        else:
-            first = SAFE_BOUNDARY.search(text, start + 1, end)
-            if first is None:
-                return len(encode(text[start:end]))
-            u1 = first.start()
-            head = len(encode(text[start:u1]))
-        if self._splits_at(end):
-            u2 = end
-        else:
-            n = self._length
-            last = SAFE_BOUNDARY_REVERSED.search(self._reversed, n - end + 1, n - u1)
-            u2 = u1 if last is None else n - last.start()
-            tail = len(encode(text[u2:end])) if end > u2 else 0
-        if u2 == u1:
-            return head + tail
-        if u2 > self._ready:
-            self._wait_for(u2)
-        return head + int(self._search(u2)) - int(self._search(u1)) + tail
+        first = self.start_rank(start, end)
+        if first is None:
+            return len(self._enc.encode_ordinary(self.text[start:end]))
+        u, rank = first
+        end_rank = self.end_rank(end, u)
+        assert end_rank is not None  # ``u`` itself is a split in ``[u, end]``
+        return end_rank - rank

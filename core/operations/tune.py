@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 from core.config import data_dir
 from core.documents.model import Document
 from core.embeddings.cache import embedded_texts
+from core.embeddings.identity import EmbedderRef
+from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import Question, QuestionSet
 from core.operations.evaluation import (
@@ -51,6 +53,7 @@ from core.operations.evaluation import (
 )
 from core.operations.evaluation_runs import record_run
 from core.operations.presets import Preset, all_presets, save_user_preset
+from core.operations.stacks import embedder_choices
 from core.operations.tune_report import (
     OBJECTIVES,
     Figures,
@@ -68,6 +71,7 @@ from core.operations.tune_space import (
     baseline_points,
     chunking_point,
     draw,
+    embedders_by_label,
     plan_for,
     search_space,
     signature,
@@ -243,9 +247,10 @@ def _study(key: str, fresh: bool) -> optuna.Study:
 
 
 def _outcome(trial: optuna.trial.FrozenTrial, space: tuple[Dimension, ...],
-             presets: Mapping[str, Preset]) -> TrialOutcome:
+             presets: Mapping[str, Preset], embedders: Mapping[str, EmbedderRef]
+             ) -> TrialOutcome:
     attrs = trial.user_attrs
-    return TrialOutcome(trial.number, plan_for(trial.params, space, presets),
+    return TrialOutcome(trial.number, plan_for(trial.params, space, presets, embedders),
                         Figures.from_json(attrs["search"]), attrs["seconds"],
                         attrs["chunked_new"], attrs["embedded_new"], attrs.get("run", ""))
 
@@ -260,6 +265,7 @@ class _Run:
     tracker: Tracker
     cancel: threading.Event | None
     store: ChunkStore | None
+    embedding: EmbeddingSettings | None = None
 
     def evaluate(self, plan: TrialPlan, questions: QuestionSet, done: float, what: str
                  ) -> Evaluation:
@@ -269,7 +275,8 @@ class _Run:
 
         return evaluate(questions, dict(self.documents), [plan.candidate],
                         ranking=plan.candidate.ranking or "vector", k=plan.k,
-                        budget=plan.budget, progress=step, cancel=self.cancel, store=self.store)
+                        budget=plan.budget, autocut=plan.autocut, progress=step,
+                        cancel=self.cancel, store=self.store, embedding=self.embedding)
 
 
 def _trial(run: _Run, plan: TrialPlan, done: float, what: str
@@ -324,6 +331,8 @@ def tune(
     resume: bool = False,
     held_back_share: float = HELD_BACK_SHARE,
     presets: Mapping[str, Preset] | None = None,
+    embedders: list[EmbedderRef] | None = None,
+    embedding: EmbeddingSettings | None = None,
     baselines: bool = True,
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
@@ -331,8 +340,10 @@ def tune(
 ) -> TuneResult:
     """Run (or with ``resume`` go on with) a tune of ``trials`` trials in all on the validated
     ``question_set`` about ``documents``; ``cap``: the most tokens a question may retrieve on
-    average. Progress counts trials, then the held-back scoring; cancelling stops at the next
-    step, and the finished trials stay for a resume."""
+    average; ``embedders``: those to try (by default the user's: MiniLM and the configured
+    endpoint), ``embedding`` the session's endpoint settings. Progress counts trials, then the
+    held-back scoring; cancelling stops at the next step, and the finished trials stay for a
+    resume."""
     started = time.perf_counter()
     if objective not in OBJECTIVES:
         raise TuneError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
@@ -344,7 +355,9 @@ def tune(
         q for q in question_set.questions if q.corpus_id in documents))
     split = split_questions(questions, held_back_share)
     offered = tunable_presets(all_presets() if presets is None else presets)
-    space = search_space(offered, cap)
+    by_label = embedders_by_label(embedder_choices(embedding) if embedders is None
+                                  else embedders)
+    space = search_space(offered, cap, tuple(by_label))
     key = study_key(questions, documents, objective, cap, split, signature(space))
     study = _study(key, fresh=not resume)
     notes = []
@@ -361,16 +374,16 @@ def tune(
             study.enqueue_trial(point)
     todo = max(0, trials - finished)
     tracker = Tracker(progress, todo + 1, cancel, what="The tune")
-    run = _Run(split, documents, objective, tracker, cancel, store)
+    run = _Run(split, documents, objective, tracker, cancel, store, embedding)
     chunkings = max(1, ceil(trials * NEW_CHUNKINGS_SHARE))
-    tried = {plan_for(t.params, space, offered).key()
+    tried = {plan_for(t.params, space, offered, by_label).key()
              for t in study.get_trials(deepcopy=False, states=(complete,))}
     n, repeats = 0, 0
     while n < todo:
         tracker.step(n, f"Trial {finished + n + 1} of {trials}")
         _reuse_when_due(study, space, chunkings, finished + n, cap)
         trial = study.ask()
-        plan = plan_for(draw(space, trial.suggest_categorical), space, offered)
+        plan = plan_for(draw(space, trial.suggest_categorical), space, offered, by_label)
         if plan.key() in tried and repeats < todo:  # nothing to learn: draw again
             repeats += 1
             study.tell(trial, state=optuna.trial.TrialState.PRUNED)
@@ -398,7 +411,7 @@ def tune(
             trial.set_constraint("tokens", figures.tokens - cap)
         study.tell(trial, [figures.objective, figures.tokens])
 
-    outcomes = [_outcome(t, space, offered)
+    outcomes = [_outcome(t, space, offered, by_label)
                 for t in study.get_trials(deepcopy=False, states=(complete,))]
     failed = [f"{t.user_attrs['label']}: {t.user_attrs['error']}"
               for t in study.get_trials(deepcopy=False) if "error" in t.user_attrs]

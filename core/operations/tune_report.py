@@ -116,7 +116,8 @@ class TrialOutcome:
         candidate = self.plan.candidate
         default = (candidate.ranking or "vector") == (preset.ranking or "vector") \
             and candidate.merge_adjacent == preset.merge_adjacent \
-            and self.plan.k == DEFAULT_K and self.plan.budget is None
+            and self.plan.k == DEFAULT_K and self.plan.budget is None \
+            and self.plan.autocut is None and candidate.embedder.builtin
         return preset.name if default else None
 
 

@@ -5,10 +5,11 @@ A point is a mapping of dimension name to value (what the optimiser draws). A di
 only when its condition holds for the values drawn before it (the overlap of a fixed or
 recursive chunking, the budget when retrieval is by budget), and its value goes to one of three
 places: the chunking settings (read by :func:`plan_for`), a field of the configuration
-(:class:`~core.operations.evaluation.Candidate`, set by name: ``ranking``, ``merge_adjacent``)
-or how much a question retrieves (``k`` or a token budget). So a new way to retrieve that is a
-field of the configuration — an embedder, autocut — joins the search as one more line in
-:func:`search_space`.
+(:class:`~core.operations.evaluation.Candidate`, set by name: ``ranking``, ``merge_adjacent``),
+the embedder (one of the user's: MiniLM and the configured endpoint, drawn when there are two)
+or how much a question retrieves (``k``, a token budget, or autocut: the top
+:data:`AUTOCUT_K` up to the first large drop in score). So a new way to retrieve that is a
+field of the configuration joins the search as one more line in :func:`search_space`.
 
 Values are few and discrete on purpose: two trials that differ only in how they retrieve share
 their chunks, and so their embeddings (``chunks_for`` and the embedding cache serve them).
@@ -19,22 +20,26 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.operations.evaluation import DEFAULT_K, Candidate
+from core.embeddings.identity import EmbedderRef
+from core.embeddings.port import BUILTIN
+from core.operations.evaluation import DEFAULT_K, Candidate, retrieval_label
 from core.operations.presets import SMALL_TO_BIG, Preset
 from core.operations.strategies import strategy_label, uses_llm
+from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RANK_MODES
 
 PRESET = "preset"  # the strategy value that picks a saved or built-in preset
-TOP_K, BUDGET = "top-k", "budget"
+TOP_K, BUDGET, AUTOCUT = "top-k", "budget", "autocut"
 AS_TEXT, WHOLE, ROW_GROUPS = "as text", "whole", "row_groups"
 SIZES = (100, 150, 200, 300, 400, 500, 700, 1000)  # tokens (×4 characters with unit chars)
 OVERLAPS = (0.0, 0.1, 0.2)  # shares of the size
 KS = (1, 2, 3, 5, 8, 10)
 BUDGETS = (250, 500, 1000, 1500, 2000, 3000)
+AUTOCUT_K = 10  # the window autocut cuts (its default, measured by bench_autocut)
 CHARS_PER_TOKEN = 4
 CUT = ("fixed", "recursive")  # strategies with an overlap and a unit
 SIZED = (*CUT, "semantic")
@@ -45,7 +50,7 @@ SPACE_VERSION = 1  # bump when what a point means changes: stored tunes are not 
 
 Value = str | int | float | bool
 Point = Mapping[str, Any]
-Target = Literal["chunking", "configuration", "retrieval"]
+Target = Literal["chunking", "configuration", "embedder", "retrieval"]
 
 
 def _always(point: Point) -> bool:
@@ -70,6 +75,7 @@ class TrialPlan:
     k: int = DEFAULT_K
     budget: int | None = None
     preset: str | None = None  # the preset the chunking comes from, if it is one
+    autocut: int | None = None  # jumps: the top k cut at the first large drop in score
 
     @property
     def ranking(self) -> str:
@@ -77,18 +83,20 @@ class TrialPlan:
 
     @property
     def retrieval(self) -> str:
-        return f"top-{self.k}" if self.budget is None else f"{self.budget:,}-token budget"
+        return retrieval_label(self.k, self.budget, self.autocut)
 
     def key(self) -> str:
         """What decides the trial's scores (two trials with one key score the same)."""
-        return json.dumps([self.candidate.key(), self.ranking, self.k, self.budget])
+        return json.dumps([self.candidate.key(), self.ranking, self.k, self.budget,
+                           self.autocut])
 
     def to_json(self) -> dict[str, Any]:
         c = self.candidate
         return {"label": c.label, "preset": self.preset, "strategy": c.strategy,
                 "settings": c.settings,
-                "ranking": self.ranking, "merge_adjacent": c.merge_adjacent, "k": self.k,
-                "budget": self.budget}
+                "ranking": self.ranking, "merge_adjacent": c.merge_adjacent,
+                "embedder": c.embedder.label, "k": self.k, "budget": self.budget,
+                "autocut": self.autocut}
 
 
 def tunable_presets(presets: Mapping[str, Preset]) -> dict[str, Preset]:
@@ -96,10 +104,16 @@ def tunable_presets(presets: Mapping[str, Preset]) -> dict[str, Preset]:
     return {name: p for name, p in presets.items() if not uses_llm(p.strategy, p.settings)}
 
 
-def search_space(presets: Mapping[str, Preset], cap: int | None = None
-                 ) -> tuple[Dimension, ...]:
+def embedders_by_label(embedders: Sequence[EmbedderRef]) -> dict[str, EmbedderRef]:
+    """The embedders a tune may try, by the label a point holds (MiniLM alone by default)."""
+    return {ref.label: ref for ref in embedders or (BUILTIN,)}
+
+
+def search_space(presets: Mapping[str, Preset], cap: int | None = None,
+                 embedders: Sequence[str] = ()) -> tuple[Dimension, ...]:
     """The dimensions, in the order they are drawn; ``cap``: the most tokens a question may
-    retrieve (budgets above it are not tried)."""
+    retrieve (budgets above it are not tried); ``embedders``: labels of the embedders to try
+    (drawn when there are two or more)."""
 
     def own(field: str) -> Callable[[Point], bool]:
         """Drawn unless the point is a preset that brings its own ``field``."""
@@ -117,7 +131,9 @@ def search_space(presets: Mapping[str, Preset], cap: int | None = None
                   lambda p: p["strategy"] in SIZED),
         Dimension("ranking", RANK_MODES, "configuration", own("ranking")),
         Dimension("merge_adjacent", (False, True), "configuration", own("merge_adjacent")),
-        Dimension("retrieve", (TOP_K, BUDGET), "retrieval", lambda p: not _merges(p, presets)),
+        *([Dimension("embedder", tuple(embedders), "embedder")] if len(embedders) > 1 else []),
+        Dimension("retrieve", (TOP_K, BUDGET, AUTOCUT), "retrieval",
+                  lambda p: not _merges(p, presets)),
         Dimension("k", KS, "retrieval", lambda p: p.get("retrieve", TOP_K) == TOP_K),
         Dimension("budget", budgets, "retrieval", lambda p: p.get("retrieve") == BUDGET),
     )
@@ -166,9 +182,10 @@ def chunking_settings(point: Point) -> dict[str, Any]:
     return settings
 
 
-def plan_for(point: Point, space: tuple[Dimension, ...],
-             presets: Mapping[str, Preset]) -> TrialPlan:
-    """The configuration ``point`` stands for, labelled in words."""
+def plan_for(point: Point, space: tuple[Dimension, ...], presets: Mapping[str, Preset],
+             embedders: Mapping[str, EmbedderRef] | None = None) -> TrialPlan:
+    """The configuration ``point`` stands for, labelled in words; ``embedders``: by label,
+    those the space draws from."""
     preset = None
     if point["strategy"] == PRESET:
         preset = presets[point["preset"]].name
@@ -181,12 +198,17 @@ def plan_for(point: Point, space: tuple[Dimension, ...],
             AS_TEXT: ", tables as text", ROW_GROUPS: ", tables by rows"}.get(point["tables"], "")
     fields = {d.name: point[d.name] for d in space
               if d.target == "configuration" and d.name in point}
+    if "embedder" in point:
+        fields["embedder"] = (embedders or {})[point["embedder"]]
     candidate = dataclasses.replace(candidate, **fields)
-    k = int(point.get("k", DEFAULT_K))
+    autocut = point.get("retrieve") == AUTOCUT
+    k = AUTOCUT_K if autocut else int(point.get("k", DEFAULT_K))
     budget = int(point["budget"]) if point.get("retrieve") == BUDGET else None
-    plan = TrialPlan(candidate, k, budget, preset)
+    plan = TrialPlan(candidate, k, budget, preset, DEFAULT_JUMPS if autocut else None)
     words = [name, *([plan.ranking] if "ranking" in point else []),
-             *(["neighbours merged"] if point.get("merge_adjacent") else []), plan.retrieval]
+             *(["neighbours merged"] if point.get("merge_adjacent") else []),
+             *([candidate.embedder.label] if not candidate.embedder.builtin else []),
+             plan.retrieval]
     return dataclasses.replace(plan, candidate=dataclasses.replace(
         candidate, label=", ".join(words)))
 
