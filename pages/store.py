@@ -95,7 +95,7 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
         if info.stale:
             st.warning(
                 f"“{name}” was embedded the way an older ChunkLab did (before tables got "
-                "one vector per group of rows), so retrieval from it differs from what the "
+                "one vector per row), so retrieval from it differs from what the "
                 "Evaluate page measures. Create it again under a new name to re-process it.",
                 icon=":material/history:",
             )

@@ -1,4 +1,4 @@
-"""Multi-view embeddings: a long table is embedded by its digest and by windows of its rows, and
+"""Multi-view embeddings: a table is embedded by its digest and by each of its rows, and
 a chunk scores the best of its views (in memory; the store's side is in test_store.py)."""
 
 from __future__ import annotations
@@ -8,12 +8,7 @@ import pytest
 
 from core.embeddings import MAX_WORD_PIECES, embed, word_pieces
 from core.retrieval.ranking import ChunkVectors, chunk_vectors, rank_chunks
-from core.store.views import (
-    WINDOW_WORD_PIECES,
-    chunk_views,
-    embedding_text,
-    embedding_views,
-)
+from core.store.views import chunk_views, embedding_text, embedding_views
 from tests.retrieval_helpers import annotated, make_chunk
 
 LATE_ROW = "| Hot air balloons and paragliders | 750 USD | only while stored on the ground |"
@@ -52,18 +47,14 @@ def test_text_chunks_and_summarised_tables_have_one_view():
     assert embedding_views(summarised) == ["Special limits per item."]
 
 
-def test_every_row_of_a_long_table_is_in_a_window_within_the_budget():
-    digest, *windows = embedding_views(TABLE_CHUNK)
+def test_every_row_of_a_table_has_a_view_of_its_own_under_its_header():
+    digest, *rows = embedding_views(TABLE_CHUNK)
     assert digest == embedding_text(TABLE_CHUNK)
     assert word_pieces(digest) > MAX_WORD_PIECES  # the single vector cannot read every label
-    assert len(windows) > 2
-    head = "Section II > Special limits\nTable 7: Special limits of liability\n" \
-           "| Item | Limit | Condition |\n"
-    for window in windows:
-        assert window.startswith(head)
-        assert word_pieces(window) <= WINDOW_WORD_PIECES
-    body = [line for window in windows for line in window.removeprefix(head).split("\n")]
-    assert body == ROWS  # each row once, in order
+    # the nearest heading only: the whole path is the same for every row and drowns it out
+    head = "Special limits\nTable 7: Special limits of liability\n| Item | Limit | Condition |\n"
+    assert rows == [head + row for row in ROWS]  # each row once, in order
+    assert all(word_pieces(row) <= MAX_WORD_PIECES for row in rows)
     assert TABLE_CHUNK.text == TEXT[TABLE_CHUNK.start:TABLE_CHUNK.end] == TABLE
 
 
@@ -98,7 +89,7 @@ def test_a_question_about_a_late_row_finds_the_table_through_its_views():
 
 def test_the_read_share_says_how_much_of_a_chunk_the_embedder_reads():
     assert chunk_views(CHUNKS[0]).read_share == 1.0
-    assert chunk_views(TABLE_CHUNK).read_share == 1.0  # every row is in a window that fits
+    assert chunk_views(TABLE_CHUNK).read_share == 1.0  # every row is in a view that fits
     assert chunk_views(annotated(TABLE_CHUNK, summary="Limits.")).read_share == 0.0
     words = " ".join(f"clause{n % 10} applies" for n in range(400))
     long = make_chunk("long", words, 0, len(words))

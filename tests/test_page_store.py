@@ -139,8 +139,13 @@ def test_a_set_embedded_by_an_older_chunklab_is_flagged(data):
         "chunkset-old", metadata={"chunklab_set": '{"name": "old", "strategy": "fixed"}'}
     )
     assert ChunkStore._info(old).stale
+    # One embedded before tables got a view per row (what is embedded changed since).
+    rows = store.client.create_collection("chunkset-rows", metadata={
+        "chunklab_set": '{"name": "rows", "strategy": "fixed", "embedding_input": 3}'})
+    assert ChunkStore._info(rows).stale
     warnings = "\n".join(w.value for w in run().warning)
     assert "“old” was embedded the way an older ChunkLab did" in warnings
+    assert "“rows” was embedded the way an older ChunkLab did" in warnings
     assert "“fresh” was embedded" not in warnings
 
 

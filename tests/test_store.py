@@ -264,7 +264,7 @@ def test_views_of_a_long_table_find_it_but_never_come_back_as_chunks(store):
     (top, score), *rest = store.query("views", question, 10)
     assert top == table and top.text == text[table.start:]
     question_vector, digest = embed([question, embedding_text(table)])
-    assert score > vector_scores(question_vector, digest[None])[0] + 0.1  # a row window won
+    assert score > vector_scores(question_vector, digest[None])[0] + 0.1  # a row's view won
     assert [c.id for c, _ in rest] == [c.id for c, _ in store.query("views", question, 10)[1:]]
     assert sorted(c.id for c, _ in rest) == sorted(c.id for c in HANDBOOK_CHUNKS)  # no twice
     tables = store.query("views", "hydraulic pump", 5, where={"chunk_type": "table"})
