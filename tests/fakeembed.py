@@ -30,11 +30,12 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.fakehttp import FakeServer, JSONHandler, running
 
 EMBED_MODEL = "fake-embed"
 RERANK_MODEL = "fake-rerank"
@@ -82,39 +83,18 @@ class FakeRequest:
     authorization: str
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, *args: Any) -> None:  # keep test output quiet
-        pass
-
-    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
-        data = payload.encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up
-
+class _Handler(JSONHandler):
     def do_GET(self) -> None:  # noqa: N802
         if self.path.rstrip("/").endswith("/models"):
             models = [{"id": EMBED_MODEL, "object": "model"},
                       {"id": RERANK_MODEL, "object": "model"}]
-            self._send(200, json.dumps({"object": "list", "data": models}))
+            self.send_json(200, json.dumps({"object": "list", "data": models}))
         else:
-            self._send(404, json.dumps({"error": {"message": "not found"}}))
+            self.send_error_json(404, "not found")
 
     def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except json.JSONDecodeError:
-            self._send(400, json.dumps({"error": {"message": "bad JSON"}}))
+        body = self.read_json()
+        if body is None:
             return
         fake = self.server.fake
         path = self.path.rstrip("/")
@@ -122,26 +102,21 @@ class _Handler(BaseHTTPRequestHandler):
         reply = fake.next_reply(request)
         time.sleep(reply.delay + fake.latency)
         if reply.raw is not None:
-            self._send(reply.status, reply.raw, reply.headers)
+            self.send_json(reply.status, reply.raw, reply.headers)
         elif reply.status >= 400:
             message = f"status {reply.status}"
             if reply.echo_key:
                 message += f"; you sent {request.authorization!r}"
-            self._send(reply.status, json.dumps({"error": {"message": message}}), reply.headers)
+            self.send_error_json(reply.status, message, reply.headers)
         elif path.endswith("/embeddings"):
-            self._send(200, json.dumps(fake.embeddings(body)))
+            self.send_json(200, json.dumps(fake.embeddings(body)))
         elif path.endswith("/rerank"):
-            self._send(200, json.dumps(fake.rerank(body)))
+            self.send_json(200, json.dumps(fake.rerank(body)))
         else:
-            self._send(404, json.dumps({"error": {"message": "not found"}}))
+            self.send_error_json(404, "not found")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeEmbed
-
-
-class FakeEmbed:
+class FakeEmbed(FakeServer):
     """The server plus its script; ``requests`` records what arrived."""
 
     def __init__(self, port: int = 0, dimension: int = DIMENSION, latency: float = 0.0) -> None:
@@ -151,14 +126,7 @@ class FakeEmbed:
         self._queue: deque[Reply] = deque()
         self._fail_after: int | None = None
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", port), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        super().__init__(_Handler, port)
 
     def embedding_requests(self) -> list[FakeRequest]:
         return [r for r in self.requests if r.path.endswith("/embeddings")]
@@ -221,22 +189,11 @@ class FakeEmbed:
                                   "timeout": 5.0, "max_retries": 1}
         return RerankSettings(**{**values, **overrides})
 
-    def start(self) -> FakeEmbed:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
 
 @pytest.fixture
 def fake_embed() -> Iterator[FakeEmbed]:
-    server = FakeEmbed().start()
-    try:
+    with running(FakeEmbed()) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -248,8 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = FakeEmbed(port=args.port, dimension=args.dimension, latency=args.latency)
     server.fail_after(args.fail_after)
-    print(f"fake embeddings listening at {server.base_url}", flush=True)
-    server._server.serve_forever()
+    server.serve("fake embeddings")
 
 
 if __name__ == "__main__":

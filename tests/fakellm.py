@@ -29,10 +29,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from tests.fakehttp import FakeServer, JSONHandler, running
 
 MODEL_ID = "fake"
 _ANCHOR_LINE = re.compile(r"^\[(\d+)\] ?(.*)$", re.MULTILINE)
@@ -184,27 +185,9 @@ def _auto_question(prompt: str) -> str:
                        "excerpts": [excerpt]})
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, *args: Any) -> None:  # keep test output quiet
-        pass
-
-    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
-        data = payload.encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout test)
-
+class _Handler(JSONHandler):
     def _not_found(self) -> None:
-        self._send(404, json.dumps({"error": {"message": "not found"}}))
+        self.send_error_json(404, "not found")
 
     def do_GET(self) -> None:  # noqa: N802
         fake, path = self.server.fake, self.path.rstrip("/")
@@ -214,18 +197,15 @@ class _Handler(BaseHTTPRequestHandler):
             entry: dict[str, Any] = {"id": MODEL_ID, "object": "model"}
             if llama is not None:
                 entry["meta"] = llama.meta()
-            self._send(200, json.dumps({"object": "list", "data": [entry]}))
+            self.send_json(200, json.dumps({"object": "list", "data": [entry]}))
         elif path.endswith("/props") and llama is not None:
-            self._send(200, json.dumps(llama.props()))
+            self.send_json(200, json.dumps(llama.props()))
         else:
             self._not_found()
 
     def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except json.JSONDecodeError:
-            self._send(400, json.dumps({"error": {"message": "bad JSON"}}))
+        body = self.read_json()
+        if body is None:
             return
         fake = self.server.fake
         if self.path.rstrip("/").endswith("/tokenize"):
@@ -233,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._not_found()
             else:
                 tokens = fake.llama.count(str(body.get("content", "")))
-                self._send(200, json.dumps({"tokens": list(range(tokens))}))
+                self.send_json(200, json.dumps({"tokens": list(range(tokens))}))
             return
         request = FakeRequest(self.path, self.headers.get("X-ChunkLab-Phase", ""), body)
         reply = fake.next_reply(request)
@@ -242,12 +222,12 @@ class _Handler(BaseHTTPRequestHandler):
                                           fake.llama.n_ctx)
         time.sleep(reply.delay + fake.latency)
         if reply.raw is not None:
-            self._send(reply.status, reply.raw, reply.headers)
+            self.send_json(reply.status, reply.raw, reply.headers)
         elif reply.status >= 400:
-            error = {"error": {"message": reply.text or f"status {reply.status}"}}
-            self._send(reply.status, json.dumps(error), reply.headers)
+            self.send_error_json(reply.status, reply.text or f"status {reply.status}",
+                                 reply.headers)
         else:
-            self._send(200, json.dumps(_completion(body, reply, fake.llama)), reply.headers)
+            self.send_json(200, json.dumps(_completion(body, reply, fake.llama)), reply.headers)
 
 
 @dataclass
@@ -298,12 +278,7 @@ def _completion(body: dict[str, Any], reply: Reply, llama: LlamaFacts | None) ->
     return answer
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeLLM
-
-
-class FakeLLM:
+class FakeLLM(FakeServer):
     """The server plus its script; ``requests`` and ``calls`` record what arrived."""
 
     def __init__(self, port: int = 0, latency: float = 0.0) -> None:
@@ -314,14 +289,7 @@ class FakeLLM:
         self._queue: deque[Reply] = deque()
         self._responder: Callable[[FakeRequest], Reply | str] | None = None
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", port), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        super().__init__(_Handler, port)
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -373,22 +341,11 @@ class FakeLLM:
 
         return LLMClient(self.settings(**overrides))
 
-    def start(self) -> FakeLLM:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
 
 @pytest.fixture
 def fake_llm() -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    try:
+    with running(FakeLLM()) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -405,8 +362,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.script:
         with open(args.script, encoding="utf-8") as handle:
             server.script(json.load(handle))
-    print(f"fake LLM listening at {server.base_url}", flush=True)
-    server._server.serve_forever()
+    server.serve("fake LLM")
 
 
 if __name__ == "__main__":
