@@ -116,7 +116,7 @@ class DocumentLibrary:
         with self._lock:  # already stored: no conversion (pages re-add on every rerun)
             if data and any(e.doc_id == content_id(data) for e in self.entries()):
                 if not sample:
-                    self._mark(content_id(data), sample=False)
+                    self._make_own(content_id(data), name)
                 return self.get(content_id(data))
         started = time.perf_counter()
         doc = convert(data, name)
@@ -135,12 +135,30 @@ class DocumentLibrary:
             self._loaded[doc.doc_id] = doc
         return doc
 
-    def _mark(self, doc_id: str, *, sample: bool) -> None:
-        """Record whether a stored document is a sample (written only when it changes)."""
+    def _make_own(self, doc_id: str, name: str) -> None:
+        """A stored sample uploaded by the user becomes theirs, under the name they gave it
+        (pickers and citations then say the user's name, not the sample's)."""
         with self._lock:
             index = self._read_index()
-            if any(e.doc_id == doc_id and e.sample != sample for e in index["documents"]):
-                index["documents"] = [replace(e, sample=sample) if e.doc_id == doc_id else e
+            entry = next((e for e in index["documents"] if e.doc_id == doc_id), None)
+            if entry is None or entry.sample is False:
+                return
+            if entry.sample and name != entry.source_name:
+                doc = self.get(doc_id).model_copy(update={"source_name": name})
+                write_atomic(self.root / doc_id / "document.json",
+                             doc.model_dump_json().encode())
+                self._loaded[doc_id] = doc
+                entry = replace(entry, source_name=name)
+            index["documents"] = [replace(entry, sample=False) if e.doc_id == doc_id else e
+                                  for e in index["documents"]]
+            self._write_index(index)
+
+    def _mark_sample(self, doc_id: str) -> None:
+        """Record that a stored document is a shipped sample (written only when it changes)."""
+        with self._lock:
+            index = self._read_index()
+            if any(e.doc_id == doc_id and not e.sample for e in index["documents"]):
+                index["documents"] = [replace(e, sample=True) if e.doc_id == doc_id else e
                                       for e in index["documents"]]
                 self._write_index(index)
 
@@ -260,7 +278,7 @@ class DocumentLibrary:
                 stored = next((e for e in index["documents"] if e.doc_id == doc_id), None)
                 if stored is not None:
                     if stored.sample is None:  # stored before samples were told apart
-                        self._mark(doc_id, sample=True)
+                        self._mark_sample(doc_id)
                     docs.append(self.get(doc_id))
                     continue
             try:

@@ -115,12 +115,17 @@ def test_samples_are_kept_apart_from_the_users_documents(lib, tmp_path):
     assert lib.default_documents() == [mine]  # the samples only when chosen
     assert DocumentLibrary(lib.root).sample_ids() == lib.sample_ids()  # kept in the index
     notes = next(d for d in shipped if d.source_name == "notes.txt")
-    lib.add((samples / "notes.txt").read_bytes(), "notes.txt")  # uploaded: the user's now
-    assert notes.doc_id not in lib.sample_ids()
-    assert [d.source_name for d in lib.default_documents()] == ["notes.txt", "handbook.md"]
+    lib.add((samples / "notes.txt").read_bytes(), "our notes.txt")  # uploaded: the user's now,
+    assert notes.doc_id not in lib.sample_ids()  # under the name the user gave it
+    assert [d.source_name for d in lib.default_documents()] == ["our notes.txt", "handbook.md"]
+    assert lib.entry(notes.doc_id).source_name == "our notes.txt"
+    assert DocumentLibrary(lib.root).get(notes.doc_id).source_name == "our notes.txt"
+    lib.add((samples / "notes.txt").read_bytes(), "notes (2).txt")  # the user's: named once
+    assert lib.get(notes.doc_id).source_name == "our notes.txt"
     assert lib.remove_samples() == ["policy.docx"]
     assert lib.sample_ids() == set() and len(lib.documents()) == 2
-    assert lib.ensure_samples(samples) == [notes]  # removed samples stay removed
+    kept = lib.ensure_samples(samples)  # removed samples stay removed
+    assert [d.doc_id for d in kept] == [notes.doc_id]
 
 
 def test_samples_stored_before_they_were_told_apart_are_samples(lib, tmp_path):
