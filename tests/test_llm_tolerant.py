@@ -431,3 +431,8 @@ def test_sections_named_by_their_headings_start_at_those_headings_whatever_the_n
     strict = replace(window, repairs=None)
     with pytest.raises(TSVError):
         STRUCTURE.parse(answer, strict)
+    twice = replace(window, repairs=Repairs())  # listed at its heading and again elsewhere
+    sections = STRUCTURE.parse("Your first two weeks\t1\t4\t9\tROOT\n"
+                               "Your first two weeks\t1\t6\t9\tROOT", twice)
+    assert [(s.title, s.start) for s in sections] == [("Your first two weeks", sections[0].start)]
+    assert [r.kind for r in twice.repairs.items] == ["repeat_dropped"]

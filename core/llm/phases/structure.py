@@ -135,18 +135,24 @@ def placed_by_title(rows: list[StructureRow], shown: list[anchors.AnchorBlock],
             title = folded(_heading_text(document, block.start, block.end))
             headings.setdefault(title, []).append(block.number)
     moved: set[int] = set()
-    placed = []
-    for k, row in enumerate(rows):
+    placed: list[StructureRow] = []
+    seen = {(folded(row.title), row.start) for row in rows}
+    for row in rows:
         numbers = headings.get(folded(row.title))
         if numbers and row.start not in numbers:
             start = min(numbers, key=lambda n: abs(n - row.start))
+            if (folded(row.title), start) in seen:  # the same section, listed right elsewhere
+                repairs.add("repeat_dropped", label, row.line_number, row.line,
+                            f"the section {row.title!r} at {start} was listed before")
+                continue
+            seen.add((folded(row.title), start))
             repairs.add("anchor_from_title", label, row.line_number, row.line,
                         f"start anchor {row.start} read as {start}, the heading {row.title!r}")
             row = replace(row, start=start)
-            moved.add(k)
+            moved.add(len(placed))
         placed.append(row)
     if not moved:
-        return rows
+        return placed
     order = sorted(range(len(placed)), key=lambda k: placed[k].start)
     last = shown[-1].number
     for i, k in enumerate(order):
