@@ -37,6 +37,12 @@ def data_dir() -> Path:
     return path
 
 
+def user_cache_dir() -> Path:
+    """Where files derived once per machine live, shared by every data folder (fetched models,
+    tokenizer tables): ``$XDG_CACHE_HOME/chunklab``, else ``~/.cache/chunklab``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "chunklab"
+
+
 @lru_cache(maxsize=32)
 def _resolved(folder: str, cwd: str) -> Path:
     """The absolute path of ``folder`` seen from ``cwd`` (resolving looks at every part of the

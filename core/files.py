@@ -7,7 +7,7 @@ import fcntl
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -15,10 +15,19 @@ from typing import Any
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
+    write_atomic_with(path, lambda tmp: tmp.write_bytes(data))
+
+
+def write_atomic_with(path: Path, write: Callable[[Path], object]) -> None:
+    """Have ``write`` write a temporary file beside ``path`` (its argument), then rename it
+    over ``path``; a failed write leaves no temporary file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_json(path: Path, value: Any, **dumps: Any) -> None:

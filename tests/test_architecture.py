@@ -28,7 +28,7 @@ ROOMS = [
     ["pages", "app"],
 ]
 HEAVY = ("chromadb", "docling", "onnxruntime", "onnx", "tokenizers", "torch", "pdfplumber",
-         "streamlit", "pandas", "plotly", "optuna", "sqlalchemy")
+         "streamlit", "pandas", "plotly", "optuna", "sqlalchemy", "tokie")
 
 
 def _module_name(path: Path) -> str:

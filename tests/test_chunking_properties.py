@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.chunking import recursive, semantic, token_index
+from core.chunking import semantic
 from core.chunking.registry import build_chunker
 from core.documents.model import Document, Table
 from core.tokens import count_tokens
@@ -75,18 +75,3 @@ def _lead(text: str, t: Table) -> int:
 def _trail(text: str, t: Table) -> int:
     body = text[t.start:t.end]
     return len(body) - len(body.rstrip())
-
-
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(documents(), st.integers(1, 60), st.integers(0, 20),
-       st.sampled_from(["guaranteed", "trailing_pieces"]), st.integers(1, 3), st.integers(1, 40))
-def test_chunks_settled_while_the_text_is_still_encoding_are_the_final_ones(
-        monkeypatch, doc: Document, size, overlap, mode, block, part_chars) -> None:
-    """Recursive chunks come a block of pieces at a time, from a text encoded in parts in the
-    background: the chunks are those of one pass over the whole encoded text."""
-    options = dict(size=size, overlap=min(overlap, size - 1), overlap_mode=mode)
-    whole = build_chunker("recursive", **options).chunk(doc)
-    monkeypatch.setattr(recursive, "MARK_BLOCK", block)
-    monkeypatch.setattr(token_index, "PART_CHARS", part_chars)
-    assert build_chunker("recursive", **options).chunk(doc) == whole

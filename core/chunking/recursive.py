@@ -55,7 +55,6 @@ from core.chunking.token_index import TokenIndex
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", ". ", " ")
 EXACT_MARGIN = 4  # token estimates this close to the target are checked exactly
-MARK_BLOCK = 512  # pieces whose token offsets are looked up at a time
 
 
 @cache
@@ -98,8 +97,7 @@ class RecursiveChunker(SegmentChunker):
     def _split(self, index: TokenIndex, lo: int, hi: int, separators: list[str], size: int,
                overlap: int) -> Iterator[Cut]:
         """Cut ``[lo, hi)`` into chunks of at most ``size``, carrying trailing pieces up to
-        ``overlap``; chunks come as soon as they are settled, while the index may still be
-        encoding the text further on (the piece sizes are looked up a block at a time)."""
+        ``overlap``."""
         text = index.text
         separator, rest = None, []
         for i, candidate in enumerate(separators):
@@ -111,38 +109,25 @@ class RecursiveChunker(SegmentChunker):
             matches = _literal(separator).finditer(text, lo, hi)
             bounds += [m.start() for m in matches if m.start() > lo]
         bounds.append(hi)
-        by_chars = self.config.unit == "chars"
-        marks = bounds if by_chars else []
+        marks = bounds if self.config.unit == "chars" else index.indices(bounds)
         run = None  # first piece of the current run of pieces under the target
         for i in range(len(bounds) - 1):
-            if i + 1 >= len(marks):
-                if run is not None and i - run > MARK_BLOCK:  # what the run has settled
-                    cuts, run = self._merge(index, bounds, marks, run, i, size, overlap,
-                                            settled_only=True)
-                    yield from cuts
-                marks += index.indices(bounds[len(marks) : i + 1 + MARK_BLOCK])
             if marks[i + 1] - marks[i] < size:
                 run = i if run is None else run
                 continue
             if run is not None:
-                yield from self._merge(index, bounds, marks, run, i, size, overlap)[0]
+                yield from self._merge(index, bounds, marks, run, i, size, overlap)
                 run = None
             if rest:
                 yield from self._split(index, bounds[i], bounds[i + 1], rest, size, overlap)
             else:
                 yield from self.window_cut(index, bounds[i], bounds[i + 1], size, overlap)
         if run is not None:
-            yield from self._merge(index, bounds, marks, run, len(bounds) - 1, size, overlap)[0]
+            yield from self._merge(index, bounds, marks, run, len(bounds) - 1, size, overlap)
 
     def _merge(self, index: TokenIndex, bounds: list[int], marks: list[int], first: int,
-               stop: int, size: int, overlap: int, *, settled_only: bool = False
-               ) -> tuple[list[Cut], int]:
-        """Merge pieces ``first..stop-1`` into chunks of at most ``size``, with overlap.
-
-        With ``settled_only`` the run goes on past ``stop``: only the chunks that more pieces
-        could not change are returned, with the piece where the rest of the run starts.
-        A chunk is settled when neither its estimate nor its exact count reached ``stop``.
-        """
+               stop: int, size: int, overlap: int) -> list[Cut]:
+        """Merge pieces ``first..stop-1`` into chunks of at most ``size``, with overlap."""
         text = index.text
         by_tokens = self.config.unit == "tokens"
 
@@ -166,8 +151,6 @@ class RecursiveChunker(SegmentChunker):
             j = max(j, i + 1)
             while j < stop and fits(i, j + 1):
                 j += 1
-            if settled_only and j >= stop:  # more pieces could make this chunk longer
-                return out, i
             while True:  # verify the chunk's exact count; drop trailing pieces if over
                 a, b = strip_span(text, bounds[i], bounds[j])
                 tokens = index.count(a, b) if b > a else 0
@@ -185,4 +168,4 @@ class RecursiveChunker(SegmentChunker):
             # leaves room for the piece after this chunk
             k = bisect_left(marks, max(marks[j] - overlap, marks[j + 1] - size), i, j)
             i = k if k > i else j
-        return out, stop
+        return out

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.config import user_cache_dir
 from core.errors import ChunkLabError
 
 CACHE_ENV = "CHUNKLAB_MODEL_CACHE"
@@ -81,8 +82,7 @@ def cache_dir() -> Path:
     (``XDG_CACHE_HOME`` respected)."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "chunklab" / "models"
+    return user_cache_dir() / "models"
 
 
 def _mb(size: float) -> str:

@@ -49,12 +49,3 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
     _install_bpe_file(name, cache_dir)
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
     return tiktoken.get_encoding(name)
-
-
-def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
-    """Exact token count; special-token strings in user text count as ordinary text."""
-    return len(get_encoding(encoding).encode_ordinary(text))
-
-
-def encode(text: str, encoding: str = DEFAULT_ENCODING) -> list[int]:
-    return get_encoding(encoding).encode_ordinary(text)
