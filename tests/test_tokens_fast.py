@@ -90,10 +90,15 @@ def test_any_text_gets_tiktokens_tokens(parts, name) -> None:
     assert encoder.count(text) == len(_tiktoken(text, name))
 
 
-def test_long_documents_get_tiktokens_tokens() -> None:
-    """Past the length where the public functions switch to the fast encoder."""
-    text = ("Coverage A — Dwelling: $350,000.\n\nWe'll pay the insured's loss.\t(see 4.2)\n \n"
-            "Ⅻ. Über naïve café 中文 😀 ﬁnal\x0c\n" * 300)
+@pytest.mark.parametrize("line", [
+    "| 7 Nov  | OM21 XWR     | Annual service     | £621   | 8             |\n",  # space runs
+    "Coverage A — Dwelling: $350,000.\n\nWe'll pay.\t(see 4.2)\n \nⅫ. naïve 中文 😀 ﬁnal\x0c\n",
+    "中文文本没有空格" * 3_000 + "\n",  # no safe boundary for longer than a part
+])
+def test_long_documents_get_tiktokens_tokens(line) -> None:
+    """Past 64 KiB, where tokie alone cuts the text into blocks of its own (and a run of spaces
+    with it), and past the length where the public functions switch to the fast encoder."""
+    text = line * (200_000 // len(line) + 1)
     tokens = _tiktoken(text, "cl100k_base")
     assert encode(text) == tokens
     assert count_tokens(text) == len(tokens)

@@ -12,10 +12,11 @@ millions of random strings (``tests/test_tokens_fast.py``) found them all:
 - non-ASCII characters of a few classes: letter numbers (Ⅻ), circled and squared letters,
   marks, controls, format, unassigned and private-use characters, whitespace.
 
-Everywhere else the tokens are the same. So a text is encoded by tokie, except stretches around
-those places, which tiktoken encodes; a stretch is cut at safe boundaries
-(:mod:`core.tokens.boundaries`), where tiktoken's tokens split whatever surrounds them, so the
-parts add up to tiktoken's encoding of the whole text.
+Everywhere else the tokens are the same, in texts under 64 KiB: a longer text tokie cuts into
+blocks of its own, where a run of spaces may be cut in two. So a text is encoded by tokie in
+parts of at most :data:`PART_CHARS`, except stretches around those places, which tiktoken
+encodes; every part is cut at safe boundaries (:mod:`core.tokens.boundaries`), where tiktoken's
+tokens split whatever surrounds them, so the parts add up to tiktoken's encoding of the whole.
 
 tokie reads a tokenizer file, which is derived once per machine from tiktoken's own BPE ranks
 (the pair each token was merged from) and kept in the user cache. An encoder is used only when
@@ -57,6 +58,9 @@ ASCII_CONTROLS = re.compile(r"[\x0b\x0c\x1c-\x1f]")
 CONTROL_CHARS = "\x0b\x0c\x1c\x1d\x1e\x1f"
 UNLIKE_CATEGORIES = frozenset(
     {"Nl", "Mn", "Mc", "Me", "Cc", "Cf", "Cn", "Co", "Cs", "Zs", "Zl", "Zp"})
+# tokie cuts a text of 64 KiB or more into blocks of its own, and may cut a run of spaces in
+# two there: it is given parts of at most this many characters (4 bytes each at the most).
+PART_CHARS = 16_000
 LETTER_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
 # Text on which tokie must give tiktoken's tokens before it is used (every kind of piece the
 # pre-tokenizers make that a document is full of).
@@ -113,6 +117,24 @@ def tiktoken_stretches(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in stretches]
 
 
+def _tokie_parts(text: str, start: int, end: int) -> list[tuple[str, bool]]:
+    """``text[start:end]`` (nothing tokie and tiktoken class apart) in parts of at most
+    :data:`PART_CHARS`, cut at safe boundaries, for tokie; a stretch with no safe boundary
+    within that length goes to tiktoken up to the next one."""
+    parts: list[tuple[str, bool]] = []
+    while end - start > PART_CHARS:
+        cut = safe_before(text, start + PART_CHARS, start)
+        if cut > start:
+            parts.append((text[start:cut], False))
+        else:
+            cut = min(end, safe_after(text, start + PART_CHARS))
+            parts.append((text[start:cut], True))
+        start = cut
+    if end > start:
+        parts.append((text[start:end], False))
+    return parts
+
+
 class FastEncoder:
     """``encode_ordinary`` of one tiktoken encoding, with tokie wherever the two agree."""
 
@@ -124,13 +146,11 @@ class FastEncoder:
         """``text`` in consecutive parts, each with whether tiktoken must encode it."""
         parts: list[tuple[str, bool]] = []
         position = 0
-        for a, b in tiktoken_stretches(text):
-            if a > position:
-                parts.append((text[position:a], False))
-            parts.append((text[a:b], True))
+        for a, b in [*tiktoken_stretches(text), (len(text), len(text))]:
+            parts += _tokie_parts(text, position, a)
+            if b > a:
+                parts.append((text[a:b], True))
             position = b
-        if position < len(text):
-            parts.append((text[position:], False))
         return parts
 
     def encode(self, text: str) -> np.ndarray:
