@@ -67,13 +67,16 @@ def show_configurations(evaluation: Evaluation) -> None:
     reported, never a reason to drop the others' results."""
     rows = []
     for outcome in evaluation.outcomes:
+        retrieval = evaluation.retrieval_of(outcome)
         if isinstance(outcome, CandidateFailure):
             rows.append({"Configuration": outcome.candidate.label, "Status": "failed",
-                         "Recall": "—", "IoU": "—", "Mean tokens / question": "—",
-                         "Chunks": "—", "Time": "—", "Reason": outcome.reason})
+                         "Retrieval": retrieval, "Recall": "—", "IoU": "—",
+                         "Mean tokens / question": "—", "Chunks": "—", "Time": "—",
+                         "Reason": outcome.reason})
             continue
         overall = outcome.metrics.overall
         rows.append({"Configuration": outcome.candidate.label, "Status": "ok",
+                     "Retrieval": retrieval,
                      "Recall": f"{overall.recall:.1%}", "IoU": f"{overall.iou:.1%}",
                      "Mean tokens / question": f"{overall.mean_tokens:,.0f}",
                      "Chunks": f"{sum(outcome.chunk_counts.values()):,}",
@@ -120,7 +123,7 @@ def show_metrics(results: list[CandidateResult]) -> None:
     first = results[0]
     st.caption(md_escape(
         f"{first.metrics.overall.questions} questions · {_rankings(results)} · "
-        f"{first.retrieval} · chunks: "
+        f"{_retrievals(results)} · chunks: "
         + ", ".join(f"{r.candidate.label} {sum(r.chunk_counts.values()):,}" for r in results)
         + " · times: " + ", ".join(
             f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
@@ -142,6 +145,15 @@ def _rankings(results: list[CandidateResult]) -> str:
     if len(set(ran.values())) == 1:
         return f"ranking {next(iter(ran.values()))}"
     return "ranking: " + ", ".join(f"{label} {how}" for label, how in ran.items())
+
+
+def _retrievals(results: list[CandidateResult]) -> str:
+    """How much each question retrieved: "top-5", or each configuration's when they differ (a
+    preset with a retrieval of its own keeps it)."""
+    ran = {r.candidate.label: r.retrieval for r in results}
+    if len(set(ran.values())) == 1:
+        return next(iter(ran.values()))
+    return "retrieval: " + ", ".join(f"{label} {how}" for label, how in ran.items())
 
 
 def _bar(result: CandidateResult, bounds: dict[str, tuple[float, float]]) -> go.Bar:
@@ -347,15 +359,13 @@ def _history_rows(record: RunRecord) -> list[dict[str, object]]:
     run = {"When": record.created.replace("T", " ")[:16], "Question set": record.question_set,
            "Version": record.question_set_version, "Questions": record.questions}
     rows: list[dict[str, object]] = [
-        {**run, "Retrieval": f"{c.config.get('ranking') or record.ranking} · {record.retrieval}",
-         "Configuration": c.label,
+        {**run, "Retrieval": record.retrieval_of(c.config), "Configuration": c.label,
          **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
             for m in ("recall", "precision", "iou")},
          "Tokens / question": "—" if c.mean_tokens is None else f"{c.mean_tokens:,.0f}",
          "Failed": ""}
         for c in record.configurations]
-    return rows + [{**run, "Retrieval": f"{f.config.get('ranking') or record.ranking} · "
-                                        f"{record.retrieval}",
+    return rows + [{**run, "Retrieval": record.retrieval_of(f.config),
                     "Configuration": str(f.config.get("label", "")), "Failed": f.reason}
                    for f in record.failures]
 
