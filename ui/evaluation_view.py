@@ -5,6 +5,8 @@ drill-down's question on it, and the history."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -121,9 +123,11 @@ def show_metrics(results: list[CandidateResult]) -> None:
     st.dataframe(shown, key="evaluate_metrics_table",
                  column_config={"Metric": st.column_config.TextColumn(width="medium")})
     first = results[0]
+    rankings = _per_configuration(results, "ranking",
+                                  lambda r: r.candidate.ranks_with(r.ranking), "ranking {}")
+    retrievals = _per_configuration(results, "retrieval", lambda r: r.retrieval)
     st.caption(md_escape(
-        f"{first.metrics.overall.questions} questions · {_rankings(results)} · "
-        f"{_retrievals(results)} · chunks: "
+        f"{first.metrics.overall.questions} questions · {rankings} · {retrievals} · chunks: "
         + ", ".join(f"{r.candidate.label} {sum(r.chunk_counts.values()):,}" for r in results)
         + " · times: " + ", ".join(
             f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
@@ -138,22 +142,15 @@ def show_metrics(results: list[CandidateResult]) -> None:
     st.plotly_chart(figure, key="evaluate_bars")
 
 
-def _rankings(results: list[CandidateResult]) -> str:
-    """Which ranking ran: "ranking hybrid", or each configuration's when they differ (a preset
-    with a ranking of its own keeps it)."""
-    ran = {r.candidate.label: r.candidate.ranks_with(r.ranking) for r in results}
+def _per_configuration(results: list[CandidateResult], what: str,
+                       how: Callable[[CandidateResult], str], agreed: str = "{}") -> str:
+    """How the configurations ranked or retrieved (``what``): once when they agree
+    (``agreed``, e.g. "ranking hybrid", "top-5"), else each configuration's ("retrieval:
+    A top-5, B top-8": a preset with a way of its own keeps it)."""
+    ran = {r.candidate.label: how(r) for r in results}
     if len(set(ran.values())) == 1:
-        return f"ranking {next(iter(ran.values()))}"
-    return "ranking: " + ", ".join(f"{label} {how}" for label, how in ran.items())
-
-
-def _retrievals(results: list[CandidateResult]) -> str:
-    """How much each question retrieved: "top-5", or each configuration's when they differ (a
-    preset with a retrieval of its own keeps it)."""
-    ran = {r.candidate.label: r.retrieval for r in results}
-    if len(set(ran.values())) == 1:
-        return next(iter(ran.values()))
-    return "retrieval: " + ", ".join(f"{label} {how}" for label, how in ran.items())
+        return agreed.format(next(iter(ran.values())))
+    return f"{what}: " + ", ".join(f"{label} {value}" for label, value in ran.items())
 
 
 def _bar(result: CandidateResult, bounds: dict[str, tuple[float, float]]) -> go.Bar:
