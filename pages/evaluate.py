@@ -103,7 +103,7 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
         "Embedders", list(refs), key=key,
         help="Each configuration is evaluated under each embedder, so the same chunking under "
              "two embedders is compared like two configurations. Set your own on Settings "
-             "(Embeddings); a chunk set keeps its own.")
+             "(Embeddings); a chunk set, or a preset saved with its embedder, keeps its own.")
     mode: RerankMode = right.radio(
         "Rerank the best hits", RERANK_MODES, horizontal=True,
         key=kept("evaluate_rerank", "off", durable=True, valid=RERANK_MODES),
@@ -149,7 +149,8 @@ def _retrieval_options(candidates: list[Candidate]) -> tuple[str, int, list[Retr
                         "ranked chunks until the budget is used, the last one cut to fit. "
                         "Autocut keeps the top k only up to the first large drop in their "
                         "scores (k is then the most; it was measured with k = 10). Both: "
-                        "top-k and the token budget.")
+                        "top-k and the token budget. A preset saved from a tune keeps how "
+                        "much it retrieves.")
     k = right.number_input("k (chunks per question)", 1, 50,
                            key=kept("evaluate_k", DEFAULT_K, durable=True))
     budget = last.number_input("Token budget", 50, 32_000, step=100,
@@ -159,6 +160,8 @@ def _retrieval_options(candidates: list[Candidate]) -> tuple[str, int, list[Retr
         help="Cut at the first large drop in score (1), or let that many drops pass first.")
     own = [f"{c.label} ranks {c.ranks_with(ranking)}" for c in candidates
            if c.ranks_with(ranking) != ranking]
+    own += [f"{c.label} retrieves {c.retrieval.label}" for c in candidates if c.retrieval]
+    own += [f"{c.label} embeds with {c.embedder.label}" for c in candidates if c.own_embedder]
     if own:
         st.caption(md_escape("Its own way to retrieve: " + "; ".join(own) + "."))
     retrievals: list[Retrieval] = {

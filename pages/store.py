@@ -14,7 +14,7 @@ from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.errors import ChunkLabError
 from core.operations import chunk_sets
 from core.operations.ingest import DEFAULT_BATCH_SIZE
-from core.operations.presets import all_presets
+from core.operations.presets import Preset, all_presets
 from core.operations.stacks import embedder_choices
 from core.operations.strategies import strategy, validated_config
 from core.store import ChunkSetInfo, ChunkStore
@@ -33,6 +33,7 @@ NOTICE = "store_notice"  # session key: a success sentence to show after the rer
 WARNINGS = "store_warnings"  # session key: the last run's warnings, shown after the rerun
 RUNNING = "store_running"  # session key: the IngestJob being built
 AUTO_NAME = "store_auto_name"  # session key: the name last filled in from the preset
+EMBEDDER_FROM = "store_embedder_from"  # session key: the preset the embedder last followed
 DEFAULT_PRESET = "recursive 500/50"
 
 
@@ -168,16 +169,27 @@ def name_input(suggested: str, names: set[str]) -> str:
                              help="Follows the preset until you type a name of your own."))
 
 
-def embedder_input() -> EmbedderRef:
-    """The embedder of the new set: MiniLM, or the endpoint configured on Settings."""
+def embedder_input(preset: Preset | None) -> EmbedderRef:
+    """The embedder of the new set: MiniLM, or the endpoint configured on Settings. A preset
+    saved with its embedder puts it in when it is picked (it may be changed after)."""
     settings = embedding_settings()
     refs = {ref.label: ref for ref in embedder_choices(settings)}
     labels = list(refs)
     key = kept("store_embedder", labels[0], valid=labels)
+    own = preset.embedder if preset else None
+    picked = preset.name if preset else None
+    if st.session_state.get(EMBEDDER_FROM) != picked:
+        st.session_state[EMBEDDER_FROM] = picked
+        if own is not None and own.label in refs:
+            remember(key, own.label)
     st.selectbox("Embedder", labels, key=key,
                  help="The model that embeds the chunks and every question asked of the set. "
                       "Your own endpoint is set on Settings (Embeddings).")
-    if len(labels) == 1:
+    if own is not None and own.label not in refs:
+        st.caption(md_escape(f"“{picked}” was saved with {own.label}, which is not the "
+                             "endpoint set on Settings: the set is embedded with the one "
+                             "chosen here."))
+    elif len(labels) == 1:
         st.caption("Only the built-in MiniLM is available: set an embedding endpoint on "
                    "Settings to embed with your own model.")
     return refs[st.session_state[key]]
@@ -237,7 +249,7 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
     st.caption("A new set leaves every other set as it is; activate it when you are ready "
                "(cutover). Documents already in a set of that name are skipped, so a "
                "re-run resumes.")
-    embedder = embedder_input()
+    embedder = embedder_input(config.preset)
     problem, blocking = name_problem(store, name, config, embedder)
     confirmed = True
     if problem and blocking:

@@ -8,10 +8,14 @@ import pytest
 
 from core.cli import main
 from core.documents import convert
+from core.embeddings import BUILTIN
 from core.evaluation.metrics import METRICS
+from core.operations.evaluation import Retrieval
+from core.operations.presets import save_user_preset
 from core.operations.question_generation import generate_question_set
 from core.operations.question_sets import save_set
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
+from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +86,40 @@ def test_contextual_delta_prints_both_figures_and_the_delta(tmp_path, monkeypatc
 
     assert main([*argv[:-4], "recursive", "--contextual-delta"]) == 2
     assert "--contextual-delta needs an LLM configuration" in capsys.readouterr().err
+
+
+def test_a_preset_keeps_its_embedder_and_retrieval(tmp_path, monkeypatch, capsys,
+                                                   fake_embed):  # noqa: F811
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EMBEDDING_BASE_URL", fake_embed.base_url)
+    monkeypatch.setenv("EMBEDDING_MODEL", "fake-embed")
+    own = fake_embed.settings().ref()
+    chunking = ("recursive", {"size": 200, "overlap": 0})
+    save_user_preset("tuned own", *chunking, embedder=own, retrieval=Retrieval(8))
+    save_user_preset("tuned cut", *chunking, embedder=BUILTIN,
+                     retrieval=Retrieval(10, autocut=1))
+    argv = ["eval", "--questions", SET, "--docs", DOCS, "--preset", "tuned own",
+            "--preset", "tuned cut", "--preset", "fixed 1000 chars", "--k", "3"]
+    assert main([*argv, "--embedder", "endpoint"]) == 0
+    own_result, cut, plain = json.loads(capsys.readouterr().out)["results"]
+    assert (own_result["k"], own_result["budget"], own_result["autocut"]) == (8, None, None)
+    assert own_result["retrieval"] == "top-8" and own_result["embedder"]["name"] == "fake-embed"
+    assert (cut["k"], cut["autocut"], cut["retrieval"]) == (10, 1, "autocut of top-10")
+    assert cut["embedder"]["where"] == "local"  # its own MiniLM, not --embedder's endpoint
+    assert (plain["k"], plain["embedder"]["name"]) == (3, "fake-embed")
+
+    save_user_preset("tuned own", *chunking, embedder=own, retrieval=Retrieval(2))
+    assert main(argv) == 0
+    own_result, cut, _ = json.loads(capsys.readouterr().out)["results"]
+    assert (own_result["k"], own_result["cached"]) == (2, False)  # not the top-8 result
+    assert cut["cached"] is True
+
+    monkeypatch.delenv("EMBEDDING_BASE_URL")
+    assert main([*argv, "--no-cache"]) == 3  # one configuration failed, the others ran
+    captured = capsys.readouterr()
+    own_result, cut, plain = json.loads(captured.out)["results"]
+    assert own_result["status"] == "failed" and cut["status"] == plain["status"] == "ok"
+    reason = (f"This configuration embeds with {own.label}, but no embedding endpoint is "
+              "configured")
+    assert own_result["reason"].startswith(reason)
+    assert captured.err.strip() == f"failed: tuned own: {own_result['reason']}"

@@ -4,11 +4,12 @@ retrieval stays inside the question's document, top-k, metrics, result cache."""
 import csv
 import io
 import threading
+from dataclasses import replace
 
 import pytest
 
 from core.evaluation.questions import QuestionSet
-from core.operations.evaluation import Candidate, EvaluationError, evaluate
+from core.operations.evaluation import Candidate, EvaluationError, Retrieval, evaluate
 from core.operations.evaluation_report import results_csv
 from core.progress import Cancelled
 from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
@@ -93,3 +94,31 @@ def test_integrity_counts_come_with_every_result_and_its_exports(question_set, d
     rows = list(csv.DictReader(io.StringIO(results_csv(first).decode())))
     assert {r["check_over_size"] for r in rows if r["configuration"] == "tight"} == {"6"}
     assert {r["check_offsets"] for r in rows} == {"0"}
+
+
+def test_a_configuration_with_its_own_retrieval_retrieves_it(question_set, documents):  # noqa: F811
+    own = Candidate("own top-1", "stub", retrieval=Retrieval(1))
+    budgeted = Candidate("own budget", "stub", retrieval=Retrieval(budget=5))
+    cut = Candidate("own autocut", "stub", retrieval=Retrieval(3, autocut=1))
+    run = evaluate(question_set, documents, [Candidate("run's", "stub"), own, budgeted, cut],
+                   ranking="bm25", k=2)
+    assert [(r.k, r.budget, r.autocut) for r in run] == [
+        (2, None, None), (1, None, None), (5, 5, None), (3, None, 1)]
+    assert [r.retrieval for r in run] == [
+        "top-2", "top-1", "5-token budget", "autocut of top-3"]
+    assert [len(q.retrieved) for q in run[1].questions] == [1, 1, 1]
+    assert [run.retrieval_of(r) for r in run] == [r.retrieval for r in run]
+    # the same chunking retrieving another k is not served from the first one's cache
+    again = evaluate(question_set, documents, [own, replace(own, retrieval=Retrieval(2))],
+                     ranking="bm25", k=2)
+    assert [(r.cached, r.k) for r in again] == [(True, 1), (False, 2)]
+
+
+def test_small_to_big_with_a_budget_of_its_own_fails_alone(question_set, documents):  # noqa: F811
+    merged = Candidate("merged", "stub", merge_adjacent=True, retrieval=Retrieval(budget=50))
+    run = evaluate(question_set, documents, [merged, Candidate("para", "stub")], ranking="bm25")
+    [failure] = run.failures
+    assert "Small-to-big retrieval is measured at top k" in failure.reason
+    assert run.retrieval_of(failure) == "50-token budget" and len(run.results) == 1
+    with pytest.raises(EvaluationError, match="Autocut cuts the top k"):
+        Retrieval(5, budget=100, autocut=1)

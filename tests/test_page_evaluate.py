@@ -10,11 +10,14 @@ from streamlit.testing.v1 import AppTest
 
 from core.chunking.checks import LABELS
 from core.config import SAMPLE_QUESTIONS_DIR, data_dir
+from core.embeddings import BUILTIN
 from core.evaluation.questions import parse_questions
-from core.operations.presets import SMALL_TO_BIG
+from core.operations.evaluation import Retrieval
+from core.operations.presets import SMALL_TO_BIG, Preset, save_user_preset
 from core.operations.question_sets import save_set
 from tests.pages import texts
 from ui.persist import STATE_FILE
+from ui.settings_form import Configuration
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "evaluate.py")
 
@@ -150,6 +153,34 @@ def test_a_preset_with_its_own_ranking_keeps_it_and_the_results_say_so():
     assert [r.ranking for r in results] == ["vector", "hybrid"]
     history = next(d for d in at.dataframe if "Retrieval" in d.value.columns).value
     assert list(history["Retrieval"][:2]) == ["vector · top-5", "hybrid · top-5"]
+
+
+def test_a_preset_with_its_own_retrieval_keeps_it_and_its_row_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    save_user_preset("tuned", "recursive", {"size": 300, "overlap": 30},
+                     embedder=BUILTIN, retrieval=Retrieval(8))
+    at = AppTest.from_file(PAGE, default_timeout=240).run()
+    at.selectbox(key="evaluate_set").set_value("technical_handbook").run()
+    at.multiselect(key="evaluate_configs").set_value(["fixed 1000 chars", "tuned"]).run()
+    assert "Its own way to retrieve: tuned retrieves top-8; tuned embeds with MiniLM" in texts(at)
+    at.button(key="evaluate_run").click().run()
+    assert not at.exception and not at.error
+    assert [r.k for r in at.session_state["evaluate_results"]["groups"]["top-5"]] == [5, 8]
+    rows = at.table[0].value
+    assert list(rows["Retrieval"]) == ["top-5", "top-8"]
+    assert "retrieval: fixed 1000 chars top-5, tuned top-8" in texts(at)
+    history = next(d for d in at.dataframe if "Retrieval" in d.value.columns).value
+    assert list(history["Retrieval"][:2]) == ["vector · top-5", "vector · top-8"]
+
+
+def test_a_configuration_started_from_a_tuned_preset_keeps_its_way_to_retrieve():
+    tuned = Preset("tuned", "recursive", {"size": 300}, builtin=False, ranking="hybrid",
+                   embedder=BUILTIN, retrieval=Retrieval(8))
+    edited = Configuration("mine", "recursive", {"size": 250}, tuned).candidate()
+    assert (edited.label, edited.settings, edited.ranking) == ("mine", {"size": 250}, "hybrid")
+    assert edited.retrieval == Retrieval(8) and edited.own_embedder
+    other = Configuration("fixed", "fixed", {"size": 250}, tuned).candidate()
+    assert (other.ranking, other.retrieval, other.own_embedder) == (None, None, False)
 
 
 def test_inputs_survive_a_page_switch_and_results_say_what_they_were_computed_for():

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.embeddings.settings import SOURCE as EMBEDDING_SOURCE
+from core.operations.presets import save_user_preset
 from core.retrieval.rerank import SOURCE as RERANK_SOURCE
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown
@@ -108,3 +109,19 @@ def test_a_chunk_set_built_with_the_endpoint(data, fake_embed):
     assert error.startswith("The embedding endpoint (fake-embed at 127.0.0.1")
     assert [i.name for i in ChunkStore().list_sets()] == ["own"]  # nothing half-written
     assert list(at.dataframe[0].value["Name"]) == ["own"]  # the page is still whole
+
+
+def test_a_preset_saved_with_the_endpoint_embeds_a_new_set_with_it(data, fake_embed):
+    own = fake_embed.settings().ref()
+    save_user_preset("tuned own", "recursive", {"size": 200, "overlap": 0}, embedder=own)
+    at = _run("store", {EMBEDDING_SETTINGS: fake_embed.settings()})
+    assert at.selectbox(key="store_embedder").value == "MiniLM (built-in)"
+    at.selectbox(key="store:preset").set_value("tuned own").run()
+    assert at.selectbox(key="store_embedder").value == own.label  # the preset's, by default
+    at.selectbox(key="store_embedder").set_value("MiniLM (built-in)").run()
+    assert at.selectbox(key="store_embedder").value == "MiniLM (built-in)"  # the user's choice
+
+    at = _run("store")  # no endpoint set in this session: the preset's is not offered
+    at.selectbox(key="store:preset").set_value("tuned own").run()
+    assert at.selectbox(key="store_embedder").value == "MiniLM (built-in)"
+    assert f"“tuned own” was saved with {own.label}, which is not the endpoint set" in texts(at)

@@ -63,6 +63,17 @@ def test_save_the_winner_as_a_preset(ran):
     assert any("handbook winner" in i.value for i in ran.info)
 
 
+def test_the_saved_preset_keeps_the_whole_configuration(ran):
+    ran.text_input(key="tune_preset_name").set_value("handbook whole").run()
+    ran.button(key="tune_save").click().run()
+    assert not ran.exception
+    saved = user_presets()["handbook whole"]
+    plan = ran.session_state["tune_result"]["result"].recommendation.outcome.plan
+    assert (saved.embedder, saved.retrieval) == (plan.candidate.embedder, plan.retrieval)
+    assert saved.merge_adjacent == plan.candidate.merge_adjacent
+    assert saved.candidate().retrieval == plan.retrieval  # evaluated as the tune measured it
+
+
 def test_open_a_configuration_in_compare_beside_the_best(ran):
     result = ran.session_state["tune_result"]["result"]
     other = next((o for o in result.front if o is not result.recommendation.outcome),

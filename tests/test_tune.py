@@ -15,12 +15,13 @@ import pytest
 from core.cli import main
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.port import BUILTIN
+from core.errors import ChunkLabError
 from core.evaluation.metrics import QuestionScore
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.evaluation.stats import compare_paired, questions_to_separate
-from core.operations.evaluation import Candidate
+from core.operations.evaluation import Candidate, Retrieval
 from core.operations.evaluation_runs import run_history
-from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, user_presets
+from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, user_presets
 from core.operations.question_sets import load_from_folder
 from core.operations.strategies import validated_config
 from core.operations.tune import (
@@ -49,6 +50,7 @@ from core.operations.tune_space import (
     embedders_by_label,
     plan_for,
     search_space,
+    tunable_presets,
 )
 from core.progress import Cancelled, Progress
 from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
@@ -95,7 +97,8 @@ def test_every_point_of_the_space_is_a_valid_configuration():
         point = draw(space, lambda name, choices: rng.choice(choices))
         plan = plan_for(point, space, presets)
         validated_config(plan.candidate.strategy, plan.candidate.settings)
-        seen_merge_with_budget |= plan.candidate.merge_adjacent and plan.budget is not None
+        merges, budget = plan.candidate.merge_adjacent, plan.retrieval.budget
+        seen_merge_with_budget |= merges and budget is not None
         if point["strategy"] == PRESET:
             assert plan.preset == point["preset"]
             assert plan.candidate.label.startswith(point["preset"])
@@ -115,14 +118,14 @@ def test_plan_labels_and_settings():
                                        "tables": True, "table_split": "row_groups",
                                        "table_max_tokens": 300}
     assert plan.candidate.label == "recursive 300/30, tables by rows, hybrid, 1,000-token budget"
-    assert (plan.k, plan.budget, plan.ranking) == (5, 1000, "hybrid")
+    assert (plan.retrieval.k, plan.retrieval.budget, plan.ranking) == (5, 1000, "hybrid")
     small = plan_for({"strategy": PRESET, "preset": SMALL_TO_BIG, "retrieve": "top-k", "k": 3},
                      space, presets)
     assert small.candidate.merge_adjacent and small.ranking == "hybrid"
     assert small.candidate.label == f"{SMALL_TO_BIG}, top-3"
     baselines = [plan_for(p, space, presets) for p in baseline_points(space, presets)]
     assert [b.preset for b in baselines] == ["recursive 500/50", SMALL_TO_BIG]
-    assert all(b.k == 5 and b.budget is None for b in baselines)
+    assert all(b.retrieval == Retrieval(5) for b in baselines)
 
 
 def test_embedder_and_autocut_are_dimensions_of_the_search():
@@ -137,16 +140,87 @@ def test_embedder_and_autocut_are_dimensions_of_the_search():
              "tables": "whole", "ranking": "vector", "merge_adjacent": False,
              "embedder": endpoint.label, "retrieve": AUTOCUT}
     plan = plan_for(point, space, presets, embedders)
-    assert plan.candidate.embedder == endpoint and (plan.k, plan.autocut) == (AUTOCUT_K, 1)
+    assert plan.candidate.embedder == endpoint and plan.retrieval == Retrieval(AUTOCUT_K, None, 1)
     assert plan.candidate.label == (f"recursive 200, vector, {endpoint.label}, "
                                     f"autocut of top-{AUTOCUT_K}")
     minilm = plan_for(point | {"embedder": BUILTIN.label, "retrieve": "top-k", "k": 5},
                       space, presets, embedders)
-    assert minilm.candidate.embedder.builtin and minilm.autocut is None
+    assert minilm.candidate.embedder.builtin and minilm.retrieval.autocut is None
     assert len({plan.key(), minilm.key()}) == 2  # two configurations, scored apart
     assert plan.to_json()["embedder"] == endpoint.label and plan.to_json()["autocut"] == 1
     baselines = [plan_for(p, space, presets, embedders) for p in baseline_points(space, presets)]
-    assert all(b.candidate.embedder.builtin and b.autocut is None for b in baselines)
+    assert all(b.candidate.embedder.builtin and b.retrieval.autocut is None for b in baselines)
+
+
+def test_one_embedder_given_is_the_one_every_plan_uses():
+    presets = dict(BUILTIN_PRESETS)
+    endpoint = EmbedderRef(model="nomic-embed-text", base_url="http://127.0.0.1:9/v1")
+    only = embedders_by_label([endpoint])
+    space = search_space(presets, embedders=tuple(only))
+    assert "embedder" not in {d.name for d in space}  # nothing to choose: not drawn
+    plans = [plan_for(p, space, presets, only) for p in baseline_points(space, presets)]
+    assert plans and all(plan.candidate.embedder == endpoint for plan in plans)
+
+
+def test_a_preset_brings_its_own_embedder_and_retrieval_to_the_search():
+    endpoint = EmbedderRef(model="nomic-embed-text", base_url="http://127.0.0.1:9/v1")
+    tuned = Preset("tuned", "recursive", {"size": 300, "overlap": 30}, builtin=False,
+                   ranking="hybrid", embedder=endpoint, retrieval=Retrieval(8))
+    presets = {**BUILTIN_PRESETS, "tuned": tuned}
+    assert "tuned" not in tunable_presets(presets)  # MiniLM only: it is not tried
+    assert "tuned" in tunable_presets(presets, [BUILTIN, endpoint])
+    embedders = embedders_by_label([BUILTIN, endpoint])
+    space = search_space(presets, embedders=tuple(embedders))
+    import random
+
+    rng = random.Random(2)
+    for _ in range(20):
+        point = draw(space, lambda name, choices: "tuned" if name == "preset"
+                     else PRESET if name == "strategy" else rng.choice(choices))
+        assert not {"ranking", "embedder", "retrieve", "k", "budget"} & set(point)
+        plan = plan_for(point, space, presets, embedders)
+        assert (plan.candidate.embedder, plan.retrieval, plan.ranking) == (
+            endpoint, Retrieval(8), "hybrid")
+        merged = ", neighbours merged" if point["merge_adjacent"] else ""
+        assert plan.candidate.label == f"tuned{merged}, {endpoint.label}, top-8"
+
+
+def _endpoint_plan(retrieval: Retrieval, merge: bool = False) -> TrialOutcome:
+    endpoint = EmbedderRef(model="nomic-embed-text", base_url="http://127.0.0.1:9/v1")
+    candidate = Candidate("recursive 300/30, hybrid", "recursive", {"size": 300, "overlap": 30},
+                          ranking="hybrid", merge_adjacent=merge, embedder=endpoint)
+    figures = Figures(1, 0.5, (0, 1), 0.5, (0, 1), 0.1, 100.0, (0.5,))
+    return TrialOutcome(0, TrialPlan(candidate, retrieval), figures, 1.0, False, 0)
+
+
+def test_a_preset_saved_from_a_tune_keeps_the_whole_configuration(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    old = {"old": ["fixed", {"size": 700}],  # files written before presets kept more
+           "old ranked": ["recursive", {"size": 150}, {"ranking": "hybrid",
+                                                        "merge_adjacent": True}]}
+    (tmp_path / "chunk_presets.json").write_text(json.dumps(old))
+    top8, cut = _endpoint_plan(Retrieval(8), merge=True), _endpoint_plan(Retrieval(10, None, 1))
+    saved = save_recommended("tuned top-8", top8)
+    save_recommended("tuned autocut", cut)
+
+    stored = user_presets()
+    assert stored["tuned top-8"] == saved
+    assert (saved.embedder, saved.retrieval, saved.ranking, saved.merge_adjacent) == (
+        top8.plan.candidate.embedder, Retrieval(8), "hybrid", True)
+    assert stored["tuned autocut"].retrieval == Retrieval(10, None, 1)
+    assert (stored["old"].retrieval, stored["old"].embedder) == (None, None)
+    assert (stored["old ranked"].ranking, stored["old ranked"].merge_adjacent) == ("hybrid", True)
+    on_disk = json.loads((tmp_path / "chunk_presets.json").read_text())
+    assert on_disk["old"] == old["old"]  # an entry without a way to retrieve stays as it was
+    assert on_disk["tuned top-8"][2]["retrieval"] == {"k": 8, "budget": None, "autocut": None}
+    assert on_disk["tuned top-8"][2]["embedder"] == top8.plan.candidate.embedder.model_dump()
+
+    candidate = stored["tuned top-8"].candidate()
+    assert candidate.retrieval == Retrieval(8) and candidate.own_embedder
+    assert candidate.embedder == top8.plan.candidate.embedder
+    with pytest.raises(ChunkLabError, match="Small-to-big retrieval is measured at top k"):
+        save_recommended("merged by budget", _endpoint_plan(Retrieval(budget=500), merge=True))
+    assert "merged by budget" not in user_presets()
 
 
 def test_a_tune_tries_the_configured_endpoint_embedder_and_autocut(handbook, fake_embed,  # noqa: F811
@@ -155,7 +229,7 @@ def test_a_tune_tries_the_configured_endpoint_embedder_and_autocut(handbook, fak
     monkeypatch.setenv("EMBEDDING_MODEL", "fake-embed")
     result = tune(handbook.questions, handbook.documents, trials=10, baselines=False)
     assert result.failed == []
-    tried = {(o.plan.candidate.embedder.builtin, o.plan.autocut is not None)
+    tried = {(o.plan.candidate.embedder.builtin, o.plan.retrieval.autocut is not None)
              for o in result.trials}
     assert {True, False} <= {builtin for builtin, _ in tried}  # both embedders were drawn
     assert any(autocut for _, autocut in tried)
@@ -258,6 +332,8 @@ def test_tune_runs_reuses_chunkings_resumes_and_saves(handbook):
     saved = save_recommended("tuned handbook", best.outcome)
     stored = user_presets()["tuned handbook"]
     assert stored == saved and stored.ranking == best.outcome.plan.candidate.ranking
+    assert (stored.embedder, stored.retrieval) == (best.outcome.plan.candidate.embedder,
+                                                   best.outcome.plan.retrieval)
 
 
 def test_a_cancelled_tune_keeps_its_finished_trials(handbook):
@@ -286,6 +362,18 @@ def test_cli_tune_prints_the_front_and_the_recommendation(capsys):
     assert out["recommended"]["search"]["tokens"] <= 1500
     assert out["saved_preset"] == "cli tuned" and "cli tuned" in user_presets()
     assert out["split"]["search"] + out["split"]["held_back"] == 20
+
+
+def test_cli_tune_searches_only_the_embedders_given(capsys, fake_embed,  # noqa: F811
+                                                   monkeypatch):
+    monkeypatch.setenv("EMBEDDING_BASE_URL", fake_embed.base_url)
+    monkeypatch.setenv("EMBEDDING_MODEL", "fake-embed")
+    code = main(["tune", "--questions", str(SET), "--docs", str(DOCS), "--trials", "4",
+                 "--embedder", "minilm", "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(out["all_trials"]) == 4
+    assert {t["configuration"]["embedder"] for t in out["all_trials"]} == {BUILTIN.label}
+    assert fake_embed.texts() == []  # the configured endpoint was never asked
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -5,6 +5,8 @@ drill-down's question on it, and the history."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -67,13 +69,16 @@ def show_configurations(evaluation: Evaluation) -> None:
     reported, never a reason to drop the others' results."""
     rows = []
     for outcome in evaluation.outcomes:
+        retrieval = evaluation.retrieval_of(outcome)
         if isinstance(outcome, CandidateFailure):
             rows.append({"Configuration": outcome.candidate.label, "Status": "failed",
-                         "Recall": "—", "IoU": "—", "Mean tokens / question": "—",
-                         "Chunks": "—", "Time": "—", "Reason": outcome.reason})
+                         "Retrieval": retrieval, "Recall": "—", "IoU": "—",
+                         "Mean tokens / question": "—", "Chunks": "—", "Time": "—",
+                         "Reason": outcome.reason})
             continue
         overall = outcome.metrics.overall
         rows.append({"Configuration": outcome.candidate.label, "Status": "ok",
+                     "Retrieval": retrieval,
                      "Recall": f"{overall.recall:.1%}", "IoU": f"{overall.iou:.1%}",
                      "Mean tokens / question": f"{overall.mean_tokens:,.0f}",
                      "Chunks": f"{sum(outcome.chunk_counts.values()):,}",
@@ -118,9 +123,11 @@ def show_metrics(results: list[CandidateResult]) -> None:
     st.dataframe(shown, key="evaluate_metrics_table",
                  column_config={"Metric": st.column_config.TextColumn(width="medium")})
     first = results[0]
+    rankings = _per_configuration(results, "ranking",
+                                  lambda r: r.candidate.ranks_with(r.ranking), "ranking {}")
+    retrievals = _per_configuration(results, "retrieval", lambda r: r.retrieval)
     st.caption(md_escape(
-        f"{first.metrics.overall.questions} questions · {_rankings(results)} · "
-        f"{first.retrieval} · chunks: "
+        f"{first.metrics.overall.questions} questions · {rankings} · {retrievals} · chunks: "
         + ", ".join(f"{r.candidate.label} {sum(r.chunk_counts.values()):,}" for r in results)
         + " · times: " + ", ".join(
             f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
@@ -135,13 +142,15 @@ def show_metrics(results: list[CandidateResult]) -> None:
     st.plotly_chart(figure, key="evaluate_bars")
 
 
-def _rankings(results: list[CandidateResult]) -> str:
-    """Which ranking ran: "ranking hybrid", or each configuration's when they differ (a preset
-    with a ranking of its own keeps it)."""
-    ran = {r.candidate.label: r.candidate.ranks_with(r.ranking) for r in results}
+def _per_configuration(results: list[CandidateResult], what: str,
+                       how: Callable[[CandidateResult], str], agreed: str = "{}") -> str:
+    """How the configurations ranked or retrieved (``what``): once when they agree
+    (``agreed``, e.g. "ranking hybrid", "top-5"), else each configuration's ("retrieval:
+    A top-5, B top-8": a preset with a way of its own keeps it)."""
+    ran = {r.candidate.label: how(r) for r in results}
     if len(set(ran.values())) == 1:
-        return f"ranking {next(iter(ran.values()))}"
-    return "ranking: " + ", ".join(f"{label} {how}" for label, how in ran.items())
+        return agreed.format(next(iter(ran.values())))
+    return f"{what}: " + ", ".join(f"{label} {value}" for label, value in ran.items())
 
 
 def _bar(result: CandidateResult, bounds: dict[str, tuple[float, float]]) -> go.Bar:
@@ -347,15 +356,13 @@ def _history_rows(record: RunRecord) -> list[dict[str, object]]:
     run = {"When": record.created.replace("T", " ")[:16], "Question set": record.question_set,
            "Version": record.question_set_version, "Questions": record.questions}
     rows: list[dict[str, object]] = [
-        {**run, "Retrieval": f"{c.config.get('ranking') or record.ranking} · {record.retrieval}",
-         "Configuration": c.label,
+        {**run, "Retrieval": record.retrieval_of(c.config), "Configuration": c.label,
          **{METRIC_LABELS[m]: f"{c.metrics[m]:.1%} ({c.ci95[m][0]:.0%}–{c.ci95[m][1]:.0%})"
             for m in ("recall", "precision", "iou")},
          "Tokens / question": "—" if c.mean_tokens is None else f"{c.mean_tokens:,.0f}",
          "Failed": ""}
         for c in record.configurations]
-    return rows + [{**run, "Retrieval": f"{f.config.get('ranking') or record.ranking} · "
-                                        f"{record.retrieval}",
+    return rows + [{**run, "Retrieval": record.retrieval_of(f.config),
                     "Configuration": str(f.config.get("label", "")), "Failed": f.reason}
                    for f in record.failures]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import annotated_types
@@ -42,11 +42,11 @@ class Configuration:
 
     def candidate(self) -> Candidate:
         """This configuration to evaluate; with its preset's strategy it keeps the preset's
-        way to retrieve (small-to-big's hybrid ranking and merged neighbours)."""
-        own = self.preset is not None and self.preset.strategy == self.strategy
-        return Candidate(self.label, self.strategy, dict(self.settings),
-                         ranking=self.preset.ranking if own and self.preset else None,
-                         merge_adjacent=bool(own and self.preset and self.preset.merge_adjacent))
+        way to retrieve (small-to-big's hybrid ranking and merged neighbours, a tuned preset's
+        embedder and k)."""
+        if self.preset is None or self.preset.strategy != self.strategy:
+            return Candidate(self.label, self.strategy, dict(self.settings))
+        return replace(self.preset.candidate(), label=self.label, settings=dict(self.settings))
 
 
 def _limits(field: FieldInfo) -> tuple[float | None, float | None]:

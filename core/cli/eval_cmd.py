@@ -8,6 +8,9 @@ With ``--strategy`` (and its settings) the output is one object: ``overall``, ``
 metric whether a configuration beats the first one (wins, losses, ties, sign-test p-value and a
 verdict). ``--budget N`` retrieves N tokens per question instead of the top k; ``--autocut``
 keeps the top k only up to the first large drop in their scores.
+A preset that keeps its own embedder or retrieval (one saved from a tune) is evaluated with
+them whatever ``--embedder``, ``--k``, ``--budget`` or ``--autocut`` say; every result gives the
+``k``, ``budget``, ``autocut`` and ``retrieval`` it was measured at.
 ``--contextual-delta`` also evaluates each LLM configuration embedded without its contextual
 prefixes and lists, under ``contextual``, both figures of every metric and the delta (with
 minus without). ``--embedder`` (repeatable: ``minilm``, ``endpoint``) evaluates each
@@ -119,6 +122,10 @@ def _summary(result: CandidateResult, details: bool) -> dict[str, Any]:
         "config": full["config"],
         "status": "ok",
         "embedder": full["embedder"],
+        "k": result.k,
+        "budget": result.budget,
+        "autocut": result.autocut,
+        "retrieval": result.retrieval,
         **metrics,
         "chunk_counts": result.chunk_counts,
         "integrity": result.integrity,

@@ -1,4 +1,5 @@
-"""Options shared by ``ingest``, ``eval`` and ``assemble``: which embedder, which reranking."""
+"""Options shared by ``ingest``, ``eval``, ``tune`` and ``assemble``: which embedder, which
+reranking."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ EMBEDDER_HELP = (f"{BUILTIN_NAME} (the built-in MiniLM) or {ENDPOINT_NAME} (EMBE
                  "EMBEDDING_MODEL, EMBEDDING_API_KEY, or as saved on Settings)")
 
 
-def add_embedder_option(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
+def add_embedder_option(parser: argparse.ArgumentParser, *, repeat: bool = False,
+                        repeated: str = f"repeat to compare embedders (default {BUILTIN_NAME})"
+                        ) -> None:
+    """``--embedder``; with ``repeat`` it may be given several times (``repeated`` says what
+    that does, and the default)."""
     if repeat:
         parser.add_argument("--embedder", action="append", choices=(BUILTIN_NAME, ENDPOINT_NAME),
-                            help=f"embed with {EMBEDDER_HELP}; repeat to compare embedders "
-                                 f"(default {BUILTIN_NAME})")
+                            help=f"embed with {EMBEDDER_HELP}; {repeated}")
     else:
         parser.add_argument("--embedder", choices=(BUILTIN_NAME, ENDPOINT_NAME),
                             default=BUILTIN_NAME,

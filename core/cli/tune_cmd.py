@@ -8,7 +8,10 @@ best within ``--budget``, with its held-back figures, one sentence of evidence, 
 and the best built-in preset compared with it), the ``split`` of the questions, and ``cache``
 (the share of trials that chunked and embedded nothing new). Progress goes to stderr. Every
 trial is kept in the run history; ``--resume`` goes on with the stored tune of the same
-question set and settings. ``--save-preset NAME`` saves the recommendation as a preset.
+question set and settings. ``--embedder`` (repeatable: ``minilm``, ``endpoint``) names the
+embedders the search tries (default: MiniLM, and the configured endpoint when there is one).
+``--save-preset NAME`` saves the recommendation as a preset: its chunking, ranking, embedder and
+how much each question retrieves.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import sys
 
 from core.cli.options import add_question_set_options
 from core.cli.output import say, show_progress
+from core.cli.stack_options import add_embedder_option
 from core.operations.question_sets import load_from_folder
+from core.operations.stacks import embedder_named
 from core.operations.tune import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
 from core.operations.tune_report import OBJECTIVES
 from core.progress import Progress
@@ -41,12 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--held-back", type=float, default=HELD_BACK_SHARE,
                         help=f"share of each document's questions held back to report the "
                              f"recommendation on (default {HELD_BACK_SHARE})")
+    add_embedder_option(parser, repeat=True,
+                        repeated="repeat to search several (default: MiniLM, and the "
+                                 "configured endpoint when there is one)")
     parser.add_argument("--save-preset", metavar="NAME",
-                        help="save the recommended configuration as a preset of this name")
+                        help="save the recommended configuration (chunking, ranking, embedder, "
+                             "k, budget or autocut) as a preset of this name")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
+    embedders = [embedder_named(name) for name in args.embedder] if args.embedder else None
     loaded = load_from_folder(args.questions, args.docs)
     for problem in loaded.questions.problems:
         say(f"warning: {args.questions.name} {problem}")
@@ -59,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     result = tune(loaded.questions, loaded.documents, trials=args.trials,
                   objective=args.objective, cap=args.budget, resume=args.resume,
-                  held_back_share=args.held_back, progress=None if args.quiet else show)
+                  held_back_share=args.held_back, embedders=embedders,
+                  progress=None if args.quiet else show)
     output = result.to_json()
     if args.save_preset and result.recommendation is not None:
         saved = save_recommended(args.save_preset, result.recommendation.outcome)

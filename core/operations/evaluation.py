@@ -16,7 +16,8 @@ are embedded without the LLM's contextual prefixes, so the two can be compared. 
 embedder (MiniLM, or the user's endpoint: the same chunking under two embedders is two
 candidates, compared pair by pair like any others; a chunk set is evaluated with its own) and
 an optional reranker that reorders the best hits before the cut. Every result names its
-embedder: model, where it ran, dimension.
+embedder: model, where it ran, dimension. A candidate may bring its own ranking and its own
+k, budget or autocut (a preset saved from a tune): it retrieves that way whatever the run's.
 
 A candidate's result is cached on disk under ``data_dir()/evaluation`` by a content hash of
 everything that decides it (questions and references, document texts, chunks, ranking, k or
@@ -48,7 +49,8 @@ from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.documents.model import Document
 from core.embeddings import BUILTIN, Embedder, EmbedderRef, EmbeddingSettings, resolve
-from core.errors import ChunkLabError
+from core.embeddings.settings import load_embedding_settings
+from core.errors import ChunkLabError, EmbeddingError
 from core.evaluation.budget import within_budget
 from core.evaluation.metrics import (
     Aggregate,
@@ -94,11 +96,47 @@ class EvaluationError(ChunkLabError):
 
 
 @dataclass(frozen=True)
+class Retrieval:
+    """How much each question retrieves: the top ``k``; with ``budget`` (tokens), ranked chunks
+    until that much text instead; with ``autocut`` (jumps), the top ``k`` up to the first large
+    drop in their scores. Values no evaluation can run raise :class:`EvaluationError`."""
+
+    k: int = DEFAULT_K
+    budget: int | None = None
+    autocut: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise EvaluationError(f"k must be at least 1, not {self.k}.")
+        if self.budget is not None and self.budget < 1:
+            raise EvaluationError(f"The token budget must be at least 1, not {self.budget}.")
+        if self.autocut is not None and (self.autocut < 1 or self.budget is not None):
+            raise EvaluationError("Autocut cuts the top k at a jump in the scores: give it at "
+                                  "least 1 jump, and no token budget.")
+
+    @property
+    def label(self) -> str:
+        """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
+        return retrieval_label(self.k, self.budget, self.autocut)
+
+    def check_merging(self, merge_adjacent: bool) -> None:
+        """Small-to-big retrieval (``merge_adjacent``) is measured at top k, never by budget."""
+        if merge_adjacent and self.budget is not None:
+            raise EvaluationError("Small-to-big retrieval is measured at top k: evaluate it "
+                                  "without a token budget.")
+
+    def as_dict(self) -> dict[str, int | None]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Candidate:
     """A chunking to evaluate: a strategy with settings, or a stored chunk set (``chunk_set``);
     ``contextual=False`` embeds its chunks without their LLM contextual prefixes; ``embedder``
-    embeds chunks and questions (a chunk set's own replaces it); ``rerank`` reorders the best
-    hits before the cut."""
+    embeds chunks and questions (a chunk set's own replaces it; ``own_embedder``: the
+    configuration names it, so the embedders chosen for a run do not replace it); ``rerank``
+    reorders the best hits before the cut; ``retrieval``, when given, is how much it retrieves
+    instead of the run's k, budget or autocut."""
 
     label: str
     strategy: str = ""
@@ -109,6 +147,8 @@ class Candidate:
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one range
     embedder: EmbedderRef = BUILTIN
     rerank: RerankRef | None = None
+    retrieval: Retrieval | None = None  # None: the evaluation's
+    own_embedder: bool = False
 
     def chunking_key(self) -> str:
         """What decides the chunks (not how they are embedded)."""
@@ -117,20 +157,26 @@ class Candidate:
         return json.dumps({"strategy": self.strategy, "settings": self.settings}, sort_keys=True)
 
     def key(self) -> str:
-        retrieval: dict[str, Any] = {"ranking": self.ranking} if self.ranking else {}
+        own: dict[str, Any] = {"ranking": self.ranking} if self.ranking else {}
         if self.merge_adjacent:  # what decides the merged ranking, so a change re-evaluates
-            retrieval["merge_adjacent"] = [MERGE_DEPTH_FACTOR, MERGED_FUSION_K]
+            own["merge_adjacent"] = [MERGE_DEPTH_FACTOR, MERGED_FUSION_K]
         if not self.embedder.builtin:
-            retrieval["embedder"] = self.embedder.key()
+            own["embedder"] = self.embedder.key()
         if self.rerank is not None:
-            retrieval["rerank"] = self.rerank.key()
+            own["rerank"] = self.rerank.key()
+        if self.retrieval is not None:
+            own["retrieval"] = self.retrieval.as_dict()
         return (self.chunking_key() + ("" if self.contextual else "|no prefixes")
-                + (json.dumps(retrieval, sort_keys=True) if retrieval else ""))
+                + (json.dumps(own, sort_keys=True) if own else ""))
 
     def ranks_with(self, ranking: RankMode) -> str:
         """How it retrieves when the evaluation ranks by ``ranking``: "vector", or its own
         "hybrid, neighbours merged"."""
         return (self.ranking or ranking) + (", neighbours merged" if self.merge_adjacent else "")
+
+    def retrieves_with(self, retrieval: Retrieval) -> Retrieval:
+        """How much it retrieves when the evaluation retrieves ``retrieval``: its own, if any."""
+        return self.retrieval or retrieval
 
     def without_prefixes(self) -> Candidate:
         return replace(self, label=f"{self.label} (no prefixes)", settings=dict(self.settings),
@@ -140,14 +186,16 @@ class Candidate:
         return {"label": self.label, "strategy": self.strategy, "settings": self.settings,
                 "chunk_set": self.chunk_set, "contextual": self.contextual,
                 "ranking": self.ranking, "merge_adjacent": self.merge_adjacent,
-                "embedder": self.embedder.model_dump(),
-                "rerank": None if self.rerank is None else self.rerank.model_dump()}
+                "embedder": self.embedder.model_dump(), "own_embedder": self.own_embedder,
+                "rerank": None if self.rerank is None else self.rerank.model_dump(),
+                "retrieval": None if self.retrieval is None else self.retrieval.as_dict()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Candidate:
-        rerank = data.get("rerank")
+        rerank, retrieval = data.get("rerank"), data.get("retrieval")
         return cls(**{**data, "embedder": EmbedderRef(**(data.get("embedder") or {})),
-                      "rerank": RerankRef(**rerank) if rerank else None})
+                      "rerank": RerankRef(**rerank) if rerank else None,
+                      "retrieval": Retrieval(**retrieval) if retrieval else None})
 
 
 @dataclass(frozen=True)
@@ -269,8 +317,15 @@ class Evaluation(Sequence[CandidateResult]):
 
     @property
     def retrieval(self) -> str:
-        """As :attr:`CandidateResult.retrieval`."""
+        """How much the run retrieves, as :attr:`CandidateResult.retrieval`."""
         return retrieval_label(self.k, self.budget, self.autocut)
+
+    def retrieval_of(self, outcome: CandidateResult | CandidateFailure) -> str:
+        """How much ``outcome``'s configuration retrieved (or was to): its own, else the run's."""
+        if isinstance(outcome, CandidateResult):
+            return outcome.retrieval
+        return outcome.candidate.retrieves_with(
+            Retrieval(self.k, self.budget, self.autocut)).label
 
     @overload
     def __getitem__(self, index: int) -> CandidateResult: ...
@@ -349,8 +404,9 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate each candidate on the (validated) question set; results in input order. With
     ``budget`` (tokens), each question retrieves that much text instead of the top ``k``; with
-    ``autocut`` (jumps), the top ``k`` up to the first large drop in their scores.
-    ``embedding`` and ``reranking`` are the session's endpoint settings (their keys).
+    ``autocut`` (jumps), the top ``k`` up to the first large drop in their scores; a candidate
+    with a retrieval of its own retrieves that instead. ``embedding`` and ``reranking`` are the
+    session's endpoint settings (their keys).
 
     Settings that concern the whole run (ranking, k, budget, no question) raise
     :class:`EvaluationError`; a candidate that fails with a typed error is reported in
@@ -360,19 +416,12 @@ def evaluate(
     if ranking not in RANK_MODES:
         raise EvaluationError(
             f"Unknown ranking {ranking!r}; choose one of {', '.join(RANK_MODES)}.")
-    if k < 1:
-        raise EvaluationError(f"k must be at least 1, not {k}.")
-    if budget is not None and budget < 1:
-        raise EvaluationError(f"The token budget must be at least 1, not {budget}.")
-    if autocut is not None and (autocut < 1 or budget is not None):
-        raise EvaluationError("Autocut cuts the top k at a jump in the scores: give it at "
-                              "least 1 jump, and no token budget.")
+    retrieval = Retrieval(k, budget, autocut)
     questions = [q for q in question_set.questions if q.corpus_id in documents]
     if not questions:
         raise EvaluationError("The question set has no valid question to evaluate.")
     tracker = Tracker(progress, len(candidates), cancel, what="The evaluation")
-    run = _Run(questions, documents, ranking, k, budget, autocut, use_cache, store, embedding,
-               reranking)
+    run = _Run(questions, documents, ranking, retrieval, use_cache, store, embedding, reranking)
     outcomes: list[CandidateResult | CandidateFailure] = []
     for index, candidate in enumerate(candidates):
 
@@ -395,37 +444,36 @@ def evaluate(
 
 class _Run:
     """What the candidates of one evaluation share: the questions, their documents, the
-    retrieval and endpoint settings, and the question vectors of each embedder (embedded once,
-    by the first candidate that needs them)."""
+    ranking, retrieval and endpoint settings, and the question vectors of each embedder
+    (embedded once, by the first candidate that needs them)."""
 
     def __init__(self, questions: list[Question], documents: dict[str, Document],
-                 ranking: RankMode, k: int, budget: int | None, autocut: int | None,
-                 use_cache: bool, store: ChunkStore | None,
-                 embedding: EmbeddingSettings | None,
+                 ranking: RankMode, retrieval: Retrieval, use_cache: bool,
+                 store: ChunkStore | None, embedding: EmbeddingSettings | None,
                  reranking: RerankSettings | None) -> None:
         self.questions = questions
         self.documents = documents
         self.ranking = ranking
-        self.k = k
-        self.budget = budget
-        self.autocut = autocut
+        self.retrieval = retrieval
         self.use_cache = use_cache
         self.store = store
-        self.base_key = (_questions_key(questions, documents, ranking, k)
-                         + f"|budget={budget}|autocut={autocut}")
         self.embedding = embedding
         self.reranking = reranking
         self.question_vectors: dict[EmbedderRef, np.ndarray] = {}
 
+    def base_key(self, retrieval: Retrieval) -> str:
+        """What decides every result retrieving ``retrieval``, candidates aside."""
+        return (_questions_key(self.questions, self.documents, self.ranking, retrieval.k)
+                + f"|budget={retrieval.budget}|autocut={retrieval.autocut}")
+
     def candidate(self, candidate: Candidate, step: Step) -> CandidateResult:
         """``candidate``'s result; a typed error (a missing chunk set, an endpoint that fails)
         is raised for the caller to report as this configuration's failure."""
-        if self.budget is not None and candidate.merge_adjacent:
-            raise EvaluationError("Small-to-big retrieval is measured at top k: evaluate it "
-                                  "without a token budget.")
+        retrieval = candidate.retrieves_with(self.retrieval)
+        retrieval.check_merging(candidate.merge_adjacent)
         started = time.perf_counter()
         chunks = _chunk_corpora(self.questions, self.documents, candidate, step, self.store)
-        key = _hash(self.base_key + candidate.key() + _chunks_key(chunks))
+        key = _hash(self.base_key(retrieval) + candidate.key() + _chunks_key(chunks))
         cache_path = _cache_dir() / f"{key}.json"
         if self.use_cache and cache_path.exists():
             cached = CandidateResult.from_json(json.loads(cache_path.read_text()))
@@ -433,7 +481,7 @@ class _Run:
             step(1.0, "cached")
             return cached
         ranks = candidate.ranking or self.ranking
-        embedder = resolve(candidate.embedder, self.embedding) if ranks != "bm25" else None
+        embedder = self.embedder(candidate) if ranks != "bm25" else None
         if embedder is not None and embedder.ref not in self.question_vectors:
             step(0.2, "embedding the questions")
             self.question_vectors[embedder.ref] = embedder.embed_queries(
@@ -445,8 +493,8 @@ class _Run:
                     if candidate.rerank is not None else None)
         embedded = None if embedder is None else (embedder, self.question_vectors[embedder.ref])
         try:
-            result = _score(self.questions, chunks, texts, candidate, ranks, self.k, embedded,
-                            step, self.budget, self.autocut, reranker)
+            result = _score(self.questions, chunks, texts, candidate, ranks, retrieval,
+                            embedded, step, reranker)
         finally:
             if reranker is not None:
                 reranker.close()
@@ -454,6 +502,20 @@ class _Run:
         result.integrity = integrity_counts(self.documents, chunks)
         write_json(cache_path, result.to_json())
         return result
+
+    def embedder(self, candidate: Candidate) -> Embedder:
+        """The embedder of ``candidate``. A configuration that names an endpoint (a preset
+        saved with one) needs an endpoint configured; a chunk set asks the address it was
+        embedded at."""
+        ref = candidate.embedder
+        if ref.local or candidate.chunk_set:
+            return resolve(ref, self.embedding)
+        settings = self.embedding or load_embedding_settings()
+        if not settings.configured:
+            raise EmbeddingError(f"This configuration embeds with {ref.label}, but no embedding "
+                                 "endpoint is configured: set one on Settings (Embeddings) or "
+                                 "in EMBEDDING_BASE_URL and EMBEDDING_MODEL.")
+        return resolve(ref, settings)
 
 
 Step = Callable[[float, str], None]
@@ -509,15 +571,14 @@ def _score(
     texts: dict[str, str],
     candidate: Candidate,
     ranking: RankMode,
-    k: int,
+    retrieval: Retrieval,
     embedded: tuple[Embedder, np.ndarray] | None,
     step: Step,
-    budget: int | None,
-    autocut: int | None,
     reranker: Reranker | None,
 ) -> CandidateResult:
     """Rank and score every question; ``embedded`` is the embedder with the questions' vectors
     (None for BM25 ranking)."""
+    k, budget, autocut = retrieval.k, retrieval.budget, retrieval.autocut
     corpus_ids = sorted(chunks)
     vectors: dict[str, ChunkVectors] = {}
     question_vectors = None if embedded is None else embedded[1]

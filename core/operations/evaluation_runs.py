@@ -69,6 +69,13 @@ class RunRecord:
     def retrieval(self) -> str:
         return retrieval_label(self.k, self.budget, self.autocut)
 
+    def retrieval_of(self, config: dict[str, Any]) -> str:
+        """How a kept configuration (its ``config``) ranked and retrieved: "hybrid · top-8",
+        its own ranking and retrieval when it had them, else the run's."""
+        own = config.get("retrieval")
+        how = retrieval_label(**own) if isinstance(own, dict) else self.retrieval
+        return f"{config.get('ranking') or self.ranking} · {how}"
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

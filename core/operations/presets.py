@@ -1,27 +1,31 @@
 """Named chunking configurations: the built-in presets and the ones the user saved.
 
 A preset is a strategy with settings under a name, and for some a way to retrieve (a ranking,
-small-to-big merging of neighbouring hits) that the evaluation uses with it; every page that
-picks a configuration (Compare, Chunk sets, Evaluate, Assemble's quick start) and the CLI read
-the same list. The user's presets live in ``data_dir()/chunk_presets.json``.
+small-to-big merging of neighbouring hits, an embedder, how much each question retrieves) that
+the evaluation uses with it; a preset saved from a tune keeps all of what the tune measured.
+Every page that picks a configuration (Compare, Chunk sets, Evaluate, Assemble's quick start)
+and the CLI read the same list. The user's presets live in ``data_dir()/chunk_presets.json``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from core.config import data_dir
-from core.errors import ChunkingError
+from core.embeddings import BUILTIN, EmbedderRef
+from core.errors import ChunkingError, ChunkLabError
 from core.files import read_json_object, write_json
-from core.operations.evaluation import Candidate
+from core.operations.evaluation import Candidate, Retrieval
 from core.operations.strategies import validated_config
 from core.retrieval.ranking import RANK_MODES, RankMode
 from core.store import ChunkSetInfo
 
 PRESETS_FILE = "chunk_presets.json"
 MAX_NAME = 80
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,15 @@ class Preset:
     builtin: bool = True
     ranking: RankMode | None = None  # None: whatever ranking the evaluation is asked for
     merge_adjacent: bool = False
+    embedder: EmbedderRef | None = None  # None: whichever embedder the page or run is given
+    retrieval: Retrieval | None = None  # None: the evaluation's k, budget or autocut
 
     def candidate(self) -> Candidate:
         """This preset as a configuration to evaluate, with its way to retrieve."""
         return Candidate(self.name, self.strategy, dict(self.settings),
-                         ranking=self.ranking, merge_adjacent=self.merge_adjacent)
+                         ranking=self.ranking, merge_adjacent=self.merge_adjacent,
+                         embedder=self.embedder or BUILTIN,
+                         own_embedder=self.embedder is not None, retrieval=self.retrieval)
 
 
 SMALL_TO_BIG = "small-to-big (recursive 150, hybrid, neighbours merged)"
@@ -90,19 +98,33 @@ def _path() -> Path:
 
 
 def user_presets() -> dict[str, Preset]:
-    """Configurations the user saved (``[strategy, settings]``, with ``{ranking,
-    merge_adjacent}`` third when saved with a way to retrieve); unreadable entries are skipped."""
+    """Configurations the user saved: ``[strategy, settings]``, with ``{ranking,
+    merge_adjacent, embedder, retrieval}`` third when saved with a way to retrieve (files of
+    older versions hold only the first two). Unreadable entries are skipped; an unreadable way
+    to retrieve is left to the evaluation (None)."""
     raw = read_json_object(_path())
     presets = {}
     for name, entry in raw.items():
         if not (isinstance(entry, list) and len(entry) in (2, 3) and isinstance(entry[1], dict)):
             continue
-        retrieval = entry[2] if len(entry) == 3 and isinstance(entry[2], dict) else {}
-        ranking = retrieval.get("ranking")
+        way = entry[2] if len(entry) == 3 and isinstance(entry[2], dict) else {}
+        ranking = way.get("ranking")
         presets[name] = Preset(name, entry[0], dict(entry[1]), builtin=False,
                                ranking=ranking if ranking in RANK_MODES else None,
-                               merge_adjacent=retrieval.get("merge_adjacent") is True)
+                               merge_adjacent=way.get("merge_adjacent") is True,
+                               embedder=_read(EmbedderRef, way.get("embedder")),
+                               retrieval=_read(Retrieval, way.get("retrieval")))
     return presets
+
+
+def _read(kind: Callable[..., T], raw: Any) -> T | None:
+    """``kind(**raw)`` from the presets file, or None when it is missing or unreadable."""
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return kind(**raw)
+    except (ChunkLabError, TypeError, ValueError):
+        return None
 
 
 def all_presets() -> dict[str, Preset]:
@@ -119,15 +141,21 @@ def preset(name: str) -> Preset:
 
 def _entry(preset: Preset) -> list[Any]:
     entry: list[Any] = [preset.strategy, preset.settings]
-    if preset.ranking or preset.merge_adjacent:
-        entry.append({"ranking": preset.ranking, "merge_adjacent": preset.merge_adjacent})
+    if preset.ranking or preset.merge_adjacent or preset.embedder or preset.retrieval:
+        embedder, retrieval = preset.embedder, preset.retrieval
+        entry.append({"ranking": preset.ranking, "merge_adjacent": preset.merge_adjacent,
+                      "embedder": None if embedder is None else embedder.model_dump(),
+                      "retrieval": None if retrieval is None else retrieval.as_dict()})
     return entry
 
 
 def save_user_preset(name: str, strategy: str, settings: dict[str, Any], *,
-                     ranking: RankMode | None = None, merge_adjacent: bool = False) -> Preset:
+                     ranking: RankMode | None = None, merge_adjacent: bool = False,
+                     embedder: EmbedderRef | None = None,
+                     retrieval: Retrieval | None = None) -> Preset:
     """Save a named configuration after checking it is valid; a built-in name cannot be reused.
-    ``ranking`` and ``merge_adjacent``: the way to retrieve the evaluation uses with it."""
+    ``ranking``, ``merge_adjacent``, ``embedder`` and ``retrieval`` (how much each question
+    retrieves): the way to retrieve the evaluation uses with it."""
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise ChunkingError(f"A preset name needs 1 to {MAX_NAME} characters.")
@@ -136,10 +164,12 @@ def save_user_preset(name: str, strategy: str, settings: dict[str, Any], *,
     if ranking is not None and ranking not in RANK_MODES:
         raise ChunkingError(f"Unknown ranking {ranking!r}; choose one of "
                             f"{', '.join(RANK_MODES)}.")
+    if retrieval is not None:
+        retrieval.check_merging(merge_adjacent)
     validated_config(strategy, settings)
     saved = {n: _entry(p) for n, p in user_presets().items()}
     preset = Preset(name, strategy, dict(settings), builtin=False, ranking=ranking,
-                    merge_adjacent=merge_adjacent)
+                    merge_adjacent=merge_adjacent, embedder=embedder, retrieval=retrieval)
     saved[name] = _entry(preset)
     write_json(_path(), saved, indent=2, sort_keys=True)
     return preset

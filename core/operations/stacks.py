@@ -2,7 +2,8 @@
 configurations × embedders × reranking as the candidates of one evaluation.
 
 The same chunking under two embedders is two candidates, so the evaluation compares them pair
-by pair like any two configurations. A chunk set is embedded by its own embedder: it is not
+by pair like any two configurations. A chunk set is embedded by its own embedder, and a
+configuration that names one (a preset saved with its embedder) by that one: neither is
 multiplied by the embedders chosen.
 """
 
@@ -44,13 +45,14 @@ def configured_reranker(settings: RerankSettings | None = None) -> RerankRef:
 
 def expand(candidates: Sequence[Candidate], embedders: Sequence[EmbedderRef] = (BUILTIN,),
            rerank: RerankRef | None = None, mode: RerankMode = "off") -> list[Candidate]:
-    """Each configuration under each embedder (a chunk set once, under its own), reranked per
-    ``mode``; labels name the embedder when it is not MiniLM alone, and the reranking."""
+    """Each configuration under each embedder (a chunk set or a configuration that names its
+    embedder once, under its own), reranked per ``mode``; labels name the embedder when it is
+    not MiniLM alone, and the reranking."""
     embedders = list(dict.fromkeys(embedders)) or [BUILTIN]
     named = len(embedders) > 1 or not embedders[0].builtin
     out: list[Candidate] = []
     for candidate in candidates:
-        if candidate.chunk_set:
+        if candidate.chunk_set or candidate.own_embedder:
             out.append(candidate)
             continue
         for ref in embedders:

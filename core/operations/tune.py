@@ -273,9 +273,10 @@ class _Run:
         def step(progress: Progress) -> None:
             self.tracker.step(done + progress.fraction, f"{what}: {progress.message}")
 
+        retrieval = plan.retrieval
         return evaluate(questions, dict(self.documents), [plan.candidate],
-                        ranking=plan.candidate.ranking or "vector", k=plan.k,
-                        budget=plan.budget, autocut=plan.autocut, progress=step,
+                        ranking=plan.candidate.ranking or "vector", k=retrieval.k,
+                        budget=retrieval.budget, autocut=retrieval.autocut, progress=step,
                         cancel=self.cancel, store=self.store, embedding=self.embedding)
 
 
@@ -354,9 +355,10 @@ def tune(
     questions = QuestionSet(question_set.name, tuple(
         q for q in question_set.questions if q.corpus_id in documents))
     split = split_questions(questions, held_back_share)
-    offered = tunable_presets(all_presets() if presets is None else presets)
     by_label = embedders_by_label(embedder_choices(embedding) if embedders is None
                                   else embedders)
+    offered = tunable_presets(all_presets() if presets is None else presets,
+                              list(by_label.values()))
     space = search_space(offered, cap, tuple(by_label))
     key = study_key(questions, documents, objective, cap, split, signature(space))
     study = _study(key, fresh=not resume)
@@ -455,10 +457,13 @@ def _report(run: _Run, key: str, name: str, cap: int | None, outcomes: list[Tria
 
 
 def save_recommended(name: str, outcome: TrialOutcome) -> Preset:
-    """Save a configuration a tune tried as a named preset (its chunking and its ranking)."""
+    """Save a configuration a tune tried as a named preset: its chunking, ranking, merging,
+    embedder and how much each question retrieves, so evaluating the preset measures what the
+    tune measured."""
     candidate: Candidate = outcome.plan.candidate
     return save_user_preset(name, candidate.strategy, dict(candidate.settings),
-                            ranking=candidate.ranking, merge_adjacent=candidate.merge_adjacent)
+                            ranking=candidate.ranking, merge_adjacent=candidate.merge_adjacent,
+                            embedder=candidate.embedder, retrieval=outcome.plan.retrieval)
 
 
 def default_preset_name(outcome: TrialOutcome) -> str:

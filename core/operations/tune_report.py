@@ -24,7 +24,7 @@ from core.evaluation.stats import (
     format_p,
     questions_to_separate,
 )
-from core.operations.evaluation import DEFAULT_K, CandidateResult
+from core.operations.evaluation import CandidateResult, Retrieval
 from core.operations.presets import BUILTIN_PRESETS
 from core.operations.tune_space import TrialPlan
 
@@ -116,8 +116,7 @@ class TrialOutcome:
         candidate = self.plan.candidate
         default = (candidate.ranking or "vector") == (preset.ranking or "vector") \
             and candidate.merge_adjacent == preset.merge_adjacent \
-            and self.plan.k == DEFAULT_K and self.plan.budget is None \
-            and self.plan.autocut is None and candidate.embedder.builtin
+            and self.plan.retrieval == Retrieval() and candidate.embedder.builtin
         return preset.name if default else None
 
 

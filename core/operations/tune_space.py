@@ -9,7 +9,8 @@ places: the chunking settings (read by :func:`plan_for`), a field of the configu
 the embedder (one of the user's: MiniLM and the configured endpoint, drawn when there are two)
 or how much a question retrieves (``k``, a token budget, or autocut: the top
 :data:`AUTOCUT_K` up to the first large drop in score). So a new way to retrieve that is a
-field of the configuration joins the search as one more line in :func:`search_space`.
+field of the configuration joins the search as one more line in :func:`search_space`. A preset
+brings what it keeps (its ranking, merging, embedder, retrieval): those are not drawn for it.
 
 Values are few and discrete on purpose: two trials that differ only in how they retrieve share
 their chunks, and so their embeddings (``chunks_for`` and the embedding cache serve them).
@@ -26,7 +27,7 @@ from typing import Any, Literal
 
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.port import BUILTIN
-from core.operations.evaluation import DEFAULT_K, Candidate, retrieval_label
+from core.operations.evaluation import DEFAULT_K, Candidate, Retrieval
 from core.operations.presets import SMALL_TO_BIG, Preset
 from core.operations.strategies import strategy_label, uses_llm
 from core.retrieval.autocut import DEFAULT_JUMPS
@@ -72,36 +73,32 @@ class TrialPlan:
     """A configuration to try: the chunking and ranking, and what each question retrieves."""
 
     candidate: Candidate
-    k: int = DEFAULT_K
-    budget: int | None = None
+    retrieval: Retrieval = Retrieval()
     preset: str | None = None  # the preset the chunking comes from, if it is one
-    autocut: int | None = None  # jumps: the top k cut at the first large drop in score
 
     @property
     def ranking(self) -> str:
         return self.candidate.ranking or "vector"
 
-    @property
-    def retrieval(self) -> str:
-        return retrieval_label(self.k, self.budget, self.autocut)
-
     def key(self) -> str:
         """What decides the trial's scores (two trials with one key score the same)."""
-        return json.dumps([self.candidate.key(), self.ranking, self.k, self.budget,
-                           self.autocut])
+        r = self.retrieval
+        return json.dumps([self.candidate.key(), self.ranking, r.k, r.budget, r.autocut])
 
     def to_json(self) -> dict[str, Any]:
         c = self.candidate
         return {"label": c.label, "preset": self.preset, "strategy": c.strategy,
                 "settings": c.settings,
                 "ranking": self.ranking, "merge_adjacent": c.merge_adjacent,
-                "embedder": c.embedder.label, "k": self.k, "budget": self.budget,
-                "autocut": self.autocut}
+                "embedder": c.embedder.label, **self.retrieval.as_dict()}
 
 
-def tunable_presets(presets: Mapping[str, Preset]) -> dict[str, Preset]:
-    """The presets a tune may try: those that run offline (no model calls)."""
-    return {name: p for name, p in presets.items() if not uses_llm(p.strategy, p.settings)}
+def tunable_presets(presets: Mapping[str, Preset],
+                    embedders: Sequence[EmbedderRef] = (BUILTIN,)) -> dict[str, Preset]:
+    """The presets a tune may try: those that run offline (no model calls) and, when they name
+    their embedder, name one of ``embedders`` (those the tune tries)."""
+    return {name: p for name, p in presets.items() if not uses_llm(p.strategy, p.settings)
+            and (p.embedder is None or p.embedder in embedders)}
 
 
 def embedders_by_label(embedders: Sequence[EmbedderRef]) -> dict[str, EmbedderRef]:
@@ -130,13 +127,24 @@ def search_space(presets: Mapping[str, Preset], cap: int | None = None,
         Dimension("tables", (WHOLE, ROW_GROUPS, AS_TEXT), "chunking",
                   lambda p: p["strategy"] in SIZED),
         Dimension("ranking", RANK_MODES, "configuration", own("ranking")),
-        Dimension("merge_adjacent", (False, True), "configuration", own("merge_adjacent")),
-        *([Dimension("embedder", tuple(embedders), "embedder")] if len(embedders) > 1 else []),
+        Dimension("merge_adjacent", (False, True), "configuration",
+                  lambda p: own("merge_adjacent")(p) and not _budgeted(p, presets)),
+        *([Dimension("embedder", tuple(embedders), "embedder", own("embedder"))]
+          if len(embedders) > 1 else []),
         Dimension("retrieve", (TOP_K, BUDGET, AUTOCUT), "retrieval",
-                  lambda p: not _merges(p, presets)),
-        Dimension("k", KS, "retrieval", lambda p: p.get("retrieve", TOP_K) == TOP_K),
+                  lambda p: own("retrieval")(p) and not _merges(p, presets)),
+        Dimension("k", KS, "retrieval",
+                  lambda p: own("retrieval")(p) and p.get("retrieve", TOP_K) == TOP_K),
         Dimension("budget", budgets, "retrieval", lambda p: p.get("retrieve") == BUDGET),
     )
+
+
+def _budgeted(point: Point, presets: Mapping[str, Preset]) -> bool:
+    """A preset that retrieves by a token budget of its own (small-to-big cannot join it)."""
+    if point["strategy"] != PRESET:
+        return False
+    retrieval = presets[point["preset"]].retrieval
+    return retrieval is not None and retrieval.budget is not None
 
 
 def _merges(point: Point, presets: Mapping[str, Preset]) -> bool:
@@ -185,7 +193,7 @@ def chunking_settings(point: Point) -> dict[str, Any]:
 def plan_for(point: Point, space: tuple[Dimension, ...], presets: Mapping[str, Preset],
              embedders: Mapping[str, EmbedderRef] | None = None) -> TrialPlan:
     """The configuration ``point`` stands for, labelled in words; ``embedders``: by label,
-    those the space draws from."""
+    those the space draws from (the one there is when only one: it is not drawn)."""
     preset = None
     if point["strategy"] == PRESET:
         preset = presets[point["preset"]].name
@@ -200,17 +208,25 @@ def plan_for(point: Point, space: tuple[Dimension, ...], presets: Mapping[str, P
               if d.target == "configuration" and d.name in point}
     if "embedder" in point:
         fields["embedder"] = (embedders or {})[point["embedder"]]
+    elif embedders and len(embedders) == 1 and not candidate.own_embedder:
+        fields["embedder"] = next(iter(embedders.values()))
     candidate = dataclasses.replace(candidate, **fields)
-    autocut = point.get("retrieve") == AUTOCUT
-    k = AUTOCUT_K if autocut else int(point.get("k", DEFAULT_K))
-    budget = int(point["budget"]) if point.get("retrieve") == BUDGET else None
-    plan = TrialPlan(candidate, k, budget, preset, DEFAULT_JUMPS if autocut else None)
+    plan = TrialPlan(candidate, candidate.retrieval or _retrieval(point), preset)
     words = [name, *([plan.ranking] if "ranking" in point else []),
              *(["neighbours merged"] if point.get("merge_adjacent") else []),
              *([candidate.embedder.label] if not candidate.embedder.builtin else []),
-             plan.retrieval]
+             plan.retrieval.label]
     return dataclasses.replace(plan, candidate=dataclasses.replace(
         candidate, label=", ".join(words)))
+
+
+def _retrieval(point: Point) -> Retrieval:
+    """How much each question retrieves at ``point``: its k, its budget, or autocut."""
+    if point.get("retrieve") == AUTOCUT:
+        return Retrieval(AUTOCUT_K, autocut=DEFAULT_JUMPS)
+    if point.get("retrieve") == BUDGET:
+        return Retrieval(budget=int(point["budget"]))
+    return Retrieval(int(point.get("k", DEFAULT_K)))
 
 
 def chunking_point(space: tuple[Dimension, ...], point: Point) -> dict[str, Any]:
