@@ -10,13 +10,17 @@ millions of random strings (``tests/test_tokens_fast.py``) found them all:
 - a tab before anything but whitespace, an ASCII letter or a digit (``"\\t.a"``, ``"\\t'd"``);
 - vertical tab, form feed and the ASCII separators;
 - non-ASCII characters of a few classes: letter numbers (Ⅻ), circled and squared letters,
-  marks, controls, format, unassigned and private-use characters, whitespace.
+  marks, controls, format, unassigned and private-use characters, line and paragraph
+  separators.
 
 Everywhere else the tokens are the same, in texts under 64 KiB: a longer text tokie cuts into
 blocks of its own, where a run of spaces may be cut in two. So a text is encoded by tokie in
 parts of at most :data:`PART_CHARS`, except stretches around those places, which tiktoken
 encodes; every part is cut at safe boundaries (:mod:`core.tokens.boundaries`), where tiktoken's
 tokens split whatever surrounds them, so the parts add up to tiktoken's encoding of the whole.
+
+Only cl100k_base (the default) is encoded this way: in o200k's pieces, which tell upper from
+lower case, tokie differs in places no rule here covers (:data:`FAST_ENCODINGS`).
 
 tokie reads a tokenizer file, which is derived once per machine from tiktoken's own BPE ranks
 (the pair each token was merged from) and kept in the user cache. An encoder is used only when
@@ -32,10 +36,11 @@ import re
 import tempfile
 import threading
 import unicodedata
+from collections.abc import Callable
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -49,15 +54,20 @@ if TYPE_CHECKING:
     import tokie
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 FILE_VERSION = 1  # bump when the derived tokenizer file changes
+# o200k's pieces tell upper from lower case, and there tokie's differ in ways found in its
+# vocabulary that no rule here covers ("’É", "亚洲AV" are one piece to tiktoken, two to tokie):
+# tiktoken encodes o200k alone.
+FAST_ENCODINGS = ("cl100k_base",)
 BLANK_LINE = re.compile(r"\n[ \t]+[\n\r]")  # a literal first: found at memchr speed
 BLANK_LINE_CR = re.compile(r"\r[ \t]+[\n\r]")
 TAB_BEFORE_SIGN = re.compile(r"\t(?![ \t\n\rA-Za-z0-9])")
 ASCII_CONTROLS = re.compile(r"[\x0b\x0c\x1c-\x1f]")
 CONTROL_CHARS = "\x0b\x0c\x1c\x1d\x1e\x1f"
 UNLIKE_CATEGORIES = frozenset(
-    {"Nl", "Mn", "Mc", "Me", "Cc", "Cf", "Cn", "Co", "Cs", "Zs", "Zl", "Zp"})
+    {"Nl", "Mn", "Mc", "Me", "Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
 # tokie cuts a text of 64 KiB or more into blocks of its own, and may cut a run of spaces in
 # two there: it is given parts of at most this many characters (4 bytes each at the most).
 PART_CHARS = 16_000
@@ -157,10 +167,10 @@ class FastEncoder:
         """The tokens tiktoken's ``encode_ordinary`` gives, as an array of uint32."""
         arrays = []
         for part, by_tiktoken in self._parts(text):
-            if by_tiktoken:
+            ids = None if by_tiktoken else _unless_panic(self._ids, part)
+            if ids is None:
                 arrays.append(self.encoding.encode_to_numpy(part, disallowed_special=()))
             else:
-                ids = self.tokenizer.encode(part, add_special_tokens=False).ids
                 arrays.append(np.fromiter(ids, dtype=np.uint32, count=len(ids)))
         if len(arrays) == 1:
             return arrays[0]
@@ -168,12 +178,29 @@ class FastEncoder:
 
     def count(self, text: str) -> int:
         """``len(encode(text))`` without making the tokens."""
-        return sum(len(self.encoding.encode_ordinary(part)) if by_tiktoken
-                   else self.tokenizer.count_tokens(part)
-                   for part, by_tiktoken in self._parts(text))
+        total = 0
+        for part, by_tiktoken in self._parts(text):
+            n = None if by_tiktoken else _unless_panic(self.tokenizer.count_tokens, part)
+            total += len(self.encoding.encode_ordinary(part)) if n is None else n
+        return total
+
+    def _ids(self, part: str) -> list[int]:
+        return self.tokenizer.encode(part, add_special_tokens=False).ids
 
     def agrees(self) -> bool:
         return self.encode(CHECK_TEXT).tolist() == self.encoding.encode_ordinary(CHECK_TEXT)
+
+
+def _unless_panic(method: Callable[[str], T], part: str) -> T | None:
+    """``method(part)``, or None when tokie panicked (a Rust panic reaches Python as pyo3's
+    PanicException, a BaseException: seen on texts over 64 KiB, which it is never given)."""
+    try:
+        return method(part)
+    except BaseException as err:
+        if type(err).__name__ != "PanicException":
+            raise
+        log.warning("tokie failed on a part of %d characters; tiktoken encoded it", len(part))
+        return None
 
 
 _loading = threading.Lock()
@@ -181,8 +208,11 @@ _loading = threading.Lock()
 
 @cache
 def fast_encoder(name: str) -> FastEncoder | None:
-    """The fast encoder of tiktoken's encoding ``name``; None when tokie is not installed, its
-    file cannot be made, or it disagrees with tiktoken on :data:`CHECK_TEXT`."""
+    """The fast encoder of tiktoken's encoding ``name``; None for an encoding not in
+    :data:`FAST_ENCODINGS`, when tokie is not installed, its file cannot be made, or it
+    disagrees with tiktoken on :data:`CHECK_TEXT`."""
+    if name not in FAST_ENCODINGS:
+        return None
     with _loading:  # one thread derives the file; the others wait for it
         encoding = get_encoding(name)
         try:
