@@ -1,13 +1,13 @@
-"""Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish, an
-app whose library holds the guide and whose LLM is a fake server, and clicking a point of a
-Plotly chart."""
+"""Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish,
+opening a page, choosing an option, an app whose library holds the guide and whose LLM is a
+fake server, and clicking a point of a Plotly chart."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from core.library import DocumentLibrary
 from tests.docfactory import GUIDE_MARKDOWN
@@ -33,6 +33,25 @@ def wait_for_app(page: Page, timeout_ms: int = 120_000) -> None:
             }""",
             timeout=timeout_ms,
         )
+
+
+def open_page(page: Page, url: str, heading: str | None = None) -> None:
+    """Go to ``url``, wait for the app, and see the page's ``heading`` when one is given."""
+    page.goto(url)
+    wait_for_app(page)
+    if heading is not None:
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+
+
+def pick(page: Page, widget: str, label: str, option: str) -> None:
+    """Choose ``option`` in the ``widget`` (a Streamlit test id such as ``stSelectbox``)
+    labelled ``label``. Typing filters the list, so the option is drawn even when the list is
+    long, and opens the list again if a rerun closed it right after the click."""
+    select = page.get_by_test_id(widget).filter(has_text=label)
+    select.click()
+    select.get_by_role("combobox").fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app(page)
 
 
 def guide_app_with_llm(start_app: Callable[..., str], data: Path, llm: FakeLLM) -> str:

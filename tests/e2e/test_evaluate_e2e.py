@@ -3,20 +3,15 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, open_page, pick, wait_for_app
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
 
 
 def test_two_configurations_on_one_sample_set(page, app_url):
-    page.goto(f"{app_url}/evaluate")
-    wait_for_app(page)
-    expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
-
-    page.get_by_test_id("stSelectbox").filter(has_text="Question set").click()
-    page.get_by_role("option", name="insurance_policy").click()
-    wait_for_app(page)
+    open_page(page, f"{app_url}/evaluate", "Evaluate")
+    pick(page, "stSelectbox", "Question set", "insurance_policy")
     configs = page.get_by_test_id("stMultiSelect").filter(has_text="Configurations")
     expect(configs).to_contain_text("fixed 1000 chars")
     expect(configs).to_contain_text("recursive 500/50")

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from core.store import ChunkStore
-from tests.e2e.browser import ARTIFACTS, TRACES, click_point, wait_for_app
+from tests.e2e.browser import ARTIFACTS, TRACES, click_point, open_page, pick, wait_for_app
 from tests.retrieval_helpers import handbook_set
 
 pytestmark = pytest.mark.e2e
@@ -18,11 +18,8 @@ def test_a_failed_configuration_keeps_the_others(page, start_app, tmp_path):
     data = tmp_path / "data"
     handbook_set(ChunkStore(data / "chroma"), "handbook only")
     url = start_app(env={"CHUNKLAB_DATA_DIR": str(data)})
-    page.goto(f"{url}/evaluate")
-    wait_for_app(page)
-    page.get_by_test_id("stSelectbox").filter(has_text="Question set").click()
-    page.get_by_role("option", name="insurance_policy").click()
-    wait_for_app(page)
+    open_page(page, f"{url}/evaluate")
+    pick(page, "stSelectbox", "Question set", "insurance_policy")
     configs = page.get_by_test_id("stMultiSelect").filter(has_text="Configurations")
     configs.click()
     page.get_by_role("option", name="chunk set: handbook only").click()

@@ -6,23 +6,13 @@ kept. Settings tests the endpoint."""
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, pick, wait_for_app
 from tests.fakeembed import DIMENSION, FakeEmbed, fake_embed  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
-
-
-def _pick(page: Page, box: str, option: str) -> None:
-    select = page.get_by_test_id(box[0]).filter(has_text=box[1])
-    select.click()
-    # typing filters the list, so the option is drawn even when the list is long, and opens
-    # the list again if a rerun closed it right after the click
-    select.get_by_role("combobox").fill(option)
-    page.get_by_role("option", name=option, exact=True).click()
-    wait_for_app(page)
 
 
 def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
@@ -45,7 +35,7 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Chunk sets").click()
     wait_for_app(page)
-    _pick(page, ("stSelectbox", "Embedder"), own)
+    pick(page, "stSelectbox", "Embedder", own)
     name = page.get_by_role("textbox", name="Name")
     name.fill("own embedder")
     name.press("Enter")
@@ -75,7 +65,7 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
     wait_for_app(page)
-    _pick(page, ("stSelectbox", "Question set"), "product_manual")
+    pick(page, "stSelectbox", "Question set", "product_manual")
     embedders = page.get_by_test_id("stMultiSelect").filter(has_text="Embedders")
     embedders.click()
     page.get_by_role("option", name=own, exact=True).click()
@@ -94,7 +84,7 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
     page.screenshot(path=str(ARTIFACTS / "stack_evaluate.png"), full_page=True)
 
     fake_embed.fail_after(0)  # another question set: texts the endpoint has not embedded yet
-    _pick(page, ("stSelectbox", "Question set"), "insurance_policy")
+    pick(page, "stSelectbox", "Question set", "insurance_policy")
     page.get_by_role("button", name="Run evaluation").click()
     wait_for_app(page)
     # the endpoint's configuration is a failed row; MiniLM's results are kept

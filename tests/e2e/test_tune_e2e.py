@@ -6,19 +6,15 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, open_page, pick, wait_for_app
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
 
 
 def test_tune_save_and_open_a_point_in_compare(page, start_app):
-    page.goto(f"{start_app()}/tune")
-    wait_for_app(page)
-    expect(page.get_by_role("heading", name="Tune")).to_be_visible()
-    page.get_by_test_id("stSelectbox").filter(has_text="Question set").click()
-    page.get_by_role("option", name="technical_handbook").click()
-    wait_for_app(page)
+    open_page(page, f"{start_app()}/tune", "Tune")
+    pick(page, "stSelectbox", "Question set", "technical_handbook")
     trials = page.get_by_role("spinbutton", name="Trials")
     trials.fill("4")
     trials.press("Enter")
