@@ -3,7 +3,7 @@
 import streamlit as st
 
 import core  # noqa: F401  (sets the offline environment before anything heavy loads)
-from ui.resources import settle_heap, warm_embedder
+from ui.resources import settle_heap, warm_up
 
 st.set_page_config(page_title="ChunkLab", page_icon=":material/view_agenda:", layout="wide")
 
@@ -25,7 +25,7 @@ PAGES = {
     "Setup": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }
 
-warm_embedder()
+warm_up()
 page = st.navigation(PAGES)
 page.run()
 settle_heap(page.url_path)  # not reached when the page reruns or stops: its next run does it

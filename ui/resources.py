@@ -30,7 +30,7 @@ from core.prompts.library import PromptLibrary
 from core.retrieval.rerank import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
 from core.store.chunk_store import CHROMA_HOST_ENV, CHROMA_PORT_ENV
-from core.tokens import count_tokens
+from core.tokens import count_tokens, prepare_tokens
 
 LLM_SETTINGS = "llm_settings"  # session key: this session's LLMSettings (API key included)
 EMBEDDING_SETTINGS = "embedding_settings"  # … its EmbeddingSettings
@@ -134,11 +134,16 @@ def result_map(result: CandidateResult, documents: Mapping[str, Document]) -> Ch
 
 
 @st.cache_resource(show_spinner=False)
-def warm_embedder() -> threading.Thread:
-    """Load the embedding model in the background once per server, so the first chunk set or
-    question does not wait for it (a second or two on a busy machine)."""
-    thread = threading.Thread(target=embed, args=(["warm up"],), kwargs={"use_cache": False},
-                              name="warm-embedder", daemon=True)
+def warm_up() -> threading.Thread:
+    """Load the embedding model and the fast token encoder in the background once per server,
+    so the first chunk set, question or long count does not wait for them (a second or two on
+    a busy machine; the encoder's file is derived the first time on a machine, ~3 s)."""
+
+    def load() -> None:
+        embed(["warm up"], use_cache=False)
+        prepare_tokens()
+
+    thread = threading.Thread(target=load, name="warm-up", daemon=True)
     thread.start()
     return thread
 

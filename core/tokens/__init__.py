@@ -14,9 +14,15 @@ from core.tokens.fast import fast_encoder
 from core.tokens.tiktoken_files import BPE_URLS, DEFAULT_ENCODING, ENCODINGS, get_encoding
 
 __all__ = ["BPE_URLS", "DEFAULT_ENCODING", "ENCODINGS", "count_tokens", "encode",
-           "encode_array", "get_encoding"]
+           "encode_array", "get_encoding", "prepare_tokens"]
 
 FAST_CHARS = 2_000
+
+
+def prepare_tokens(encoding: str = DEFAULT_ENCODING) -> None:
+    """Load what counting ``encoding``'s tokens needs (the first time on a machine, derive the
+    fast encoder's file: ~3 s), so a first count does not wait for it."""
+    fast_encoder(encoding)
 
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
