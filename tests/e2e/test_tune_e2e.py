@@ -1,5 +1,6 @@
 """Browser: tune on a shipped question set, read the recommendation and the front, save the winner
-as a preset, and click a point of the Pareto plot to open it in Compare beside the best."""
+as a preset, click a point of the Pareto plot to open it in Compare beside the best, and evaluate
+the saved preset: it retrieves as the tune measured it."""
 
 import re
 
@@ -25,6 +26,8 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     wait_for_app(page)
     sentence = page.get_by_test_id("stAlertContentSuccess")
     expect(sentence).to_contain_text("held-back questions")
+    # "small-to-big (…), top-2: recall 1.00 …": the winner's label ends with its retrieval
+    retrieval = sentence.inner_text().split(": recall")[0].rsplit(", ", 1)[1]
     plot = page.locator(".js-plotly-plot").first
     expect(plot).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -65,3 +68,21 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     expect(page.get_by_role("heading", name="Compare chunkings")).to_have_count(0)
     expect(page.get_by_role("combobox", name="Question set")).to_have_value(
         re.compile("technical_handbook"))  # the inputs survive the page switch
+
+    # the preset is evaluated as the tune measured it: with its own retrieval
+    page.get_by_role("link", name="Evaluate").click()
+    wait_for_app(page)
+    pick(page, "stSelectbox", "Question set", "technical_handbook")
+    pick(page, "stMultiSelect", "Configurations", "tuned in the browser")
+    page.keyboard.press("Escape")
+    page.mouse.move(5, 5)  # off the help icon the closed list leaves under the pointer
+    wait_for_app(page)
+    expect(page.get_by_text(f"tuned in the browser retrieves {retrieval}")).to_be_visible()
+    page.get_by_role("button", name="Run evaluation").click()
+    wait_for_app(page)
+    row = page.get_by_test_id("stTable").locator("tr", has_text="tuned in the browser")
+    expect(row).to_contain_text("ok", timeout=180_000)
+    expect(row).to_contain_text(retrieval)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    row.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "tune_preset_evaluated.png"))
