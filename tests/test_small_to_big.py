@@ -8,8 +8,14 @@ import pytest
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations import evaluation as runner
-from core.operations.evaluation import Candidate, evaluate
-from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, built_with, set_candidate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
+from core.operations.presets import (
+    BUILTIN_PRESETS,
+    SMALL_TO_BIG,
+    built_with,
+    save_user_preset,
+    set_candidate,
+)
 from core.operations.strategies import validated_config
 from core.retrieval.packs import merge_adjacent, merge_depth, merged_packs
 from core.retrieval.ranking import rank_merged
@@ -125,6 +131,22 @@ def test_a_set_built_with_small_to_big_is_evaluated_with_its_retrieval():
     other = set_candidate("chunk set: other", ChunkSetInfo(name="other", strategy="fixed"))
     assert (other.ranking, other.merge_adjacent) == (None, False)
     assert other.ranks_with("bm25") == "bm25"
+
+
+def test_a_set_named_after_a_preset_saved_from_a_tune_retrieves_as_it_does(tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    settings = {"size": 200, "overlap": 20, "unit": "tokens", "tables": True}
+    save_user_preset("tuned: recursive 200/20", "recursive", settings, ranking="bm25",
+                     retrieval=Retrieval(k=8))
+    resolved = validated_config("recursive", settings).model_dump(mode="json")
+    built = set_candidate("chunk set: tuned", ChunkSetInfo(
+        name="tuned: recursive 200/20", strategy="recursive", settings=resolved))
+    assert (built.ranking, built.retrieval) == ("bm25", Retrieval(k=8))
+    assert built.retrieves_with(Retrieval(k=5)) == Retrieval(k=8)
+    edited = {**resolved, "size": 250}  # the preset's name, another chunking: not the preset's
+    assert built_with(ChunkSetInfo(name="tuned: recursive 200/20", strategy="recursive",
+                                   settings=edited)) is None
 
 
 @pytest.mark.parametrize("limit", [1, 2])

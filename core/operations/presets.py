@@ -76,21 +76,32 @@ BASELINE = "fixed 1000 chars"  # what table-aware chunkings are measured against
 
 
 def built_with(info: ChunkSetInfo) -> Preset | None:
-    """The built-in preset a chunk set was built with: the one it is named after, else the
-    first whose chunking it holds (a set stores its resolved settings); None when none."""
+    """The preset a chunk set was built with: the built-in one it is named after, the user's
+    it is named after when the set holds its chunking (a set takes its preset's name unless
+    the user types another), else the first built-in whose chunking it holds (a set stores its
+    resolved settings); None when none."""
     if info.name in BUILTIN_PRESETS:
         return BUILTIN_PRESETS[info.name]
-    return next((p for p in BUILTIN_PRESETS.values() if p.strategy == info.strategy
-                 and validated_config(p.strategy, p.settings).model_dump(mode="json")
-                 == info.settings), None)
+    mine = user_presets().get(info.name)
+    if mine is not None and _holds(info, mine):
+        return mine
+    return next((p for p in BUILTIN_PRESETS.values() if _holds(info, p)), None)
+
+
+def _holds(info: ChunkSetInfo, preset: Preset) -> bool:
+    """Whether the chunk set holds ``preset``'s chunking."""
+    return (preset.strategy == info.strategy and validated_config(
+        preset.strategy, preset.settings).model_dump(mode="json") == info.settings)
 
 
 def set_candidate(label: str, info: ChunkSetInfo) -> Candidate:
-    """A stored chunk set to evaluate, retrieving as the built-in preset it was built with does
-    (a set built with small-to-big ranks hybrid and merges neighbouring hits)."""
+    """A stored chunk set to evaluate, retrieving as the preset it was built with does (a set
+    built with small-to-big ranks hybrid and merges neighbouring hits; one built with a preset
+    saved from a tune retrieves the k, budget or autocut the tune measured)."""
     built = built_with(info)
     return Candidate(label, chunk_set=info.name, ranking=built.ranking if built else None,
-                     merge_adjacent=built.merge_adjacent if built else False)
+                     merge_adjacent=built.merge_adjacent if built else False,
+                     retrieval=built.retrieval if built else None)
 
 
 def _path() -> Path:
