@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.tokens.fast import fast_encoder
+from core.tokens.fast import FastEncoder, fast_encoder
 from core.tokens.tiktoken_files import BPE_URLS, DEFAULT_ENCODING, ENCODINGS, get_encoding
 
 __all__ = ["BPE_URLS", "DEFAULT_ENCODING", "ENCODINGS", "count_tokens", "encode",
@@ -25,23 +25,28 @@ def prepare_tokens(encoding: str = DEFAULT_ENCODING) -> None:
     fast_encoder(encoding)
 
 
+def _fast(text: str, encoding: str) -> FastEncoder | None:
+    """The fast encoder for ``text``: None when it is short or ``encoding`` has none."""
+    return fast_encoder(encoding) if len(text) >= FAST_CHARS else None
+
+
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Exact token count of ``text``."""
-    if len(text) >= FAST_CHARS and (fast := fast_encoder(encoding)) is not None:
+    if (fast := _fast(text, encoding)) is not None:
         return fast.count(text)
     return len(get_encoding(encoding).encode_ordinary(text))
 
 
 def encode(text: str, encoding: str = DEFAULT_ENCODING) -> list[int]:
     """The tokens of ``text``."""
-    if len(text) >= FAST_CHARS and (fast := fast_encoder(encoding)) is not None:
+    if (fast := _fast(text, encoding)) is not None:
         return fast.encode(text).tolist()
     return get_encoding(encoding).encode_ordinary(text)
 
 
 def encode_array(text: str, encoding: str = DEFAULT_ENCODING) -> np.ndarray:
     """The tokens of ``text`` as an integer array."""
-    if len(text) >= FAST_CHARS and (fast := fast_encoder(encoding)) is not None:
+    if (fast := _fast(text, encoding)) is not None:
         return fast.encode(text)
     # no special token allowed or disallowed: the tokens of encode_ordinary, without a list
     return get_encoding(encoding).encode_to_numpy(text, disallowed_special=())

@@ -64,8 +64,8 @@ FAST_ENCODINGS = ("cl100k_base",)
 BLANK_LINE = re.compile(r"\n[ \t]+[\n\r]")  # a literal first: found at memchr speed
 BLANK_LINE_CR = re.compile(r"\r[ \t]+[\n\r]")
 TAB_BEFORE_SIGN = re.compile(r"\t(?![ \t\n\rA-Za-z0-9])")
-ASCII_CONTROLS = re.compile(r"[\x0b\x0c\x1c-\x1f]")
-CONTROL_CHARS = "\x0b\x0c\x1c\x1d\x1e\x1f"
+CONTROL_CHARS = "\x0b\x0c\x1c\x1d\x1e\x1f"  # vertical tab, form feed, separators
+ASCII_CONTROLS = re.compile(f"[{CONTROL_CHARS}]")
 UNLIKE_CATEGORIES = frozenset(
     {"Nl", "Mn", "Mc", "Me", "Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
 # tokie cuts a text of 64 KiB or more into blocks of its own, and may cut a run of spaces in
