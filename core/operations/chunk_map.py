@@ -21,7 +21,8 @@ from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.embeddings import BUILTIN, EmbedderRef, EmbeddingSettings, resolve
 from core.errors import ChunkLabError
-from core.operations.evaluation import CandidateResult, QuestionResult, chunks_for, without_prefix
+from core.operations.chunk_memo import as_embedded, chunks_for
+from core.operations.evaluation import CandidateResult, QuestionResult
 from core.retrieval.packs import Pack
 from core.retrieval.projection import Projection, pca
 from core.retrieval.ranking import RankMode
@@ -129,8 +130,8 @@ def evaluation_map(result: CandidateResult, documents: Mapping[str, Document],
     again; ``embedding``: the session's endpoint settings)."""
     chunks: list[Chunk] = []
     for corpus_id in sorted(result.chunk_counts):
-        found = chunks_for(documents[corpus_id], result.candidate, store)
-        chunks += found if result.candidate.contextual else [without_prefix(c) for c in found]
+        chunks += as_embedded(chunks_for(documents[corpus_id], result.candidate, store),
+                              result.candidate)
     ref = result.candidate.embedder
     vectors = resolve(ref, embedding).embed([embedding_text(c) for c in chunks])
     return build_map(chunks, vectors, {d.doc_id: d.source_name for d in documents.values()},
