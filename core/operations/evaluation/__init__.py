@@ -39,6 +39,7 @@ from core.operations.evaluation.candidates import (
 from core.operations.evaluation.results import (
     CandidateFailure,
     CandidateResult,
+    ChunkSpan,
     Evaluation,
     QuestionResult,
     RetrievedChunk,
@@ -46,7 +47,7 @@ from core.operations.evaluation.results import (
 from core.operations.evaluation.run import evaluate
 
 __all__ = [
-    "DEFAULT_K", "Candidate", "CandidateFailure", "CandidateResult",
+    "DEFAULT_K", "Candidate", "CandidateFailure", "CandidateResult", "ChunkSpan",
     "Evaluation", "EvaluationError", "QuestionResult", "Retrieval", "RetrievedChunk",
     "chunks_for", "chunks_memoised", "evaluate", "retrieval_label",
 ]

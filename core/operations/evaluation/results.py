@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, overload
 
+from core.chunking.chunk import Chunk
 from core.errors import ChunkLabError
 from core.evaluation.metrics import Aggregate, QuestionScore, Range
 from core.operations.evaluation.candidates import (
@@ -17,6 +18,7 @@ from core.operations.evaluation.candidates import (
     retrieval_label,
 )
 from core.retrieval.ranking import RankMode
+from core.store.views import embedding_text
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,36 @@ class RetrievedChunk:
     chunk_type: str
     touches_reference: bool
     cut: bool = False  # cut short to fit the token budget
+
+
+@dataclass(frozen=True)
+class ChunkSpan:
+    """One chunk of an evaluated configuration, as much as a map of it needs: its place in
+    its document, its kind and headings, and the text its first vector was computed from when
+    that is not the span's own text (a table's digest, a contextual prefix in front)."""
+
+    id: str
+    doc_id: str
+    start: int
+    end: int
+    chunk_type: str
+    heading_path: tuple[str, ...] = ()
+    embedded: str | None = None  # None: the document's text[start:end]
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> ChunkSpan:
+        """``chunk`` as it was embedded (its contextual prefix already left out or not)."""
+        text = embedding_text(chunk)
+        return cls(chunk.id, chunk.doc_id, chunk.start, chunk.end, chunk.chunk_type,
+                   tuple(chunk.heading_path), None if text == chunk.text else text)
+
+    def embedded_text(self, document_text: str) -> str:
+        """The text its first vector was computed from, ``document_text`` being its document's."""
+        return document_text[self.start : self.end] if self.embedded is None else self.embedded
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ChunkSpan:
+        return cls(**{**data, "heading_path": tuple(data.get("heading_path", ()))})
 
 
 @dataclass(frozen=True)
@@ -64,6 +96,8 @@ class CandidateResult:
     budget: int | None = None  # tokens retrieved per question instead of the top k
     autocut: int | None = None  # jumps: the top k cut at the first large drop in score
     dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
+    # corpus_id -> its chunks in document order; None: a result kept before results held them
+    chunk_spans: dict[str, list[ChunkSpan]] | None = None
 
     def embedder_json(self) -> dict[str, Any]:
         """The embedder this result was measured with: name, where it ran, dimension."""
@@ -92,15 +126,26 @@ class CandidateResult:
             "questions": [q.to_json() for q in self.questions],
         }
 
+    def cache_json(self) -> dict[str, Any]:
+        """What the result cache keeps: :meth:`to_json` and the chunk spans."""
+        spans = None if self.chunk_spans is None else {
+            cid: [asdict(s) for s in items] for cid, items in self.chunk_spans.items()}
+        return self.to_json() | {"chunk_spans": spans}
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CandidateResult:
+        """A result from :meth:`to_json` or :meth:`cache_json` (chunk spans when kept)."""
+        spans = data.get("chunk_spans")
         return cls(Candidate.from_dict(data["config"]), data["ranking"], data["k"],
                    Aggregate.from_json(data["metrics"]),
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
                    integrity=data.get("integrity", {}), budget=data.get("budget"),
                    autocut=data.get("autocut"),
-                   dimension=(data.get("embedder") or {}).get("dimension", 0))
+                   dimension=(data.get("embedder") or {}).get("dimension", 0),
+                   chunk_spans=None if spans is None else {
+                       cid: [ChunkSpan.from_json(s) for s in items]
+                       for cid, items in spans.items()})
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,12 @@ from core.operations.evaluation.candidates import (
     EvaluationError,
     Retrieval,
 )
-from core.operations.evaluation.results import CandidateFailure, CandidateResult, Evaluation
+from core.operations.evaluation.results import (
+    CandidateFailure,
+    CandidateResult,
+    ChunkSpan,
+    Evaluation,
+)
 from core.operations.evaluation.scoring import Step, score_candidate
 from core.progress import Cancelled, ProgressFn, Tracker
 from core.retrieval.ranking import RANK_MODES, RankMode
@@ -119,13 +124,16 @@ class _Shared:
         retrieval = candidate.retrieves_with(self.retrieval)
         retrieval.check_merging(candidate.merge_adjacent)
         started = time.perf_counter()
-        chunks = _chunk_corpora(self.questions, self.documents, candidate, step, self.store)
+        chunks = {cid: as_embedded(items, candidate) for cid, items in
+                  _chunk_corpora(self.questions, self.documents, candidate, step,
+                                 self.store).items()}
         key = result_key(self.questions, self.documents, self.ranking, retrieval,
                          candidate.key(), chunks)
         cache_path = cache_dir() / f"{key}.json"
         if self.use_cache and cache_path.exists():
             cached = CandidateResult.from_json(json.loads(cache_path.read_text()))
             cached.integrity = integrity_counts(self.documents, chunks)
+            cached.chunk_spans = _spans(chunks)
             step(1.0, "cached")
             return cached
         ranks = candidate.ranking or self.ranking
@@ -134,7 +142,6 @@ class _Shared:
             step(0.2, "embedding the questions")
             self.question_vectors[embedder.ref] = embedder.embed_queries(
                 [q.question for q in self.questions])
-        chunks = {cid: as_embedded(items, candidate) for cid, items in chunks.items()}
         texts = {cid: self.documents[cid].text for cid in chunks}
         reranker = (resolve_reranker(candidate.rerank, self.reranking)
                     if candidate.rerank is not None else None)
@@ -147,7 +154,8 @@ class _Shared:
                 reranker.close()
         result.seconds = time.perf_counter() - started
         result.integrity = integrity_counts(self.documents, chunks)
-        write_json(cache_path, result.to_json())
+        result.chunk_spans = _spans(chunks)
+        write_json(cache_path, result.cache_json())
         return result
 
     def embedder(self, candidate: Candidate) -> Embedder:
@@ -163,6 +171,10 @@ class _Shared:
                                  "endpoint is configured: set one on Settings (Embeddings) or "
                                  "in EMBEDDING_BASE_URL and EMBEDDING_MODEL.")
         return resolve(ref, settings)
+
+
+def _spans(chunks: dict[str, list[Chunk]]) -> dict[str, list[ChunkSpan]]:
+    return {cid: [ChunkSpan.of(c) for c in items] for cid, items in chunks.items()}
 
 
 def _with_set_embedder(candidate: Candidate, store: ChunkStore | None) -> Candidate:
