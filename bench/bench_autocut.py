@@ -12,7 +12,7 @@ No tuning on held-out data: the default number of jumps
 (:data:`core.retrieval.autocut.DEFAULT_JUMPS`) is chosen on the DEV data only — the shipped
 question sets (``sample_docs/questions``, 152 questions over 8 documents) — as the setting
 with the best recall gain at equal tokens there (IoU gain breaking ties); the TEST data — the
-benchmark corpus (``bench/corpus``, 270 questions over 3 other documents) — only reports.
+benchmark corpus (``corpora/benchmark``, 270 questions over 3 other documents) — only reports.
 
 Usage, from the repository root (the first run embeds the chunks: a few minutes on 2 cores):
 
@@ -26,7 +26,6 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from core.documents.model import Document
 from core.evaluation.metrics import Summary
@@ -36,8 +35,9 @@ from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
 from core.operations.question_sets import load_from_folder, load_shipped, shipped_sets
 from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RankMode
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+CORPUS = BENCHMARK_CORPUS
 TOKENS = {"unit": "tokens", "tables": True}
 CONFIGURATIONS: list[tuple[Candidate, RankMode]] = [
     (Candidate("recursive 200/0", "recursive", {"size": 200, "overlap": 0, **TOKENS}), "vector"),
@@ -119,7 +119,7 @@ def main() -> None:
     shipped = load_shipped(shipped_sets(), "shipped")
     corpus = load_from_folder(CORPUS / "questions.csv", CORPUS)
     splits = {"DEV (shipped question sets)": (shipped.questions, shipped.documents),
-              "TEST (bench/corpus)": (corpus.questions, corpus.documents)}
+              "TEST (corpora/benchmark)": (corpus.questions, corpus.documents)}
     print("mean tokens retrieved per question, recall % and IoU % (character level, each "
           "question in its own document); Δ = autocut − fixed k read at autocut's tokens")
     dev_gains: dict[tuple[int, int], list[float]] = {}

@@ -44,6 +44,8 @@ import plotly.graph_objects as go
 import plotly.io
 from playwright.sync_api import Page, sync_playwright
 
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -68,8 +70,8 @@ def _chunks():
     from core.operations.strategies import chunk
 
     shipped = load_shipped(shipped_sets(), "shipped")
-    corpus = load_from_folder(ROOT / "bench" / "corpus" / "questions.csv",
-                              ROOT / "bench" / "corpus")
+    corpus = load_from_folder(BENCHMARK_CORPUS / "questions.csv",
+                              BENCHMARK_CORPUS)
     documents = {**shipped.documents, **corpus.documents}
     chunks: list[Chunk] = []
     for document in documents.values():

@@ -1,6 +1,6 @@
 """LLM chunking wall time at concurrency 1 and 4 against the fake server (fixed latency).
 
-From the repository root (the fake server is ``tests.fakellm``):
+From the repository root (the fake server is ``fakes.llm``):
 
     .venv/bin/python -m bench.bench_llm [--latency 0.2] [--docs technical_handbook.md ...]
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.errors import ChunkLabError
 from core.operations.strategies import RunOptions, run_llm
-from tests.fakellm import FakeLLM
+from fakes.llm import FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 3.5

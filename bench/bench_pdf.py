@@ -6,7 +6,7 @@ For each PDF: unmappable characters left as ``(cid:N)``, doubled-glyph words
 ("EENNFFOORRCCEEDD"), headings (sections) and tables found, seconds, and the route's quality
 note. When ``<name>.md`` lies beside a PDF it is taken as the reference conversion: word-level F1
 of the text against it (ours and plain pdfplumber's) and the share of its headings found as
-sections. Make reference material with ``python -m bench.pdf_heldout OUT_DIR``.
+sections. Make reference material with ``python -m corpora.pdf_layouts OUT_DIR``.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 
 import core  # noqa: F401  (offline environment)
-from bench.pdf_score import (
+from core.documents.pdf import convert_pdf_offline
+from corpora.pdf_score import (
     doubled_glyph_words,
     heading_recall,
     reference_headings,
     unmapped,
     word_f1,
 )
-from core.documents.pdf import convert_pdf_offline
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "tests" / "golden" / "pdf"

@@ -4,7 +4,7 @@ configurations on every shipped question set and on a long mixed document.
 The long set puts the eight sample documents (prose, tables, a transcript, slides) end to end in
 one document of ~125k characters, with every shipped question's references moved to their new
 offsets: each question now competes with the passages of all eight documents. The corpus set is
-``bench/corpus`` (a policy manual, a table-heavy register and meeting transcripts, ~0.4 MB,
+``corpora/benchmark`` (a policy manual, a table-heavy register and meeting transcripts, ~0.4 MB,
 270 questions whose references are whole paragraphs, tables or speaker turns: the shipped
 sets' short references cap IoU, these do not). A change to retrieval should not lower any
 set's recall by more than a point.
@@ -24,15 +24,15 @@ import argparse
 import os
 import tempfile
 import time
-from pathlib import Path
 
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
 from core.operations.question_sets import LoadedSet, load_from_folder, load_shipped, shipped_sets
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+CORPUS = BENCHMARK_CORPUS
 EXTRA = ("long", "corpus")  # sets not counted in the shipped mean
 TOKENS = {"unit": "tokens", "tables": True}
 ROWS: list[tuple[Candidate, str]] = [
@@ -100,7 +100,7 @@ def main() -> None:
     rows = [(c, r) for c, r in (CURVE if args.curve else ROWS)
             if not args.only or args.only in c.label]
     print("recall % / IoU % per set (top-5); mean over the shipped sets; long = mixed document; "
-          "corpus = bench/corpus")
+          "corpus = corpora/benchmark")
     print(f"{'configuration':64} {'mean':>11} " + " ".join(f"{n[:11]:>11}" for n in sets))
     for candidate, ranking in rows:
         started = time.perf_counter()

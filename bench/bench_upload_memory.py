@@ -53,7 +53,7 @@ def _line(step: str, started: float) -> None:
 
 
 def uploads(count: int) -> list[tuple[str, bytes]]:
-    from bench.hostile_corpus import deep_html, paragraphs_docx, xlsx_rows
+    from corpora.hostile import deep_html, paragraphs_docx, xlsx_rows
 
     files = [(p.name, p.read_bytes()) for p in sorted((ROOT / "sample_docs").iterdir())
              if p.is_file() and p.suffix != ".py"]

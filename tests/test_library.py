@@ -9,7 +9,8 @@ import pytest
 import core.library
 from core.errors import ChunkLabError, ConversionError
 from core.library import DocumentLibrary, UnknownDocumentError
-from tests.docfactory import HTML, MARKDOWN, docx_bytes
+from corpora.documents import docx_bytes
+from tests.docfactory import HTML, MARKDOWN
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.documents.pdf import OFFLINE_NOTE
 from core.library import DocumentLibrary
-from tests.docfactory import HTML, docx_bytes, pdf_bytes, transcript
+from corpora.documents import docx_bytes, pdf_bytes
+from tests.docfactory import HTML, transcript
 from tests.pages import page_path, shown, use_samples
 from ui.resources import library
 

@@ -1,6 +1,6 @@
 """What the tests' fake servers share: a JSON request handler and a server thread on 127.0.0.1.
 
-A fake (``tests.fakellm.FakeLLM``, ``tests.fakeembed.FakeEmbed``) subclasses :class:`FakeServer`
+A fake (``fakes.llm.FakeLLM``, ``tests.fakeembed.FakeEmbed``) subclasses :class:`FakeServer`
 with its handler; the handler reaches the fake as ``self.server.fake``.
 """
 
