@@ -27,6 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from bench.quick import add_quick
 from core.documents.model import Document
 from core.evaluation.metrics import Summary
 from core.evaluation.questions import QuestionSet
@@ -114,16 +115,18 @@ def run_split(candidate: Candidate, ranking: RankMode, name: str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="configurations whose label or ranking contains this")
+    add_quick(parser)
     args = parser.parse_args()
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-autocut-"))
-    shipped = load_shipped(shipped_sets(), "shipped")
-    corpus = load_from_folder(CORPUS / "questions.csv", CORPUS)
-    splits = {"DEV (shipped question sets)": (shipped.questions, shipped.documents),
-              "TEST (corpora/benchmark)": (corpus.questions, corpus.documents)}
+    shipped = load_shipped(shipped_sets()[:1] if args.quick else shipped_sets(), "shipped")
+    splits = {"DEV (shipped question sets)": (shipped.questions, shipped.documents)}
+    if not args.quick:
+        corpus = load_from_folder(CORPUS / "questions.csv", CORPUS)
+        splits["TEST (corpora/benchmark)"] = (corpus.questions, corpus.documents)
     print("mean tokens retrieved per question, recall % and IoU % (character level, each "
           "question in its own document); Δ = autocut − fixed k read at autocut's tokens")
     dev_gains: dict[tuple[int, int], list[float]] = {}
-    for candidate, ranking in CONFIGURATIONS:
+    for candidate, ranking in CONFIGURATIONS[:1] if args.quick else CONFIGURATIONS:
         label = f"{candidate.label}, {candidate.ranking or ranking}"
         if args.only and args.only not in label:
             continue

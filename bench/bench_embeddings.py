@@ -32,6 +32,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from bench.quick import add_quick
 from core import embeddings
 from core.embeddings import model_files
 from core.embeddings.encoder import _Runner
@@ -206,7 +207,10 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=400)
     parser.add_argument("--int8", action="store_true",
                         help="also time a plain loop over an int8-activation copy of the model")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.chunks = args.sentences = 8
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
     rng = random.Random(7)
     chunks = token_chunks(args.chunks, 250, rng)

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.quick import add_quick
 from core.config import data_dir
 from core.embeddings import BUILTIN, EmbedderRef, resolve
 from core.embeddings.cache import cache_for, cached_embed
@@ -182,7 +183,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--potion", help="folder holding potion-base-8M (else fetched)")
     parser.add_argument("--sets", nargs="*", help="set names to run (default: all + corpus)")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.sets = args.sets or ["meeting_transcript"]
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-embedders-"))
     folder = potion_folder(args.potion)
     LOCAL[POTION] = lambda: StaticEmbedder(folder)

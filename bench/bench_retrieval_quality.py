@@ -25,6 +25,7 @@ import os
 import tempfile
 import time
 
+from bench.quick import add_quick
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations.evaluation import Candidate, evaluate
@@ -88,7 +89,10 @@ def main() -> None:
                         help="set names to run (default: the shipped ones, long and corpus)")
     parser.add_argument("--curve", action="store_true",
                         help="small-to-big by chunk size instead of the configurations")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.sets = args.sets or ["meeting_transcript"]
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-quality-"))
     shipped = {p.stem: load_shipped([p], p.stem) for p in shipped_sets()}
     sets = {name: (s.questions, s.documents) for name, s in shipped.items()}
@@ -98,7 +102,7 @@ def main() -> None:
     if args.sets:
         sets = {name: value for name, value in sets.items() if name in args.sets}
     rows = [(c, r) for c, r in (CURVE if args.curve else ROWS)
-            if not args.only or args.only in c.label]
+            if not args.only or args.only in c.label][: 1 if args.quick else None]
     print("recall % / IoU % per set (top-5); mean over the shipped sets; long = mixed document; "
           "corpus = corpora/benchmark")
     print(f"{'configuration':64} {'mean':>11} " + " ".join(f"{n[:11]:>11}" for n in sets))

@@ -39,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.quick import add_quick
 from core.documents import convert
 from core.evaluation.stats import compare_paired, format_p
 from core.operations.evaluation import Candidate, evaluate
@@ -58,8 +59,10 @@ def _rows(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
 
-def build(folder: Path, megabytes: float, questions: int, kind: str) -> tuple[int, int]:
-    """Write the documents and ``questions.csv`` into ``folder``; (characters, questions)."""
+def build(folder: Path, megabytes: float, questions: int, kind: str,
+          samples: tuple[str, ...] = ()) -> tuple[int, int]:
+    """Write the documents and ``questions.csv`` into ``folder``; (characters, questions).
+    ``samples``: the stems of the sample documents to take (none given: all)."""
     rows: list[dict[str, str]] = []
     size = 0
     if kind == "corpus":
@@ -70,11 +73,12 @@ def build(folder: Path, megabytes: float, questions: int, kind: str) -> tuple[in
         rows = _rows((BENCHMARK_CORPUS / "questions.csv").read_bytes())
     else:
         for path in sorted(SAMPLES.iterdir()):
-            if path.is_file() and path.suffix != ".py":
+            if path.is_file() and path.suffix != ".py" and path.stem in (samples or path.stem):
                 shutil.copy(path, folder / path.name)
                 size += len(convert(path.read_bytes(), path.name).text)
         for path in sorted((SAMPLES / "questions").glob("*.csv")):
-            rows += _rows(path.read_bytes())
+            if path.stem in (samples or path.stem):
+                rows += _rows(path.read_bytes())
         for seed in SEEDS:
             if kind == "samples" or size >= megabytes * 1_000_000:
                 break
@@ -169,10 +173,14 @@ def main() -> None:
     parser.add_argument("--presets", action="store_true",
                         help="also score every built-in preset on the held-back questions and "
                         "compare each with the recommendation")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.mb, args.questions, args.trials, args.set = 0, 24, 2, "samples"
     folder = args.keep or Path(tempfile.mkdtemp(prefix="chunklab-tune-corpus-"))
     folder.mkdir(parents=True, exist_ok=True)
-    size, count = build(folder, args.mb, args.questions, args.set)
+    size, count = build(folder, args.mb, args.questions, args.set,  # quick: no converter
+                        ("technical_handbook", "meeting_transcript") if args.quick else ())
     print(f"corpus: {size / 1e6:.2f} MB of text in {len(list(folder.glob('*'))) - 1} "
           f"documents, {count} questions ({folder})")
     data = tempfile.mkdtemp(prefix="chunklab-tune-data-")

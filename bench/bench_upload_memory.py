@@ -22,6 +22,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from bench.quick import add_quick
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -73,7 +75,10 @@ def uploads(count: int) -> list[tuple[str, bytes]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=20)
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.uploads = 2
     os.environ["CHUNKLAB_DATA_DIR"] = tempfile.mkdtemp(prefix="bench-memory-")
     files = uploads(args.uploads)
     tracemalloc.start(5)

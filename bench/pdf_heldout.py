@@ -26,11 +26,12 @@ tables as pipe rows; no running headers, footers or page numbers) for each layou
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
-import sys
 from pathlib import Path
 
+from bench.quick import add_quick
 from corpora.pdf_browser import browser_columns, browser_ligatures
 from corpora.pdf_layouts import fake_bold, no_unicode_map, print_driver, three_column, two_column
 
@@ -39,9 +40,15 @@ MAKERS = {"two-column": two_column, "fake-bold": fake_bold, "no-unicode-map": no
           "browser-ligatures": browser_ligatures, "print-driver": print_driver}
 
 
-def main(out: Path) -> None:
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", type=Path, default=Path("bench/out/heldout-pdfs"))
+    add_quick(parser)
+    args = parser.parse_args()
+    out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    for name, maker in MAKERS.items():
+    makers = {n: MAKERS[n] for n in ("two-column", "no-unicode-map")} if args.quick else MAKERS
+    for name, maker in makers.items():
         made = maker(random.Random(name))
         if made is None:
             print(f"{name}: skipped (Chromium or Playwright missing)")
@@ -53,4 +60,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "bench/out/heldout-pdfs"))
+    main()
