@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 SENTENCES = [
     "The utility operates four treatment works and about two thousand kilometres of mains.",
@@ -111,6 +112,25 @@ def _fpdf(unicode_font: bool = False):  # noqa: ANN202
     return pdf
 
 
+def _columns(pdf: Any, doc: Doc, count: int, gutter: float,
+             font: tuple[str, float, float, float], heading_space: float) -> None:
+    """``doc`` after its title in ``count`` justified columns; ``font``: the family, the sizes
+    of level-2 and deeper headings, and of the text."""
+    family, level_two, deeper, body = font
+    with pdf.text_columns(ncols=count, gutter=gutter, text_align="J") as cols:
+        for kind, payload in doc.parts[1:]:
+            if kind == "h":
+                level, text = payload  # type: ignore[misc]
+                with cols.paragraph(text_align="L", top_margin=heading_space,
+                                    bottom_margin=1) as par:
+                    pdf.set_font(family, "B", level_two if level == 2 else deeper)
+                    par.write(text)
+            else:
+                with cols.paragraph(bottom_margin=2) as par:
+                    pdf.set_font(family, "", body)
+                    par.write(str(payload))
+
+
 def two_column(rng: random.Random) -> tuple[bytes, Doc]:
     from fpdf import FPDF
 
@@ -134,19 +154,7 @@ def two_column(rng: random.Random) -> tuple[bytes, Doc]:
     pdf.set_font("Times", "B", 18)
     pdf.multi_cell(0, 9, title, align="C", new_x="LMARGIN", new_y="NEXT")
     pdf.ln(4)
-    top = pdf.get_y()
-    with pdf.text_columns(ncols=2, gutter=8, text_align="J") as cols:
-        for kind, payload in doc.parts[1:]:
-            if kind == "h":
-                level, text = payload  # type: ignore[misc]
-                with cols.paragraph(text_align="L", top_margin=3, bottom_margin=1) as par:
-                    pdf.set_font("Times", "B", 12 if level == 2 else 10.5)
-                    par.write(text)
-            else:
-                with cols.paragraph(bottom_margin=2) as par:
-                    pdf.set_font("Times", "", 10)
-                    par.write(str(payload))
-    del top
+    _columns(pdf, doc, 2, 8, ("Times", 12, 10.5, 10), 3)
     return bytes(pdf.output()), doc
 
 
@@ -349,15 +357,5 @@ def three_column(rng: random.Random) -> tuple[bytes, Doc]:
     pdf.set_font("Helvetica", "B", 20)
     pdf.cell(0, 12, str(doc.parts[0][1][1]), align="C", new_x="LMARGIN", new_y="NEXT")  # type: ignore[index]
     pdf.ln(3)
-    with pdf.text_columns(ncols=3, gutter=7, text_align="J") as cols:
-        for kind, payload in doc.parts[1:]:
-            if kind == "h":
-                level, text = payload  # type: ignore[misc]
-                with cols.paragraph(text_align="L", top_margin=2, bottom_margin=1) as par:
-                    pdf.set_font("Helvetica", "B", 11 if level == 2 else 10)
-                    par.write(text)
-            else:
-                with cols.paragraph(bottom_margin=2) as par:
-                    pdf.set_font("Helvetica", "", 9)
-                    par.write(str(payload))
+    _columns(pdf, doc, 3, 7, ("Helvetica", 11, 10, 9), 2)
     return bytes(pdf.output()), doc
