@@ -74,7 +74,8 @@ class FakeServer:
         self._server.server_close()
 
     def serve(self, what: str) -> None:
-        """Serve in the foreground (``python -m tests.fake…``) until interrupted."""
+        """Serve in the foreground (``python -m fakes.llm``, ``python -m tests.fakeembed``)
+        until interrupted."""
         print(f"{what} listening at {self.base_url}", flush=True)
         self._server.serve_forever()
 
