@@ -140,7 +140,7 @@ def pick(page: Page, label: str, option: str | re.Pattern[str]) -> None:
 def document_option(file_name: str) -> re.Pattern[str]:
     """A document picker's option by its file name, whatever follows it (its format, and
     "sample" for a shipped one)."""
-    return re.compile(rf"^{re.escape(file_name)}  ·  ")
+    return re.compile(rf"^{re.escape(file_name)}\s+·")  # an option's name collapses spaces
 
 
 def goto(page: Page, url: str) -> None:

@@ -106,7 +106,7 @@ def test_a_slow_conversion_does_not_hold_up_another():
 
 
 def test_the_calling_process_never_loads_the_converter():
-    code = ("import sys; from core.documents import convert; from tests.docfactory import "
+    code = ("import sys; from core.documents import convert; from corpora.documents import "
             "docx_bytes; convert(docx_bytes(), 'a.docx'); print(sorted(m for m in sys.modules "
             "if m.startswith(('docling', 'openpyxl', 'pdfplumber'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
