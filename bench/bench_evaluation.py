@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.bench_embeddings import flops_per_text, onnxruntime_matmul_peak_gflops
 from bench.quick import add_quick
+from bench.scoring.ceilings import flops_per_text, onnxruntime_matmul_peak_gflops
 from core.embeddings import MAX_WORD_PIECES, encoder
 from core.evaluation.questions import Question, QuestionSet
 from core.operations.evaluation import Candidate, CandidateResult, evaluate

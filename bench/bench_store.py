@@ -1,6 +1,6 @@
 """Chunk store throughput and query latency at 1k and 10k chunks of synthetic prose.
 
-From the repository root (the prose generator is ``bench.bench_embeddings``):
+From the repository root (the prose generator is ``bench.corpora.prose``):
 
     .venv/bin/python -m bench.bench_store [--sizes 1000 10000] [--queries 200] [--words 60]
 
@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from bench.bench_embeddings import prose
+from bench.corpora.prose import prose
 from bench.quick import add_quick
 from core.chunking.chunk import Chunk
 from core.embeddings import embed
