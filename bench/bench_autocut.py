@@ -12,7 +12,7 @@ No tuning on held-out data: the default number of jumps
 (:data:`core.retrieval.autocut.DEFAULT_JUMPS`) is chosen on the DEV data only — the shipped
 question sets (``sample_docs/questions``, 152 questions over 8 documents) — as the setting
 with the best recall gain at equal tokens there (IoU gain breaking ties); the TEST data — the
-benchmark corpus (``bench/corpus``, 270 questions over 3 other documents) — only reports.
+benchmark corpus (``corpora/benchmark``, 270 questions over 3 other documents) — only reports.
 
 Usage, from the repository root (the first run embeds the chunks: a few minutes on 2 cores):
 
@@ -26,8 +26,8 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
+from bench.quick import add_quick
 from core.documents.model import Document
 from core.evaluation.metrics import Summary
 from core.evaluation.questions import QuestionSet
@@ -36,8 +36,9 @@ from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
 from core.operations.question_sets import load_from_folder, load_shipped, shipped_sets
 from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RankMode
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+CORPUS = BENCHMARK_CORPUS
 TOKENS = {"unit": "tokens", "tables": True}
 CONFIGURATIONS: list[tuple[Candidate, RankMode]] = [
     (Candidate("recursive 200/0", "recursive", {"size": 200, "overlap": 0, **TOKENS}), "vector"),
@@ -114,16 +115,18 @@ def run_split(candidate: Candidate, ranking: RankMode, name: str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="configurations whose label or ranking contains this")
+    add_quick(parser)
     args = parser.parse_args()
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-autocut-"))
-    shipped = load_shipped(shipped_sets(), "shipped")
-    corpus = load_from_folder(CORPUS / "questions.csv", CORPUS)
-    splits = {"DEV (shipped question sets)": (shipped.questions, shipped.documents),
-              "TEST (bench/corpus)": (corpus.questions, corpus.documents)}
+    shipped = load_shipped(shipped_sets()[:1] if args.quick else shipped_sets(), "shipped")
+    splits = {"DEV (shipped question sets)": (shipped.questions, shipped.documents)}
+    if not args.quick:
+        corpus = load_from_folder(CORPUS / "questions.csv", CORPUS)
+        splits["TEST (corpora/benchmark)"] = (corpus.questions, corpus.documents)
     print("mean tokens retrieved per question, recall % and IoU % (character level, each "
           "question in its own document); Δ = autocut − fixed k read at autocut's tokens")
     dev_gains: dict[tuple[int, int], list[float]] = {}
-    for candidate, ranking in CONFIGURATIONS:
+    for candidate, ranking in CONFIGURATIONS[:1] if args.quick else CONFIGURATIONS:
         label = f"{candidate.label}, {candidate.ranking or ranking}"
         if args.only and args.only not in label:
             continue

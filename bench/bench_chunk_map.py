@@ -44,6 +44,9 @@ import plotly.graph_objects as go
 import plotly.io
 from playwright.sync_api import Page, sync_playwright
 
+from bench.quick import add_quick
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -62,22 +65,23 @@ DRAW = """async (figure) => {
 }"""
 
 
-def _chunks():
+def _chunks(points: int):
     from core.chunking.chunk import Chunk
     from core.operations.question_sets import load_from_folder, load_shipped, shipped_sets
     from core.operations.strategies import chunk
 
     shipped = load_shipped(shipped_sets(), "shipped")
-    corpus = load_from_folder(ROOT / "bench" / "corpus" / "questions.csv",
-                              ROOT / "bench" / "corpus")
-    documents = {**shipped.documents, **corpus.documents}
+    documents = dict(shipped.documents)
+    if points > len(documents) * 100:  # the samples alone are too few
+        corpus = load_from_folder(BENCHMARK_CORPUS / "questions.csv", BENCHMARK_CORPUS)
+        documents |= corpus.documents
     chunks: list[Chunk] = []
     for document in documents.values():
         chunks += chunk(document, "recursive",
                         {"size": 24, "overlap": 0, "unit": "tokens", "tables": True})
-    if len(chunks) < POINTS:
+    if len(chunks) < points:
         raise SystemExit(f"only {len(chunks)} chunks; make them smaller")
-    return chunks[:POINTS], {d.doc_id: d.source_name for d in documents.values()}, documents
+    return chunks[:points], {d.doc_id: d.source_name for d in documents.values()}, documents
 
 
 def _median_ms(work: Callable[[], object], rounds: int) -> float:
@@ -100,7 +104,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--app", action="store_true", help="also time the map in the app")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 1
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-map-"))
     from core.embeddings import embed
     from core.operations.chunk_map import MapQuestion, ReferenceMark, build_map
@@ -108,7 +115,7 @@ def main() -> None:
     from ui.chunk_map import map_figure
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    chunks, names, documents = _chunks()
+    chunks, names, documents = _chunks(300 if args.quick else POINTS)
     started = time.perf_counter()
     vectors = embed([embedding_text(c) for c in chunks])
     print(f"{len(chunks):,} chunks of {len(names)} documents (recursive, 24 tokens); "

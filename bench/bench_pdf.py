@@ -6,26 +6,27 @@ For each PDF: unmappable characters left as ``(cid:N)``, doubled-glyph words
 ("EENNFFOORRCCEEDD"), headings (sections) and tables found, seconds, and the route's quality
 note. When ``<name>.md`` lies beside a PDF it is taken as the reference conversion: word-level F1
 of the text against it (ours and plain pdfplumber's) and the share of its headings found as
-sections. Make reference material with ``python -m bench.pdf_heldout OUT_DIR``.
+sections. Make reference material with ``python -m corpora.pdf_layouts OUT_DIR``.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import core  # noqa: F401  (offline environment)
-from bench.pdf_score import (
+from bench.quick import add_quick
+from core.documents.pdf import convert_pdf_offline
+from corpora.pdf_score import (
     doubled_glyph_words,
     heading_recall,
     reference_headings,
     unmapped,
     word_f1,
 )
-from core.documents.pdf import convert_pdf_offline
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "tests" / "golden" / "pdf"
@@ -42,12 +43,12 @@ def _pct(value: float | None) -> str:
     return "   –" if value is None else f"{value:4.2f}"
 
 
-def bench(folder: Path) -> None:
+def bench(folder: Path, limit: int | None = None) -> None:
     print(f"\n{folder}")
     print(f"{'pdf':42} {'what':10} {'cid':>5} {'dbl':>5} {'head':>5} {'tabl':>5} {'sec':>6}"
           f" {'F1':>5} {'headR':>5}")
     f1s, recalls = [], []
-    for path in sorted(folder.glob("*.pdf")):
+    for path in sorted(folder.glob("*.pdf"))[:limit]:
         data = path.read_bytes()
         ref_path = path.with_suffix(".md")
         reference = ref_path.read_text() if ref_path.exists() else None
@@ -78,10 +79,14 @@ def bench(folder: Path) -> None:
               f"mean heading recall {statistics.mean(recalls):.3f} (min {min(recalls):.3f})")
 
 
-def main(argv: list[str]) -> None:
-    for folder in argv or [str(DEFAULT)]:
-        bench(Path(folder))
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="*", type=Path, default=[DEFAULT])
+    add_quick(parser)
+    args = parser.parse_args()
+    for folder in args.folders:
+        bench(folder, 1 if args.quick else None)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -4,7 +4,7 @@ configurations on every shipped question set and on a long mixed document.
 The long set puts the eight sample documents (prose, tables, a transcript, slides) end to end in
 one document of ~125k characters, with every shipped question's references moved to their new
 offsets: each question now competes with the passages of all eight documents. The corpus set is
-``bench/corpus`` (a policy manual, a table-heavy register and meeting transcripts, ~0.4 MB,
+``corpora/benchmark`` (a policy manual, a table-heavy register and meeting transcripts, ~0.4 MB,
 270 questions whose references are whole paragraphs, tables or speaker turns: the shipped
 sets' short references cap IoU, these do not). A change to retrieval should not lower any
 set's recall by more than a point.
@@ -24,15 +24,16 @@ import argparse
 import os
 import tempfile
 import time
-from pathlib import Path
 
+from bench.quick import add_quick
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
 from core.operations.question_sets import LoadedSet, load_from_folder, load_shipped, shipped_sets
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
-CORPUS = Path(__file__).resolve().parent / "corpus"
+CORPUS = BENCHMARK_CORPUS
 EXTRA = ("long", "corpus")  # sets not counted in the shipped mean
 TOKENS = {"unit": "tokens", "tables": True}
 ROWS: list[tuple[Candidate, str]] = [
@@ -88,7 +89,10 @@ def main() -> None:
                         help="set names to run (default: the shipped ones, long and corpus)")
     parser.add_argument("--curve", action="store_true",
                         help="small-to-big by chunk size instead of the configurations")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.sets = args.sets or ["meeting_transcript"]
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-quality-"))
     shipped = {p.stem: load_shipped([p], p.stem) for p in shipped_sets()}
     sets = {name: (s.questions, s.documents) for name, s in shipped.items()}
@@ -98,9 +102,9 @@ def main() -> None:
     if args.sets:
         sets = {name: value for name, value in sets.items() if name in args.sets}
     rows = [(c, r) for c, r in (CURVE if args.curve else ROWS)
-            if not args.only or args.only in c.label]
+            if not args.only or args.only in c.label][: 1 if args.quick else None]
     print("recall % / IoU % per set (top-5); mean over the shipped sets; long = mixed document; "
-          "corpus = bench/corpus")
+          "corpus = corpora/benchmark")
     print(f"{'configuration':64} {'mean':>11} " + " ".join(f"{n[:11]:>11}" for n in sets))
     for candidate, ranking in rows:
         started = time.perf_counter()

@@ -1,6 +1,6 @@
 """Chunk store throughput and query latency at 1k and 10k chunks of synthetic prose.
 
-From the repository root (the prose generator is ``bench.bench_embeddings``):
+From the repository root (the prose generator is ``bench.corpora.prose``):
 
     .venv/bin/python -m bench.bench_store [--sizes 1000 10000] [--queries 200] [--words 60]
 
@@ -25,7 +25,8 @@ import time
 
 import numpy as np
 
-from bench.bench_embeddings import prose
+from bench.corpora.prose import prose
+from bench.quick import add_quick
 from core.chunking.chunk import Chunk
 from core.embeddings import embed
 from core.store import ChunkSetInfo, ChunkStore
@@ -101,7 +102,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--words", type=int, default=60, help="words per synthetic chunk")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.queries = [50], 5
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
     os.environ.pop("CHROMA_HOST", None)
     store = ChunkStore()

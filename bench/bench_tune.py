@@ -2,7 +2,7 @@
 (``python -m core tune``, a new process, a fresh data folder: nothing chunked or embedded yet),
 and what it found against the built-in presets.
 
-The corpus is the benchmark corpus (``bench/corpus``) written with more seeds — the same kinds
+The corpus is the benchmark corpus (``corpora/benchmark``) written with more seeds — the same kinds
 of documents with other facts and phrasings, each copy its own documents — until the text
 reaches ``--mb``, plus the sample documents and their question sets; ``--questions`` of all
 their questions are kept, the same share of each document's (seeded). With ``--set corpus``
@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.corpus import make_corpus
+from bench.quick import add_quick
 from core.documents import convert
 from core.evaluation.stats import compare_paired, format_p
 from core.operations.evaluation import Candidate, evaluate
@@ -47,6 +47,8 @@ from core.operations.presets import BUILTIN_PRESETS
 from core.operations.question_sets import load_from_folder
 from core.operations.tune import split_questions
 from core.operations.tune_report import Figures
+from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
+from corpora.benchmark import make_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_docs"
@@ -57,23 +59,26 @@ def _rows(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
 
-def build(folder: Path, megabytes: float, questions: int, kind: str) -> tuple[int, int]:
-    """Write the documents and ``questions.csv`` into ``folder``; (characters, questions)."""
+def build(folder: Path, megabytes: float, questions: int, kind: str,
+          samples: tuple[str, ...] = ()) -> tuple[int, int]:
+    """Write the documents and ``questions.csv`` into ``folder``; (characters, questions).
+    ``samples``: the stems of the sample documents to take (none given: all)."""
     rows: list[dict[str, str]] = []
     size = 0
     if kind == "corpus":
-        for path in (ROOT / "bench" / "corpus").iterdir():
+        for path in (BENCHMARK_CORPUS).iterdir():
             if path.suffix in (".md", ".txt"):
                 shutil.copy(path, folder / path.name)
                 size += len(convert(path.read_bytes(), path.name).text)
-        rows = _rows((ROOT / "bench" / "corpus" / "questions.csv").read_bytes())
+        rows = _rows((BENCHMARK_CORPUS / "questions.csv").read_bytes())
     else:
         for path in sorted(SAMPLES.iterdir()):
-            if path.is_file() and path.suffix != ".py":
+            if path.is_file() and path.suffix != ".py" and path.stem in (samples or path.stem):
                 shutil.copy(path, folder / path.name)
                 size += len(convert(path.read_bytes(), path.name).text)
         for path in sorted((SAMPLES / "questions").glob("*.csv")):
-            rows += _rows(path.read_bytes())
+            if path.stem in (samples or path.stem):
+                rows += _rows(path.read_bytes())
         for seed in SEEDS:
             if kind == "samples" or size >= megabytes * 1_000_000:
                 break
@@ -162,15 +167,20 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
     parser.add_argument("--set", choices=("mixed", "samples", "corpus"), default="mixed",
                         help="mixed: --mb of corpus copies and the samples (default); samples: "
-                        "the sample documents and their sets; corpus: bench/corpus as it ships")
+                        "the sample documents and their sets; corpus: corpora/benchmark as it "
+                        "ships")
     parser.add_argument("--resume-check", action="store_true")
     parser.add_argument("--presets", action="store_true",
                         help="also score every built-in preset on the held-back questions and "
                         "compare each with the recommendation")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.mb, args.questions, args.trials, args.set = 0, 24, 2, "samples"
     folder = args.keep or Path(tempfile.mkdtemp(prefix="chunklab-tune-corpus-"))
     folder.mkdir(parents=True, exist_ok=True)
-    size, count = build(folder, args.mb, args.questions, args.set)
+    size, count = build(folder, args.mb, args.questions, args.set,  # quick: no converter
+                        ("technical_handbook", "meeting_transcript") if args.quick else ())
     print(f"corpus: {size / 1e6:.2f} MB of text in {len(list(folder.glob('*'))) - 1} "
           f"documents, {count} questions ({folder})")
     data = tempfile.mkdtemp(prefix="chunklab-tune-data-")

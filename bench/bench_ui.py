@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -32,6 +33,8 @@ import httpx
 from playwright.sync_api import Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from bench.quick import add_quick
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -41,6 +44,7 @@ if st.button("Rerun"):
     st.write("clicked")
 st.write("A bare page: one button and a line of text.")
 """
+QUICK_DOCS = ("technical_handbook.md", "insurance_policy.docx")  # the two the bench switches
 # Installed in the page: when the user last clicked or typed, and when a run last finished.
 PROBE = """() => {
     if (window.__bench) return;
@@ -128,9 +132,15 @@ def timed(page: Page, action: Callable[[], None]) -> float | None:
     return float(page.evaluate("() => window.__bench.finished - window.__bench.input"))
 
 
-def pick(page: Page, label: str, option: str) -> None:
+def pick(page: Page, label: str, option: str | re.Pattern[str]) -> None:
     page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
-    page.get_by_role("option", name=option, exact=True).first.click()
+    page.get_by_role("option", name=option, exact=isinstance(option, str)).first.click()
+
+
+def document_option(file_name: str) -> re.Pattern[str]:
+    """A document picker's option by its file name, whatever follows it (its format, and
+    "sample" for a shipped one)."""
+    return re.compile(rf"^{re.escape(file_name)}\s+·")  # an option's name collapses spaces
 
 
 def goto(page: Page, url: str) -> None:
@@ -184,8 +194,8 @@ def bench(app: str, bare: str, rounds: int) -> dict[str, list[float]]:
         nav(page, "Documents")
         idle(page)
         results["Documents: switch document"] = measure(page, rounds, [
-            lambda: pick(page, "Document", "technical_handbook.md  ·  MD"),
-            lambda: pick(page, "Document", "insurance_policy.docx  ·  DOCX")])
+            lambda: pick(page, "Document", document_option("technical_handbook.md")),
+            lambda: pick(page, "Document", document_option("insurance_policy.docx"))])
 
         nav(page, "Prompts")
         idle(page)
@@ -227,7 +237,10 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=12)
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 1
     with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
         data = Path(tmp) / "data"
         data.mkdir()
@@ -235,7 +248,8 @@ def main() -> None:
         bare_script.write_text(BARE_PAGE, encoding="utf-8")
         env = {**os.environ, "CHUNKLAB_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
         docs = [str(p) for p in sorted((ROOT / "sample_docs").iterdir())
-                if p.is_file() and p.suffix != ".py"]
+                if p.is_file() and p.suffix != ".py"
+                and (not args.quick or p.name in QUICK_DOCS)]
         subprocess.run([sys.executable, "-m", "core", "ingest", *docs, "--chunk-set", "bench",
                         "--strategy", "recursive"], cwd=ROOT, env=env, check=True,
                        stdout=subprocess.DEVNULL)

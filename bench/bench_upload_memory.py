@@ -22,6 +22,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from bench.quick import add_quick
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -53,7 +55,7 @@ def _line(step: str, started: float) -> None:
 
 
 def uploads(count: int) -> list[tuple[str, bytes]]:
-    from bench.hostile_corpus import deep_html, paragraphs_docx, xlsx_rows
+    from corpora.hostile import deep_html, paragraphs_docx, xlsx_rows
 
     files = [(p.name, p.read_bytes()) for p in sorted((ROOT / "sample_docs").iterdir())
              if p.is_file() and p.suffix != ".py"]
@@ -73,7 +75,10 @@ def uploads(count: int) -> list[tuple[str, bytes]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=20)
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.uploads = 2
     os.environ["CHUNKLAB_DATA_DIR"] = tempfile.mkdtemp(prefix="bench-memory-")
     files = uploads(args.uploads)
     tracemalloc.start(5)

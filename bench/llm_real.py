@@ -187,7 +187,7 @@ def fixtures(folders: list[Path]) -> int:
     """Cut the structure and boundary answers about shipped samples out of the runs' raw logs
     into ``tests/real_answers.jsonl``, each with what today's parsers make of it; print the
     share each parsing mode accepts, per phase."""
-    from tests.fakellm_replay import FIXTURES, ROOT, replay
+    from fakes.replay import FIXTURES, ROOT, replay
 
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
     for folder in folders:

@@ -88,19 +88,10 @@ def section_strip(doc: Document) -> str:
     bars = [Bar(f"Level {s.level}", s.start, s.end - s.start, palette(s.level - 1),
                 f"{s.title} · chars {s.start:,}–{s.end:,}") for s in doc.sections]
     bars += [Bar("Tables", t.start, t.end - t.start, TABLE_COLOR,
-                 f"{table_title(doc, i)} · chars {t.start:,}–{t.end:,}")
+                 f"{doc.table_title(i)} · chars {t.start:,}–{t.end:,}")
              for i, t in enumerate(doc.tables, start=1)]
     rows = [f"Level {level}" for level in levels] + (["Tables"] if doc.tables else [])
     return strip_html(rows, bars, len(doc.text), axis="character offset")
-
-
-def table_title(doc: Document, number: int) -> str:
-    """A table's caption, else "Table 3 · in <its section>" so an uncaptioned table is placed."""
-    table = doc.tables[number - 1]
-    if table.caption:
-        return table.caption
-    path = " › ".join(doc.heading_path(table.start))
-    return f"Table {number} · in {path}" if path else f"Table {number}"
 
 
 def table_frame(rows: list[list[str]]) -> pd.DataFrame:
@@ -119,7 +110,7 @@ def tables(doc: Document) -> None:
         st.caption("No tables in this document.")
     for i, table in enumerate(doc.tables, start=1):
         page = f" · page {table.page}" if table.page else ""
-        st.markdown(f"**{md_escape(table_title(doc, i))}**")
+        st.markdown(f"**{md_escape(doc.table_title(i))}**")
         st.caption(f"{count(len(table.rows) - 1, 'row')} × "
                    f"{count(max(len(r) for r in table.rows), 'column')} · "
                    f"characters {table.start:,}–{table.end:,}{page}")
@@ -129,7 +120,7 @@ def tables(doc: Document) -> None:
 def text_spans(doc: Document) -> list[HighlightSpan]:
     """Each section's own text (up to its first subsection) by level colour; tables on top,
     cut out of the section colour so nothing is striped."""
-    spans = [HighlightSpan(t.start, t.end, TABLE_COLOR, f"Table {i}", table_title(doc, i),
+    spans = [HighlightSpan(t.start, t.end, TABLE_COLOR, f"Table {i}", doc.table_title(i),
                            "cl-table")
              for i, t in enumerate(doc.tables, start=1)]
     starts = sorted({s.start for s in doc.sections} | {len(doc.text)})
@@ -171,14 +162,8 @@ def remove_button(doc: Document) -> None:
 VIEWS = ["Sections", "Tables", "Text", "Pages"]
 
 
-def page_span(doc: Document, page: int) -> tuple[int, int] | None:
-    """The stretch of the text read from ``page`` (its first block to its last), if any."""
-    spans = [(b.start, b.end) for b in doc.blocks if b.page == page]
-    return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
-
-
 def _page_text_html(doc: Document, page: int) -> str:
-    span = page_span(doc, page)
+    span = doc.page_span(page)
     if span is None:
         return ""
     start, end = span

@@ -9,16 +9,10 @@ from dataclasses import replace
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.operations.evaluation import (
-    DEFAULT_K,
-    Candidate,
-    Evaluation,
-    evaluate,
-    retrieval_label,
-)
+from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, Retrieval
 from core.operations.evaluation_report import results_csv
-from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import with_prefix_twins
+from core.operations.evaluation_sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
 from core.operations.question_sets import LoadedSet
 from core.operations.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
@@ -49,7 +43,6 @@ SET_PREFIX = "chunk set: "
 TOP_K, AUTOCUT, BUDGET, BOTH = "top-k", "autocut", "token budget", "both"
 DEFAULT_CONFIGS = ("fixed 1000 chars", "recursive 500/50")
 DEFAULT_BUDGET = 1000
-Retrieval = tuple[int | None, int | None]  # (token budget, autocut jumps); both None: top-k
 
 
 def _custom_config_form() -> None:
@@ -117,28 +110,23 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
                   mode if rerank.configured else "off")
 
 
-def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str, k: int,
+def _run(loaded: LoadedSet, candidates: list[Candidate], ranking: str,
          retrievals: list[Retrieval], inputs: dict[str, object]) -> None:
     bar = st.progress(0.0, text="Starting…")
-    groups: dict[str, Evaluation] = {}
     try:
-        for n, (budget, autocut) in enumerate(retrievals):
-            evaluation = evaluate(
-                loaded.questions, loaded.documents, candidates, ranking=ranking, k=k,
-                store=chunk_store(), budget=budget, autocut=autocut,
-                embedding=embedding_settings(), reranking=rerank_settings(),
-                progress=lambda p, n=n: bar.progress((n + p.fraction) / len(retrievals),
-                                                     text=md_escape(p.caption())))
-            record_run(evaluation, loaded.questions)
-            groups[evaluation.retrieval] = evaluation
+        runs = evaluate_each(
+            loaded.questions, loaded.documents, candidates, retrievals, ranking=ranking,
+            store=chunk_store(), embedding=embedding_settings(), reranking=rerank_settings(),
+            progress=lambda p: bar.progress(p.fraction, text=md_escape(p.caption())))
     finally:
         bar.empty()
+    groups: dict[str, Evaluation] = {run.evaluation.retrieval: run.evaluation for run in runs}
     reset_question_picker()
     st.session_state[RESULTS] = {"groups": groups, "documents": loaded.documents,
                                  "set": loaded.questions.name, "inputs": inputs}
 
 
-def _retrieval_options(candidates: list[Candidate]) -> tuple[str, int, list[Retrieval]]:
+def _retrieval_options(candidates: list[Candidate]) -> tuple[str, list[Retrieval]]:
     left, middle, right, last, jumps_column = st.columns([3, 4, 2, 2, 2])
     ranking = left.radio("Ranking", RANK_MODES, horizontal=True,
                          key=kept("evaluate_rank", RANK_MODES[0], durable=True),
@@ -164,10 +152,10 @@ def _retrieval_options(candidates: list[Candidate]) -> tuple[str, int, list[Retr
     own += [f"{c.label} embeds with {c.embedder.label}" for c in candidates if c.own_embedder]
     if own:
         st.caption(md_escape("Its own way to retrieve: " + "; ".join(own) + "."))
-    retrievals: list[Retrieval] = {
-        TOP_K: [(None, None)], AUTOCUT: [(None, int(jumps))], BUDGET: [(int(budget), None)],
-        BOTH: [(None, None), (int(budget), None)]}[mode]
-    return ranking, int(k), retrievals
+    top_k, by_budget = Retrieval(int(k)), Retrieval(int(k), budget=int(budget))
+    retrievals = {TOP_K: [top_k], AUTOCUT: [Retrieval(int(k), autocut=int(jumps))],
+                  BUDGET: [by_budget], BOTH: [top_k, by_budget]}[mode]
+    return ranking, retrievals
 
 
 def _computed_for(inputs: dict[str, object]) -> str:
@@ -207,7 +195,7 @@ if loaded:
     if len(candidates) > 4:
         st.info(md_escape(f"{len(candidates)} configurations with these embedders and "
                           "reranking: pick at most 4."))
-    ranking, k, retrievals = _retrieval_options(candidates)
+    ranking, retrievals = _retrieval_options(candidates)
     contextual = st.checkbox(
         "Also evaluate each LLM configuration and chunk set without its contextual prefixes",
         key=kept("evaluate_contextual", False, durable=True),
@@ -215,12 +203,12 @@ if loaded:
         "LLM writes to situate each chunk; the delta is shown.")
     inputs = {"Question set": question_set.name, "version": question_set.version,
               "Configurations": ", ".join(c.label for c in candidates), "Ranking": ranking,
-              "Retrieve": " and ".join(retrieval_label(k, b, a) for b, a in retrievals),
+              "Retrieve": " and ".join(r.label for r in retrievals),
               "Without prefixes too": contextual}
     if st.button("Run evaluation", type="primary", key="evaluate_run",
                  disabled=not 2 <= len(candidates) <= 4):
         try:
-            _run(loaded, with_prefix_twins(candidates) if contextual else candidates, ranking, k,
+            _run(loaded, with_prefix_twins(candidates) if contextual else candidates, ranking,
                  retrievals, inputs)
         except ChunkLabError as err:
             show_error(err)

@@ -13,10 +13,10 @@ from core.documents.model import Document
 from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.errors import ChunkLabError
 from core.operations import chunk_sets
-from core.operations.ingest import DEFAULT_BATCH_SIZE
+from core.operations.ingest import DEFAULT_BATCH_SIZE, check_set_name
 from core.operations.presets import Preset, all_presets
 from core.operations.stacks import embedder_choices
-from core.operations.strategies import strategy, validated_config
+from core.operations.strategies import strategy
 from core.store import ChunkSetInfo, ChunkStore
 from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
@@ -24,7 +24,7 @@ from ui.llm_warnings import show_failed_documents, show_warnings
 from ui.persist import forget, kept, remember
 from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, library, llm_settings
-from ui.settings_form import Configuration, configuration_editor
+from ui.settings_form import configuration_editor
 from ui.state import show_error
 from ui.wording import count, number, share
 
@@ -195,29 +195,6 @@ def embedder_input(preset: Preset | None) -> EmbedderRef:
     return refs[st.session_state[key]]
 
 
-def name_problem(store: ChunkStore, name: str, config: Configuration,
-                 embedder: EmbedderRef) -> tuple[str, bool]:
-    """(sentence, blocking) about the chosen name and settings; ("", False) when all is well.
-    The sentence holds the name as typed: escape it to show it."""
-    if not name.strip():
-        return "Give the new set a name.", True
-    try:
-        resolved = validated_config(config.strategy, config.settings).model_dump(mode="json")
-    except ChunkLabError as err:
-        return str(err), True
-    if not store.has_set(name):
-        return "", False
-    info = store.info(name)
-    if (info.strategy, info.settings) != (config.strategy, resolved):
-        return (f"A set named “{name}” already holds {info.strategy} chunks with "
-                "other settings: choose another name."), True
-    if info.embedder_ref != embedder:
-        return (f"A set named “{name}” is embedded with {info.embedder_ref.label}: choose "
-                "another name to embed with another model."), True
-    return (f"A set named “{name}” already exists with these settings: creating it "
-            "again adds the chosen documents it does not hold yet."), False
-
-
 def create_form(store: ChunkStore, names: set[str]) -> None:
     st.subheader("New chunk set")
     documents = library().documents()
@@ -250,7 +227,8 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
                "(cutover). Documents already in a set of that name are skipped, so a "
                "re-run resumes.")
     embedder = embedder_input(config.preset)
-    problem, blocking = name_problem(store, name, config, embedder)
+    check = check_set_name(store, name, config.strategy, config.settings, embedder)
+    problem, blocking = check.problem, check.blocking
     confirmed = True
     if problem and blocking:
         st.error(md_escape(problem), icon=":material/error:")

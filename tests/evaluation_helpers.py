@@ -7,8 +7,8 @@ import pytest
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
-from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate
+from core.operations.evaluation import run as runner
 
 POLICY = ("Dwelling coverage limit is 300000 dollars.\n\nThe deductible is 1000 dollars.\n\n"
           "Floods and earthquakes are excluded.\n\nPersonal property is covered at 50 percent.")
@@ -66,5 +66,5 @@ def stand_in_chunker(monkeypatch, tmp_path):
         return paragraph_chunks(document, config)
 
     monkeypatch.setattr(runner, "chunks_for", fake)
-    monkeypatch.setattr(runner, "_cache_dir", lambda: tmp_path / "evaluation")
+    monkeypatch.setattr(runner, "cache_dir", lambda: tmp_path / "evaluation")
     return calls

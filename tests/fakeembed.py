@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.fakehttp import FakeServer, JSONHandler, running
+from fakes.http import FakeServer, JSONHandler, running
 
 EMBED_MODEL = "fake-embed"
 RERANK_MODEL = "fake-rerank"

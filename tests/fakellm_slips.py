@@ -1,6 +1,6 @@
 """A fake OpenAI-compatible server that slips the way a 1–3B model does.
 
-It starts from the right answer (:func:`tests.fakellm.auto_answer`) and spoils it as small models
+It starts from the right answer (:func:`fakes.llm.auto_answer`) and spoils it as small models
 were seen to: an anchor one past the end, a ```tsv fence, a "Here is …" preamble, a header row
 repeating the column names, a title in another case or with extra whitespace, an unordered
 DOCUMENT_END in about a third of the boundary answers, and a copy of the template's example for
@@ -10,7 +10,7 @@ strict parsing rejects (a header row alone it forgives).
 Deterministic: the slips of an answer are drawn from a generator seeded with the request's
 prompt and how often that prompt was asked before, so a retry may slip differently (as a model
 sampling at a temperature does) while every test run sees the same answers. Use the fixture
-``slipping_llm`` (a :class:`tests.fakellm.FakeLLM`), or :func:`slipped_answer` on its own.
+``slipping_llm`` (a :class:`fakes.llm.FakeLLM`), or :func:`slipped_answer` on its own.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.fakellm import FakeLLM, FakeRequest, auto_answer
+from fakes.llm import FakeLLM, FakeRequest, auto_answer
 
 HEADERS = {
     "structure_analysis": "title\tlevel\tstart_anchor\tend_anchor\tparent_title",

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """Every answer request carries the user's answer model and temperature; the structured phases
 keep the connection's temperature."""
 
@@ -11,7 +11,7 @@ from core.operations import prompt_tests
 from core.operations.answers import ask
 from core.prompts.library import PromptLibrary
 from core.retrieval.packs import Pack
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 PACK = Pack(id="p1", score=0.9, order=0, doc_id="policy", heading_path=["Cover"],
             spans=[(0, 40)], text="Water damage from a burst pipe is covered.", chunk_ids=["c1"],

@@ -1,7 +1,9 @@
 """The shape of the code, enforced: rooms depend downwards only, no import loop (not even one
-hidden in a function), core knows nothing of Streamlit, heavy libraries load lazily; browser
-tests carry the e2e marker, tests share helpers through modules meant for it, and no import of
-this repository hides behind ``except ImportError``."""
+hidden in a function), core knows nothing of Streamlit, pages and ui reach core through its
+operations and model types, heavy libraries load lazily; the repository's folders import each
+other one way (tests and benches share fakes/ and corpora/, never each other); browser tests
+carry the e2e marker, tests share helpers through modules meant for it, and no import of this
+repository hides behind ``except ImportError``."""
 
 from __future__ import annotations
 
@@ -154,6 +156,89 @@ def test_core_knows_nothing_of_streamlit_or_the_pages():
                     module
 
 
+# Pages and ui/ call core through its operations and read its model types: a page that reaches
+# further in (a ranking function, an LLM phase, the store) holds a rule core should own.
+MODEL_TYPES = {
+    "core.documents.model": "the Document and its parts, which every page shows",
+    "core.chunking.chunk": "the Chunk, with its exact span",
+    "core.errors": "typed errors carry the one sentence a page shows",
+    "core.progress": "progress and cancellation: the signature of every long operation",
+    "core.llm.settings": "the typed LLM connection settings a form edits",
+    "core.embeddings.settings": "the typed embedding endpoint settings a form edits",
+    "core.embeddings.identity": "which embedder made a vector (EmbedderRef), named on screen",
+    "core.store.info": "what a chunk set is (ChunkSetInfo), listed on screen",
+    "core.evaluation.questions": "the question set a page picks and shows",
+}
+SESSION_HOLDERS = {
+    "ui.resources": "the one place that holds core's resources for a session (store, library, "
+                    "embedder, prompt library)",
+    "ui.persist": "the one writer of a user's inputs into the data folder",
+}
+# Reach-ins the code still has: the list may only shrink (route each through an operation).
+NOT_YET_THROUGH_OPERATIONS = {
+    "app -> core",
+    "pages.assemble -> core.assembly",
+    "pages.assemble -> core.retrieval.autocut",
+    "pages.assemble -> core.retrieval.packs",
+    "pages.assemble -> core.retrieval.ranking",
+    "pages.assemble -> core.store",
+    "pages.compare -> core.chunking.checks",
+    "pages.compare -> core.chunking.stats",
+    "pages.compare -> core.llm.pipeline",
+    "pages.documents -> core.documents",
+    "pages.evaluate -> core.retrieval.autocut",
+    "pages.evaluate -> core.retrieval.ranking",
+    "pages.prompts -> core.llm.phase",
+    "pages.prompts -> core.llm.phases",
+    "pages.prompts -> core.llm.phases.answer",
+    "pages.prompts -> core.prompts.checks",
+    "pages.prompts -> core.prompts.library",
+    "pages.prompts -> core.tokens",
+    "pages.settings -> core.llm.server",
+    "pages.settings -> core.retrieval.rerank",
+    "pages.store -> core.embeddings",
+    "pages.store -> core.store",
+    "pages.structure -> core.llm.log",
+    "pages.structure -> core.llm.phases.boundaries",
+    "pages.structure -> core.llm.phases.structure",
+    "pages.structure -> core.llm.pipeline",
+    "ui.answer -> core.assembly",
+    "ui.chunk_views -> core.chunking.checks",
+    "ui.endpoint_form -> core.endpoint",
+    "ui.evaluation_view -> core.chunking.checks",
+    "ui.evaluation_view -> core.evaluation.metrics",
+    "ui.evaluation_view -> core.evaluation.stats",
+    "ui.hand_edits -> core.chunking.edits",
+    "ui.ingest_run -> core.embeddings",
+    "ui.llm_warnings -> core.llm.pipeline",
+    "ui.llm_warnings -> core.store",
+    "ui.phase_inputs -> core.llm",
+    "ui.phase_inputs -> core.llm.anchors",
+    "ui.phase_inputs -> core.llm.phase",
+    "ui.phase_inputs -> core.llm.phases",
+    "ui.phase_inputs -> core.prompts.library",
+    "ui.phase_inputs -> core.prompts.locales",
+}
+
+
+def _reach_ins() -> set[str]:
+    """Every import of core by a page or ui/ that is neither an operation nor a model type."""
+    return {f"{module} -> {target}" for module, targets in GRAPH.items()
+            if module.startswith(("pages", "ui", "app")) and module not in SESSION_HOLDERS
+            for target in targets if target.split(".")[0] == "core"
+            and not target.startswith("core.operations") and target not in MODEL_TYPES}
+
+
+def test_pages_and_ui_reach_core_through_operations_and_model_types():
+    new = sorted(_reach_ins() - NOT_YET_THROUGH_OPERATIONS)
+    assert new == [], "call an operation of core.operations (or read a model type) instead"
+
+
+def test_the_reach_ins_not_yet_through_operations_only_shrink():
+    gone = sorted(NOT_YET_THROUGH_OPERATIONS - _reach_ins())
+    assert gone == [], "routed through an operation: take it off NOT_YET_THROUGH_OPERATIONS"
+
+
 @pytest.mark.parametrize("entry", ["core.cli", "core.operations.answers",
                                    "core.operations.evaluation", "core.operations.ingest",
                                    "core.operations.tune"])
@@ -169,7 +254,7 @@ def test_heavy_libraries_load_only_when_used(entry):
 # Habits of the test suite and of the repository as a whole
 # --------------------------------------------------------------------------------------------
 
-FOLDERS = ("core", "ui", "pages", "tests", "sample_docs", "bench")
+FOLDERS = ("core", "ui", "pages", "tests", "sample_docs", "bench", "fakes", "corpora")
 FIRST_PARTY = (*FOLDERS, "app")
 PYTHON_FILES = [ROOT / "app.py", *(p for folder in FOLDERS
                                    for p in sorted((ROOT / folder).rglob("*.py")))]
@@ -185,6 +270,33 @@ def _imported_modules(node: ast.AST) -> list[str]:
     if isinstance(node, ast.ImportFrom) and node.module and not node.level:
         return [node.module]
     return []
+
+
+# Which top-level folders each may import: product code (core, ui, pages, app) never imports a
+# test, a bench or what they share; tests and benches share fakes/ and corpora/, never each other.
+PRODUCT = {"core", "ui", "pages", "app"}
+SHARED = {"fakes", "corpora", "sample_docs"}
+MAY_IMPORT = {
+    "core": {"core"}, "ui": {"core", "ui"}, "pages": {"core", "ui", "pages"},
+    "app": {"core", "ui", "pages"},
+    "sample_docs": {"core", "sample_docs"},
+    "corpora": {"core", "corpora", "sample_docs"},
+    "fakes": {"core", "fakes", "corpora", "sample_docs"},
+    "tests": PRODUCT | SHARED | {"tests"},
+    "bench": PRODUCT | SHARED | {"bench"},
+}
+
+
+def test_the_folders_import_each_other_one_way():
+    wrong = []
+    for path in PYTHON_FILES:
+        folder = path.relative_to(ROOT).parts[0].removesuffix(".py")
+        for node in ast.walk(_tree(path)):
+            wrong += [f"{path.relative_to(ROOT)} imports {module}"
+                      for module in _imported_modules(node)
+                      if module.split(".")[0] in MAY_IMPORT
+                      and module.split(".")[0] not in MAY_IMPORT[folder]]
+    assert wrong == []
 
 
 def test_every_browser_test_module_carries_the_e2e_marker():

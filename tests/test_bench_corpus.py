@@ -1,6 +1,6 @@
-"""The benchmark corpus (bench/corpus): every question's reference is found at its offsets in the
-converted document, references are paragraph-sized, the files are what the generator writes, and
-the generator's prose lives in its data files (sources/)."""
+"""The benchmark corpus (corpora/benchmark): every question's reference is found at its offsets
+in the converted document, references are paragraph-sized, the files are what the generator
+writes, and the generator's prose lives in its data files (sources/)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import ast
 from pathlib import Path
 from statistics import mean
 
-from bench.corpus.make_corpus import OUT, QUESTIONS, build
 from core.operations.question_sets import load_from_folder
+from corpora.benchmark.make_corpus import OUT, QUESTIONS, build
 
 
 def test_every_reference_is_a_paragraph_of_its_converted_document():

@@ -15,6 +15,7 @@ from core.operations.chunk_map import (
     MapPoint,
     build_map,
     chunk_set_map,
+    evaluation_map,
     evaluation_question,
     retrieval_question,
 )
@@ -172,3 +173,32 @@ def test_a_set_embedded_at_an_endpoint_is_mapped_and_asked_with_it(tmp_path, mon
     placed = evaluation_question(mapped, question, loaded.documents[question.corpus_id],
                                  settings)
     assert np.isfinite([placed.x, placed.y]).all()
+
+
+def test_an_evaluated_result_is_mapped_from_the_chunks_it_keeps(tmp_path, monkeypatch,
+                                                                fake_embed):  # noqa: F811
+    from core.operations import chunk_map as maps
+    from core.operations.evaluation import Candidate, CandidateResult, evaluate
+    from core.operations.question_sets import load_from_folder
+
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    settings = fake_embed.settings()
+    loaded = load_from_folder(ROOT / "sample_docs" / "questions" / "insurance_policy.csv",
+                              ROOT / "sample_docs")
+    candidate = Candidate("r", "recursive", {"size": 200}, embedder=settings.ref())
+    [result] = evaluate(loaded.questions, loaded.documents, [candidate], embedding=settings)
+    spans = [s for items in (result.chunk_spans or {}).values() for s in items]
+    assert len(spans) == sum(result.chunk_counts.values())
+    assert any(s.chunk_type == "table" and s.embedded for s in spans)  # a table's digest kept
+    kept_before = CandidateResult.from_json(result.to_json())  # a result without its chunks
+    assert kept_before.chunk_spans is None
+    rebuilt = evaluation_map(kept_before, loaded.documents, embedding=settings)
+
+    def no_chunking(*args, **kwargs):
+        raise AssertionError("the chunks were made again")
+
+    monkeypatch.setattr(maps, "chunks_for", no_chunking)
+    drawn = evaluation_map(result, loaded.documents, embedding=settings)
+    assert drawn.points == rebuilt.points
+    [again] = evaluate(loaded.questions, loaded.documents, [candidate], embedding=settings)
+    assert again.cached and again.chunk_spans == result.chunk_spans

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """`python -m core assemble`: JSON on stdout, one stderr line and exit 2 on bad input; `--ask`
 sends the prompt with the saved answer model and temperature."""
 
@@ -14,7 +14,7 @@ import pytest
 from core.cli import main
 from core.llm.settings import AnswerSettings, save_answer_settings
 from core.store import ChunkStore
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.retrieval_helpers import handbook_set
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docfactory import MARKDOWN, docx_bytes
+from corpora.documents import docx_bytes
+from tests.docfactory import MARKDOWN
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,9 +14,9 @@ from core.operations.evaluation import Retrieval
 from core.operations.presets import save_user_preset
 from core.operations.question_generation import generate_question_set
 from core.operations.question_sets import save_set
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = str(ROOT / "sample_docs" / "questions" / "product_manual.csv")

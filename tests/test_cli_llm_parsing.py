@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core.cli import main
-from tests.fakellm import FakeLLM, Reply
+from fakes.llm import FakeLLM, Reply
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
 
 GUIDE = b"# Guide\n\nOne paragraph here.\n\n## Part\n\nAnother paragraph. And more.\n\n" \

@@ -9,7 +9,7 @@ import pytest
 
 from core.documents import MAX_UPLOAD_BYTES, convert
 from core.errors import ConversionError
-from tests.docfactory import docx_bytes, pdf_bytes
+from corpora.documents import docx_bytes, pdf_bytes
 
 
 def zip_bytes(files: dict[str, str]) -> bytes:

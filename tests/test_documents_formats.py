@@ -12,16 +12,8 @@ from hypothesis import strategies as st
 from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import content_id
 from core.documents.pdf import OFFLINE_NOTE, docling_pdf_models_present
-from tests.docfactory import (
-    HTML,
-    MARKDOWN,
-    POLICY_ROWS,
-    assert_spans_exact,
-    docx_bytes,
-    pdf_bytes,
-    pptx_bytes,
-    xlsx_bytes,
-)
+from corpora.documents import POLICY_ROWS, docx_bytes, pdf_bytes, pptx_bytes, xlsx_bytes
+from tests.docfactory import HTML, MARKDOWN, assert_spans_exact
 
 
 def titles(doc):

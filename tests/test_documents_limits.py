@@ -11,19 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from bench.hostile_corpus import (
+from core.documents import convert
+from core.documents.limits import MAX_CELLS, MAX_HTML_DEPTH, MAX_PARAGRAPHS
+from core.documents.worker import run_in_worker
+from core.errors import ConversionError
+from core.progress import Cancelled
+from corpora.documents import docx_bytes
+from corpora.hostile import (
     deep_html,
     paragraphs_docx,
     wide_csv,
     xlsx_rows,
     zip_bomb_docx,
 )
-from core.documents import convert
-from core.documents.limits import MAX_CELLS, MAX_HTML_DEPTH, MAX_PARAGRAPHS
-from core.documents.worker import run_in_worker
-from core.errors import ConversionError
-from core.progress import Cancelled
-from tests.docfactory import docx_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +106,7 @@ def test_a_slow_conversion_does_not_hold_up_another():
 
 
 def test_the_calling_process_never_loads_the_converter():
-    code = ("import sys; from core.documents import convert; from tests.docfactory import "
+    code = ("import sys; from core.documents import convert; from corpora.documents import "
             "docx_bytes; convert(docx_bytes(), 'a.docx'); print(sorted(m for m in sys.modules "
             "if m.startswith(('docling', 'openpyxl', 'pdfplumber'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,

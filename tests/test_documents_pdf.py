@@ -1,4 +1,4 @@
-"""The offline PDF route on PDFs made like real ones (bench.pdf_heldout), whose reference text
+"""The offline PDF route on PDFs made like real ones (corpora.pdf_layouts), whose reference text
 and headings are known: columns read in order, running lines out, overprints collapsed,
 numbered and wrapped headings, a ruled table with its caption, page facts kept."""
 
@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from bench.pdf_heldout import fake_bold, three_column, two_column
-from bench.pdf_score import (
+from core.documents.pdf import convert_pdf_offline
+from core.errors import ConversionError
+from corpora.pdf_layouts import fake_bold, three_column, two_column
+from corpora.pdf_score import (
     doubled_glyph_words,
     heading_recall,
     reference_headings,
     unmapped,
     word_f1,
 )
-from core.documents.pdf import convert_pdf_offline
-from core.errors import ConversionError
 from tests.docfactory import transcript
 
 

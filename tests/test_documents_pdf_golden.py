@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.pdf_score import doubled_glyph_words, unmapped
 from core.documents.model import ConvertedText
 from core.documents.pdf import convert_pdf_offline
+from corpora.pdf_score import doubled_glyph_words, unmapped
 
 FOLDER = Path(__file__).resolve().parent / "golden" / "pdf"
 PDFS = sorted(p.name for p in FOLDER.glob("*.pdf"))

@@ -10,8 +10,8 @@ import pytest
 
 from core.chunking.chunk import LLMAnnotations
 from core.embeddings import port
-from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate, EvaluationError, evaluate
+from core.operations.evaluation import run as runner
 from core.operations.evaluation_runs import history_csv, history_json, record_run, run_history
 from core.operations.evaluation_stats import compare, intervals, outcome_rows, verdict
 from core.tokens import count_tokens

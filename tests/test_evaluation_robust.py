@@ -10,8 +10,8 @@ import pytest
 
 from core.cli import main
 from core.errors import ChunkingError
-from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import run as runner
 from core.operations.evaluation_report import results_csv
 from core.operations.evaluation_runs import history_csv, record_run, run_history
 from core.operations.presets import SMALL_TO_BIG

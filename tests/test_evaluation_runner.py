@@ -122,3 +122,20 @@ def test_small_to_big_with_a_budget_of_its_own_fails_alone(question_set, documen
     assert run.retrieval_of(failure) == "50-token budget" and len(run.results) == 1
     with pytest.raises(EvaluationError, match="Autocut cuts the top k"):
         Retrieval(5, budget=100, autocut=1)
+
+
+def test_each_way_of_retrieving_is_evaluated_and_kept_with_one_progress(
+        question_set, documents, tmp_path, monkeypatch):  # noqa: F811
+    from core.operations.evaluation_runs import run_history
+    from core.operations.evaluation_sweep import evaluate_each
+
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    seen = []
+    kept = evaluate_each(question_set, documents, [Candidate("para", "stub")],
+                         [Retrieval(2), Retrieval(2, budget=40)], ranking="bm25",
+                         progress=seen.append)
+    assert [k.evaluation.retrieval for k in kept] == ["top-2", "40-token budget"]
+    assert [k.evaluation[0].budget for k in kept] == [None, 40]
+    assert {r.id for r in run_history()} == {k.record.id for k in kept if k.record}
+    fractions = [p.fraction for p in seen]
+    assert fractions == sorted(fractions) and 0.5 in fractions and fractions[-1] == 1.0

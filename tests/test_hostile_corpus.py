@@ -1,11 +1,11 @@
-"""A fast part of the hostile corpus (bench/hostile_corpus.py) through the real CLI: every file
+"""A fast part of the hostile corpus (corpora/hostile.py) through the real CLI: every file
 ends clean (exit 0, or exit 2 with one line), no traceback, no hang, at most 1 GiB."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.hostile_corpus import GIB, QUICK, make_corpus, run_one
+from corpora.hostile import GIB, QUICK, make_corpus, run_one
 
 CHUNKED = {"truncated.docx", "nul-late.txt", "deep-10000.html"}
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from core.documents import convert
+from core.embeddings import BUILTIN
 from core.errors import StoreError
-from core.operations.ingest import Source, ingest, sources_from_paths
+from core.operations.ingest import Source, check_set_name, ingest, sources_from_paths
 from core.operations.strategies import RunOptions
 from core.store import ChunkStore
 from tests.docfactory import chunk_document, inspection_markdown
@@ -78,8 +79,13 @@ def test_running_again_skips_what_is_stored_and_other_settings_need_a_new_name(f
     summary = ingest(sources, "rec 80", "recursive", SETTINGS, store=store)
     assert (summary.documents, summary.skipped) == (3, 5)
     assert store.info("rec 80").chunks == sum(len(c) for c in _expected(folder).values())
-    with pytest.raises(StoreError, match="other settings; choose a new name"):
-        ingest(sources, "rec 80", "recursive", {**SETTINGS, "size": 120}, store=store)
+    other = {**SETTINGS, "size": 120}
+    refused = check_set_name(store, "rec 80", "recursive", other, BUILTIN)
+    with pytest.raises(StoreError) as raised:
+        ingest(sources, "rec 80", "recursive", other, store=store)
+    assert refused.blocking and refused.problem == str(raised.value)  # one rule, one sentence
+    assert "other settings; choose a new name" in refused.problem
+    assert not check_set_name(store, "rec 80", "recursive", SETTINGS, BUILTIN).blocking
     ingest(sources, "rec 120", "recursive", {**SETTINGS, "size": 120}, store=store)
     assert {i.name for i in store.list_sets()} == {"rec 80", "rec 120"}  # both coexist
 

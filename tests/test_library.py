@@ -9,7 +9,8 @@ import pytest
 import core.library
 from core.errors import ChunkLabError, ConversionError
 from core.library import DocumentLibrary, UnknownDocumentError
-from tests.docfactory import HTML, MARKDOWN, docx_bytes
+from corpora.documents import docx_bytes
+from tests.docfactory import HTML, MARKDOWN
 
 
 @pytest.fixture
@@ -140,3 +141,14 @@ def test_samples_stored_before_they_were_told_apart_are_samples(lib, tmp_path):
     reopened.ensure_samples(samples)
     assert reopened.default_documents() == [mine]
     assert len(reopened.sample_ids()) == 2
+
+
+def test_the_index_is_typed_and_finds_an_entry_by_id(lib):
+    from core.library.index import LibraryEntry, LibraryIndex
+
+    doc = lib.add(MARKDOWN.encode(), "handbook.md")
+    lib.remove(lib.add(b"hello", "a.txt").doc_id)
+    index = LibraryIndex.read(lib.root)
+    entry = index.find(doc.doc_id)
+    assert isinstance(entry, LibraryEntry) and entry.source_name == "handbook.md"
+    assert index.find("no such id") is None and len(index.dismissed) == 1

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """An LLM chunk set with documents the model could not chunk: the set says how many of its
 documents it holds, ingesting again retries exactly those, and the warnings of a run come as one
 summary per document instead of one line per repair."""
@@ -12,8 +12,8 @@ from core.llm.phases import boundaries
 from core.operations.ingest import Source, ingest
 from core.operations.strategies import RunOptions
 from core.store import ChunkStore
+from fakes.llm import auto_answer, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import inspection_markdown
-from tests.fakellm import auto_answer, fake_llm  # noqa: F401  (fixture)
 
 TOPICS = ["boilers", "roof tiles", "garden sheds"]
 

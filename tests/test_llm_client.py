@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """The HTTP client against the fake server: answers, retries, errors, the log, the settings."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from core.llm.settings import (
     save_settings,
     settings_path,
 )
-from tests.fakellm import Reply, fake_llm  # noqa: F401  (fixture)
+from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)
 
 SECRET = "sk-test-secret-123"
 REQUEST = LLMRequest("q", "p", "a test request", "v")

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """The LLM pipeline end to end against the fake server: chunks, retry rules, cache, windows."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from core.llm.tsv import TSVError
 from core.operations.strategies import RunOptions, chunk, run_llm, strategy
 from core.progress import Cancelled
 from core.prompts.library import PromptLibrary
+from fakes.llm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import SMALL_GUIDE
-from tests.fakellm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 PHASES = {"structure_analysis", "boundary_detection", "chunk_metadata", "contextual_prefix",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakellm_replay import records, replay
+from fakes.replay import records, replay
 
 RECORDS = records()
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """How the client meets a real server: cut answers, context refusals, timeouts that do not pile
 up, cancelled runs, rejected answers in the log, the server's tokenizer, per-phase answer lengths,
 and settings fitted to what the server says about itself (fake llama.cpp server)."""
@@ -22,7 +22,7 @@ from core.llm.server import ServerFacts, fit_settings, suggested_timeout
 from core.llm.tsv import TSVError
 from core.operations.connection import check_connection
 from core.prompts.library import PromptLibrary
-from tests.fakellm import Reply, fake_llm  # noqa: F401  (fixture)
+from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)
 
 REQUEST = LLMRequest("q", "chunk_metadata", "phase 3 (chunk metadata)", "v")
 

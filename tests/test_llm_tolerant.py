@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm* are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm* are redefined as arguments)
 """Parsing modes against a server that slips like a small model; validation that keeps runaway
 or copied answers out of the results and the cache."""
 
@@ -19,8 +19,8 @@ from core.llm.phases.structure import parse_structure
 from core.llm.tsv import Repairs, TSVError, without_copies
 from core.operations.strategies import RunOptions, run_llm
 from core.prompts.library import PromptLibrary
+from fakes.llm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import SMALL_GUIDE
-from tests.fakellm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipped_answer, slipping_llm  # noqa: F401  (fixture)
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"

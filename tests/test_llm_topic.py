@@ -4,7 +4,7 @@ from core.llm.phase import Conversation, PhaseContext
 from core.llm.phases import TOPIC
 from core.llm.phases.topic import parse_topic_answer
 from core.prompts.library import PromptLibrary
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 
 @pytest.mark.parametrize(

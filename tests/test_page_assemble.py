@@ -10,8 +10,8 @@ from core.library import default_library
 from core.llm.settings import AnswerSettings, save_answer_settings, save_settings
 from core.operations.presets import SMALL_TO_BIG
 from core.store import ChunkSetInfo, ChunkStore
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import chunk_document
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, shown, use_samples
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 from ui.state import KEY_GONE

@@ -12,7 +12,7 @@ from core.chunking.edits import snap_to_word
 from core.documents import convert
 from core.operations.presets import preset, user_presets
 from core.operations.strategies import chunk
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, shown, use_samples
 from ui.resources import LLM_SETTINGS

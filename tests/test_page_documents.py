@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.documents.pdf import OFFLINE_NOTE
 from core.library import DocumentLibrary
-from tests.docfactory import HTML, docx_bytes, pdf_bytes, transcript
+from corpora.documents import docx_bytes, pdf_bytes
+from tests.docfactory import HTML, transcript
 from tests.pages import page_path, shown, use_samples
 from ui.resources import library
 
@@ -149,3 +150,25 @@ def test_pages_view_says_which_margin_line_numbers_were_left_out(data_dir):
     doc = library().add(data, "transcript.pdf")
     at = run_page(selected_doc_id=doc.doc_id, documents_view="Pages")
     assert any("Line numbers 1–25 in the margin left out" in shown(c.value) for c in at.caption)
+
+
+def test_a_document_names_its_tables_and_finds_the_text_of_a_page():
+    from core.documents.model import Block, Document, Section, Table
+
+    text = "# Rates\nintro\n| a | b |\n| 1 | 2 |\nmore"
+    table = text.index("| a")
+    doc = Document(
+        doc_id="d", source_name="d.pdf", format="pdf", route="text", text=text,
+        sections=[Section(start=0, end=len(text), title="Rates", level=1, heading_start=2,
+                          heading_end=7)],
+        tables=[Table(start=table, end=table + 22, markdown=text[table:table + 22],
+                      rows=[["a", "b"], ["1", "2"]]),
+                Table(start=table, end=table + 22, markdown=text[table:table + 22],
+                      rows=[["a", "b"]], caption="Rates by zone")],
+        blocks=[Block(start=0, end=7, kind="heading", page=1),
+                Block(start=8, end=13, kind="paragraph", page=1),
+                Block(start=table, end=len(text), kind="paragraph", page=2)])
+    assert doc.table_title(1) == "Table 1 · in Rates"
+    assert doc.table_title(2) == "Rates by zone"
+    assert doc.page_span(1) == (0, 13) and doc.page_span(2) == (table, len(text))
+    assert doc.page_span(3) is None

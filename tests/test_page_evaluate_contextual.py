@@ -12,8 +12,8 @@ from core.operations.ingest import Source, ingest
 from core.operations.question_generation import generate_question_set
 from core.operations.question_sets import save_set
 from core.operations.strategies import RunOptions
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, texts, use_samples
 
 

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.config import data_dir
 from core.prompts.library import PromptLibrary
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import shown
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "prompts.py")

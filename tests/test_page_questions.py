@@ -9,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.evaluation.questions import parse_questions
 from core.operations.question_sets import saved_csv, saved_sets
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import click, page_path, texts, use_samples
 
 

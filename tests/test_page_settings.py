@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.fakellm are redefined as arguments)
+# ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
 """The Settings page under AppTest: save settings, keep the key out of sight, test a connection
 before saving, fit the form to the server, presets and the model list, the key lost on refresh."""
 
@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.llm.settings import LLMSettings, save_settings, settings_path
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import shown
 from ui.resources import LLM_SETTINGS
 

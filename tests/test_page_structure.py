@@ -9,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.llm.cache import LLMCache
 from core.llm.phases import boundaries
+from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import GUIDE_MARKDOWN
-from tests.fakellm import Reply, fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, texts, use_samples
 from ui.persist import SHADOW

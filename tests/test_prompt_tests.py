@@ -12,7 +12,7 @@ from core.llm.settings import LLMSettings
 from core.operations import prompt_tests
 from core.prompts.checks import check_template
 from core.prompts.library import PromptLibrary
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_docs" / "technical_handbook.md"
 SETTINGS = LLMSettings()

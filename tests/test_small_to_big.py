@@ -7,8 +7,8 @@ import pytest
 
 from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
-from core.operations import evaluation as runner
 from core.operations.evaluation import Candidate, Retrieval, evaluate
+from core.operations.evaluation import run as runner
 from core.operations.presets import (
     BUILTIN_PRESETS,
     SMALL_TO_BIG,
@@ -60,7 +60,7 @@ def test_rank_merged_returns_neighbours_in_document_order():
 
 def test_the_evaluation_scores_a_run_as_one_range(monkeypatch, tmp_path):
     monkeypatch.setattr(runner, "chunks_for", lambda document, candidate, store=None: CHUNKS)
-    monkeypatch.setattr(runner, "_cache_dir", lambda: tmp_path / "evaluation")
+    monkeypatch.setattr(runner, "cache_dir", lambda: tmp_path / "evaluation")
     document = Document(doc_id="bakery", source_name="bakery.txt", format="txt", route="text",
                         text=TEXT)
     start, end = CHUNKS[0].start, CHUNKS[2].end

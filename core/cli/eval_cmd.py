@@ -53,9 +53,8 @@ from core.operations.evaluation import (
     CandidateFailure,
     CandidateResult,
     EvaluationError,
-    evaluate,
+    Retrieval,
 )
-from core.operations.evaluation_runs import record_run
 from core.operations.evaluation_stats import (
     ContextualDelta,
     compare,
@@ -64,6 +63,7 @@ from core.operations.evaluation_stats import (
     verdict,
     with_prefix_twins,
 )
+from core.operations.evaluation_sweep import evaluate_each
 from core.operations.presets import preset
 from core.operations.question_sets import load_from_folder
 from core.operations.stacks import configured_reranker, embedder_named, expand
@@ -171,9 +171,10 @@ def run(args: argparse.Namespace) -> int:
     question_set = loaded.questions
     for problem in question_set.problems:
         say(f"warning: {args.questions.name} {problem}")
-    evaluation = evaluate(question_set, loaded.documents, candidates, ranking=args.ranking,
-                          k=args.k, use_cache=not args.no_cache, budget=args.budget,
-                          autocut=args.autocut)
+    [kept] = evaluate_each(question_set, loaded.documents, candidates,
+                           [Retrieval(args.k, args.budget, args.autocut)],
+                           ranking=args.ranking, use_cache=not args.no_cache)
+    evaluation, record = kept.evaluation, kept.record
     reasons = list(dict.fromkeys(f.reason for f in evaluation.failures))
     if not evaluation.results and len(reasons) == 1:
         raise EvaluationError(reasons[0])  # one cause (an endpoint down…): one line
@@ -181,7 +182,6 @@ def run(args: argparse.Namespace) -> int:
         say(f"failed: {failure.candidate.label}: {failure.reason}")
     if not evaluation.results:
         raise EvaluationError("No configuration could be evaluated; the reasons are above.")
-    record = record_run(evaluation, question_set)
     output: dict[str, Any] = {
         "values": "fractions (0..1)",
         "question_set": str(args.questions),

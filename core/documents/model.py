@@ -122,6 +122,20 @@ class Document(BaseModel):
     def slice(self, span: TextSpan) -> str:
         return self.text[span.start : span.end]
 
+    def table_title(self, number: int) -> str:
+        """Table ``number``'s (1-based) caption, else "Table 3 · in <its section>" so an
+        uncaptioned table is placed."""
+        table = self.tables[number - 1]
+        if table.caption:
+            return table.caption
+        path = " › ".join(self.heading_path(table.start))
+        return f"Table {number} · in {path}" if path else f"Table {number}"
+
+    def page_span(self, page: int) -> tuple[int, int] | None:
+        """The stretch of the text read from ``page`` (its first block to its last), if any."""
+        spans = [(b.start, b.end) for b in self.blocks if b.page == page]
+        return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
 
 class ConvertedText(BaseModel):
     """What a converter gives: the text and its structure; :meth:`document` names it."""

@@ -5,9 +5,11 @@ and the reference excerpts that answer it placed on the same axes.
 The vectors are the ones retrieval ranks with: a chunk set's stored vectors, or for an
 evaluated configuration the vectors of the texts the evaluation embedded (each chunk's first
 view, its contextual prefix left out when the configuration was evaluated without), by the
-same embedder. A question and its references are embedded like a query by that embedder (the
-map keeps its name; the session's endpoint settings bring the key). Every point keeps its
-document and span, so a click on the map can open the chunk in its document.
+same embedder. An evaluated result keeps its chunks' spans and those texts, so its map is drawn
+from the result; only a result kept before results held them has its chunks made again. A
+question and its references are embedded like a query by that embedder (the map keeps its
+name; the session's endpoint settings bring the key). Every point keeps its document and span,
+so a click on the map can open the chunk in its document.
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.embeddings import BUILTIN, EmbedderRef, EmbeddingSettings, resolve
 from core.errors import ChunkLabError
-from core.operations.evaluation import CandidateResult, QuestionResult, chunks_for, without_prefix
+from core.operations.chunk_memo import as_embedded, chunks_for
+from core.operations.evaluation import CandidateResult, ChunkSpan, QuestionResult
 from core.retrieval.packs import Pack
 from core.retrieval.projection import Projection, pca
 from core.retrieval.ranking import RankMode
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore
-from core.store.views import embedding_text
 
 NO_HEADING = "(no heading)"
 
@@ -88,11 +90,12 @@ class ChunkMap:
         return self.projection.place(vectors)
 
 
-def _section(chunk: Chunk) -> str:
+def _section(chunk: Chunk | ChunkSpan) -> str:
     return " › ".join(chunk.heading_path) or NO_HEADING
 
 
-def build_map(chunks: Sequence[Chunk], vectors: np.ndarray, doc_names: Mapping[str, str],
+def build_map(chunks: Sequence[Chunk | ChunkSpan], vectors: np.ndarray,
+              doc_names: Mapping[str, str],
               embedder: EmbedderRef = BUILTIN) -> ChunkMap:
     """The map of ``chunks`` (row ``i`` of ``vectors`` is chunk ``i``'s, made by
     ``embedder``)."""
@@ -127,12 +130,16 @@ def evaluation_map(result: CandidateResult, documents: Mapping[str, Document],
     """The map of an evaluated configuration's chunks over the question set's documents, with
     the vectors its evaluation ranked by (its embedder's, found in its vector cache or embedded
     again; ``embedding``: the session's endpoint settings)."""
-    chunks: list[Chunk] = []
-    for corpus_id in sorted(result.chunk_counts):
-        found = chunks_for(documents[corpus_id], result.candidate, store)
-        chunks += found if result.candidate.contextual else [without_prefix(c) for c in found]
+    spans = result.chunk_spans
+    if spans is None:
+        spans = {cid: [ChunkSpan.of(c) for c in as_embedded(
+                    chunks_for(documents[cid], result.candidate, store), result.candidate)]
+                 for cid in result.chunk_counts}
+    chunks = [span for cid in sorted(spans) for span in spans[cid]]
+    texts = [span.embedded_text(documents[cid].text) for cid in sorted(spans)
+             for span in spans[cid]]
     ref = result.candidate.embedder
-    vectors = resolve(ref, embedding).embed([embedding_text(c) for c in chunks])
+    vectors = resolve(ref, embedding).embed(texts)
     return build_map(chunks, vectors, {d.doc_id: d.source_name for d in documents.values()},
                      ref)
 

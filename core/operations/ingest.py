@@ -24,7 +24,7 @@ from typing import Any
 from core.chunking.chunk import Chunk
 from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
-from core.embeddings import MAX_WORD_PIECES
+from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.embeddings.port import Embedder, MiniLM
 from core.errors import ChunkLabError, StoreError
 from core.llm.pipeline import RunWarning
@@ -131,17 +131,52 @@ def open_set(
         ),
         exist_ok=True,
     )
-    if (info.strategy, info.settings) != (strategy, resolved):
-        raise StoreError(
-            f"The chunk set “{name}” already holds {info.strategy} chunks with other "
-            "settings; choose a new name to re-process."
-        )
-    if info.embedder_ref != ref:
-        raise StoreError(
-            f"The chunk set “{name}” is embedded with {info.embedder_ref.label}, not "
-            f"{ref.label}; choose a new name to embed it with another model."
-        )
+    mismatch = _mismatch(info, strategy, resolved, ref)
+    if mismatch:
+        raise StoreError(mismatch)
     return info
+
+
+def _mismatch(info: ChunkSetInfo, strategy: str, resolved: dict[str, Any],
+              ref: EmbedderRef) -> str:
+    """Why chunks of ``strategy`` with ``resolved`` settings, embedded by ``ref``, cannot be
+    added to the existing set ``info`` ("" when they can)."""
+    if (info.strategy, info.settings) != (strategy, resolved):
+        return (f"The chunk set “{info.name}” already holds {info.strategy} chunks with other "
+                "settings; choose a new name to re-process.")
+    if info.embedder_ref != ref:
+        return (f"The chunk set “{info.name}” is embedded with {info.embedder_ref.label}, not "
+                f"{ref.label}; choose a new name to embed it with another model.")
+    return ""
+
+
+@dataclass(frozen=True)
+class NameCheck:
+    """What creating the set ``name`` would do: ``problem`` is one sentence ("" when the name
+    is free) holding the name as typed (escape it to show it); ``blocking``: it cannot be
+    created so."""
+
+    problem: str = ""
+    blocking: bool = False
+
+
+def check_set_name(store: ChunkStore, name: str, strategy: str, settings: dict[str, Any],
+                   embedder: EmbedderRef) -> NameCheck:
+    """Whether ingesting into ``name`` with this chunking and embedder would create a set, add
+    to one (a warning), or be refused as :func:`open_set` refuses it."""
+    if not name.strip():
+        return NameCheck("Give the new set a name.", True)
+    try:
+        resolved = validated_config(strategy, settings).model_dump(mode="json")
+    except ChunkLabError as err:
+        return NameCheck(str(err), True)
+    if not store.has_set(name):
+        return NameCheck()
+    mismatch = _mismatch(store.info(name), strategy, resolved, embedder)
+    if mismatch:
+        return NameCheck(mismatch, True)
+    return NameCheck(f"A set named “{name}” already exists with these settings: creating it "
+                     "again adds the chosen documents it does not hold yet.")
 
 
 def ingest(

@@ -10,8 +10,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from core.library import DocumentLibrary
+from fakes.llm import FakeLLM
 from tests.docfactory import GUIDE_MARKDOWN
-from tests.fakellm import FakeLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

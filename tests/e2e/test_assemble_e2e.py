@@ -6,8 +6,8 @@ from playwright.sync_api import expect
 
 from core.library import DocumentLibrary
 from core.store import ChunkStore
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.e2e.browser import ARTIFACTS, wait_for_app
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 
 pytestmark = pytest.mark.e2e

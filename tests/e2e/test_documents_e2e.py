@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.docfactory import docx_bytes
+from corpora.documents import docx_bytes
 from tests.e2e.browser import ARTIFACTS, wait_for_app
 
 pytestmark = pytest.mark.e2e

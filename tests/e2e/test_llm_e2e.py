@@ -5,8 +5,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.e2e.browser import ARTIFACTS, guide_app_with_llm, wait_for_app
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e

@@ -8,8 +8,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from fakes.llm import FakeLLM, FakeRequest, auto_answer
 from tests.e2e.browser import ARTIFACTS, wait_for_app
-from tests.fakellm import FakeLLM, FakeRequest, auto_answer
 
 pytestmark = pytest.mark.e2e
 

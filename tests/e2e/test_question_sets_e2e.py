@@ -8,9 +8,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.evaluation.questions import parse_questions, to_csv
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 from tests.e2e.browser import ARTIFACTS, wait_for_app
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests

@@ -29,7 +29,7 @@ from core.llm.tsv import Repairs, TSVError
 from core.prompts.library import PromptLibrary
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "real_answers.jsonl"
+FIXTURES = ROOT / "tests" / "real_answers.jsonl"
 SIZE = 500  # the chunk size the runs used (the LLM strategy's default)
 PHASES: dict[str, Phase[Any, Any]] = {"structure_analysis": STRUCTURE,
                                       "boundary_detection": BOUNDARIES}

@@ -1,6 +1,6 @@
 """What the tests' fake servers share: a JSON request handler and a server thread on 127.0.0.1.
 
-A fake (``tests.fakellm.FakeLLM``, ``tests.fakeembed.FakeEmbed``) subclasses :class:`FakeServer`
+A fake (``fakes.llm.FakeLLM``, ``tests.fakeembed.FakeEmbed``) subclasses :class:`FakeServer`
 with its handler; the handler reaches the fake as ``self.server.fake``.
 """
 
@@ -74,7 +74,8 @@ class FakeServer:
         self._server.server_close()
 
     def serve(self, what: str) -> None:
-        """Serve in the foreground (``python -m tests.fake…``) until interrupted."""
+        """Serve in the foreground (``python -m fakes.llm``, ``python -m tests.fakeembed``)
+        until interrupted."""
         print(f"{what} listening at {self.base_url}", flush=True)
         self._server.serve_forever()
 

@@ -1,6 +1,6 @@
 """Write the retrieval benchmark corpus: three long documents and ``questions.csv``.
 
-Usage, from the repository root: ``.venv/bin/python -m bench.corpus.make_corpus [--check]``
+Usage, from the repository root: ``.venv/bin/python -m corpora.benchmark.make_corpus [--check]``
 (``--check`` writes nothing and exits 1 when a file on disk differs from what would be written).
 
 The documents are written for this project: a water utility's operations and customer policy

@@ -15,7 +15,7 @@ cut (``Reply.cut``: ``finish_reason: "length"``), refused for their size
 (``Reply.context_refusal``, llama.cpp's or OpenAI's wording) or slow (``delay``).
 Run it on its own for the app or a browser::
 
-    python -m tests.fakellm --port 8765 [--latency 0.2] [--script replies.json] [--llama]
+    python -m fakes.llm --port 8765 [--latency 0.2] [--script replies.json] [--llama]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakehttp import FakeServer, JSONHandler, running
+from fakes.http import FakeServer, JSONHandler, running
 
 MODEL_ID = "fake"
 _ANCHOR_LINE = re.compile(r"^\[(\d+)\] ?(.*)$", re.MULTILINE)

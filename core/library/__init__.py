@@ -14,32 +14,29 @@ index after its files are written, so a failed or interrupted add loses nothing 
 A stored document converted by an older converter (see ``CONVERTER_VERSION``) is converted again
 from its original on first read.
 
-The shipped samples are examples, kept apart from the user's documents: what a new chunk set,
-a search or a generated question set starts from is :meth:`DocumentLibrary.default_documents`
-(the user's documents, the samples only while there are none), and the user can remove them
-all at once. A sample the user uploads again becomes theirs.
+The index is typed (:mod:`core.library.index`); the shipped samples are kept apart from the
+user's documents by the rules of :mod:`core.library.samples`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import threading
 import time
-from dataclasses import asdict, dataclass, replace
 from pathlib import Path, PurePath
 
 from core.config import data_dir
-from core.documents import CONVERTER_VERSION, SUPPORTED_EXTENSIONS, convert
+from core.documents import CONVERTER_VERSION, convert
 from core.documents.model import Document, content_id
 from core.documents.pdf.render import render_page_jpeg
 from core.documents.worker import run_in_worker
 from core.errors import ChunkLabError, ConversionError
-from core.files import write_atomic, write_json
+from core.files import write_atomic
+from core.library.index import LibraryEntry, LibraryIndex
+from core.library.samples import default_entries, sample_files
 
 log = logging.getLogger(__name__)
-INDEX = "index.json"
 
 
 class UnknownDocumentError(ChunkLabError, KeyError):
@@ -49,20 +46,6 @@ class UnknownDocumentError(ChunkLabError, KeyError):
         return str(self.args[0]) if self.args else "Unknown document."
 
 
-@dataclass(frozen=True)
-class LibraryEntry:
-    doc_id: str
-    source_name: str
-    format: str
-    size_bytes: int
-    added: float  # unix time
-    converter_version: str
-    # One of the shipped samples, not the user's (None: stored before samples were told apart;
-    # ensure_samples settles it).
-    sample: bool | None = None
-    seconds: float | None = None  # how long its conversion took
-
-
 class DocumentLibrary:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -70,42 +53,13 @@ class DocumentLibrary:
         self._lock = threading.RLock()
         self._loaded: dict[str, Document] = {}
 
-    # -- index ------------------------------------------------------------------------------
-    def _read_index(self) -> dict:
-        try:
-            index = json.loads((self.root / INDEX).read_text(encoding="utf-8"))
-            entries = [LibraryEntry(**e) for e in index["documents"]]
-            return {"documents": entries, "dismissed": list(index.get("dismissed", []))}
-        except FileNotFoundError:
-            return self._rebuild_index()
-        except (ValueError, KeyError, TypeError):
-            log.warning("library index %s is unreadable; rebuilding it", self.root / INDEX)
-            return self._rebuild_index()
-
-    def _rebuild_index(self) -> dict:
-        """An index from the document folders (their converter version unknown: re-convert)."""
-        entries = []
-        for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
-            originals = list(folder.glob("original.*"))
-            try:
-                doc = Document.model_validate_json((folder / "document.json").read_bytes())
-            except (OSError, ValueError):
-                continue
-            if originals:
-                entries.append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
-                                            originals[0].stat().st_size,
-                                            folder.stat().st_mtime, "unknown"))
-        return {"documents": sorted(entries, key=lambda e: e.added), "dismissed": []}
-
-    def _write_index(self, index: dict) -> None:
-        payload = {"documents": [asdict(e) for e in index["documents"]],
-                   "dismissed": index["dismissed"]}
-        write_json(self.root / INDEX, payload, indent=1)
+    def _index(self) -> LibraryIndex:
+        return LibraryIndex.read(self.root)
 
     def entries(self) -> list[LibraryEntry]:
         """What is stored, in the order it was added (name, format, size, converter version)."""
         with self._lock:
-            return list(self._read_index()["documents"])
+            return list(self._index().documents)
 
     # -- documents --------------------------------------------------------------------------
     def add(self, data: bytes, filename: str, *, sample: bool = False) -> Document:
@@ -114,7 +68,7 @@ class DocumentLibrary:
         anything is written when the file cannot be converted."""
         name = PurePath(filename.replace("\\", "/")).name or filename
         with self._lock:  # already stored: no conversion (pages re-add on every rerun)
-            if data and any(e.doc_id == content_id(data) for e in self.entries()):
+            if data and self._index().find(content_id(data)):
                 if not sample:
                     self._make_own(content_id(data), name)
                 return self.get(content_id(data))
@@ -122,16 +76,16 @@ class DocumentLibrary:
         doc = convert(data, name)
         seconds = round(time.perf_counter() - started, 2)
         with self._lock:
-            index = self._read_index()
-            if doc.doc_id in index["dismissed"]:
-                index["dismissed"].remove(doc.doc_id)
-            if any(e.doc_id == doc.doc_id for e in index["documents"]):  # added meanwhile
+            index = self._index()
+            if doc.doc_id in index.dismissed:
+                index.dismissed.remove(doc.doc_id)
+            if index.find(doc.doc_id):  # added meanwhile
                 return self.get(doc.doc_id)
             self._store(doc, data)
-            index["documents"].append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
-                                                   len(data), time.time(), CONVERTER_VERSION,
-                                                   sample=sample, seconds=seconds))
-            self._write_index(index)
+            index.documents.append(LibraryEntry(doc.doc_id, doc.source_name, doc.format,
+                                                len(data), time.time(), CONVERTER_VERSION,
+                                                sample=sample, seconds=seconds))
+            index.write(self.root)
             self._loaded[doc.doc_id] = doc
         return doc
 
@@ -139,28 +93,28 @@ class DocumentLibrary:
         """A stored sample uploaded by the user becomes theirs, under the name they gave it
         (pickers and citations then say the user's name, not the sample's)."""
         with self._lock:
-            index = self._read_index()
-            entry = next((e for e in index["documents"] if e.doc_id == doc_id), None)
+            index = self._index()
+            entry = index.find(doc_id)
             if entry is None or entry.sample is False:
                 return
-            if entry.sample and name != entry.source_name:
+            renamed = entry.sample and name != entry.source_name
+            if renamed:
                 doc = self.get(doc_id).model_copy(update={"source_name": name})
                 write_atomic(self.root / doc_id / "document.json",
                              doc.model_dump_json().encode())
                 self._loaded[doc_id] = doc
-                entry = replace(entry, source_name=name)
-            index["documents"] = [replace(entry, sample=False) if e.doc_id == doc_id else e
-                                  for e in index["documents"]]
-            self._write_index(index)
+            index.update(doc_id, sample=False,
+                         source_name=name if renamed else entry.source_name)
+            index.write(self.root)
 
     def _mark_sample(self, doc_id: str) -> None:
         """Record that a stored document is a shipped sample (written only when it changes)."""
         with self._lock:
-            index = self._read_index()
-            if any(e.doc_id == doc_id and not e.sample for e in index["documents"]):
-                index["documents"] = [replace(e, sample=True) if e.doc_id == doc_id else e
-                                      for e in index["documents"]]
-                self._write_index(index)
+            index = self._index()
+            entry = index.find(doc_id)
+            if entry is not None and not entry.sample:
+                index.update(doc_id, sample=True)
+                index.write(self.root)
 
     def _store(self, doc: Document, data: bytes) -> None:
         folder = self.root / doc.doc_id
@@ -179,9 +133,7 @@ class DocumentLibrary:
     def default_documents(self) -> list[Document]:
         """What a new chunk set, a search or a question set starts from: the user's documents,
         or the samples while the user has none of their own."""
-        entries = self.entries()
-        own = [e for e in entries if not e.sample] or entries
-        return [self.get(e.doc_id) for e in own]
+        return [self.get(e.doc_id) for e in default_entries(self.entries())]
 
     def remove_samples(self) -> list[str]:
         """Remove every shipped sample (they stay removed after a restart); their names."""
@@ -194,15 +146,15 @@ class DocumentLibrary:
         with self._lock:
             if doc_id in self._loaded:
                 return self._loaded[doc_id]
-            index = self._read_index()
-            entry = next((e for e in index["documents"] if e.doc_id == doc_id), None)
+            index = self._index()
+            entry = index.find(doc_id)
             if entry is None:
                 raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
             doc = self._load(entry, index)
             self._loaded[doc_id] = doc
             return doc
 
-    def _load(self, entry: LibraryEntry, index: dict) -> Document:
+    def _load(self, entry: LibraryEntry, index: LibraryIndex) -> Document:
         folder = self.root / entry.doc_id
         stored = folder / "document.json"
         if entry.converter_version == CONVERTER_VERSION and stored.exists():
@@ -215,12 +167,8 @@ class DocumentLibrary:
             log.warning("re-converting %s failed; keeping the stored version", entry.source_name)
             return Document.model_validate_json(stored.read_bytes())
         write_atomic(stored, doc.model_dump_json().encode())
-        index["documents"] = [
-            LibraryEntry(**{**asdict(e), "converter_version": CONVERTER_VERSION,
-                            "seconds": seconds})
-            if e.doc_id == entry.doc_id else e for e in index["documents"]
-        ]
-        self._write_index(index)
+        index.update(entry.doc_id, converter_version=CONVERTER_VERSION, seconds=seconds)
+        index.write(self.root)
         return doc
 
     def original(self, doc_id: str) -> bytes:
@@ -232,7 +180,7 @@ class DocumentLibrary:
 
     def entry(self, doc_id: str) -> LibraryEntry:
         """What the index says of a stored document (size, when added, conversion time)."""
-        found = next((e for e in self.entries() if e.doc_id == doc_id), None)
+        found = self._index().find(doc_id)
         if found is None:
             raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
         return found
@@ -253,12 +201,12 @@ class DocumentLibrary:
     def remove(self, doc_id: str) -> None:
         """Delete a document; a removed sample stays removed after a restart."""
         with self._lock:
-            index = self._read_index()
-            if not any(e.doc_id == doc_id for e in index["documents"]):
+            index = self._index()
+            if index.find(doc_id) is None:
                 raise UnknownDocumentError(f"There is no document with id {doc_id!r}.")
-            index["documents"] = [e for e in index["documents"] if e.doc_id != doc_id]
-            index["dismissed"].append(doc_id)
-            self._write_index(index)
+            index.remove(doc_id)
+            index.dismissed.append(doc_id)
+            index.write(self.root)
             self._loaded.pop(doc_id, None)
             shutil.rmtree(self.root / doc_id, ignore_errors=True)
 
@@ -266,16 +214,14 @@ class DocumentLibrary:
         """Add every supported file of ``folder`` that is not stored yet (nor removed by the
         user); return the library's documents for all of the folder's files."""
         docs = []
-        for path in sorted(Path(folder).iterdir()):
-            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS:
-                continue
+        for path in sample_files(folder):
             data = path.read_bytes()
             doc_id = content_id(data)
             with self._lock:
-                index = self._read_index()
-                if doc_id in index["dismissed"]:
+                index = self._index()
+                if doc_id in index.dismissed:
                     continue
-                stored = next((e for e in index["documents"] if e.doc_id == doc_id), None)
+                stored = index.find(doc_id)
                 if stored is not None:
                     if stored.sample is None:  # stored before samples were told apart
                         self._mark_sample(doc_id)

@@ -1,0 +1,1 @@
+"""Inputs only the benchmarks make (the ones tests share live in the top-level corpora/)."""

