@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from core.documents import convert
+from core.llm.answers.repairs import REPAIR_NAMES
 from core.llm.settings import LLMSettings
-from core.llm.tsv import REPAIR_NAMES
 from core.operations.connection import check_connection
 from core.operations.strategies import RunOptions, run_llm
 

@@ -22,10 +22,13 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 from core.assembly import CitationCheck
 from core.documents.model import Document, Section, Table, TextSpan
 from core.errors import TemplateError
+from core.llm.anchors import Mode
+from core.llm.answers.copies import without_copies
+from core.llm.answers.repairs import Repairs
 from core.llm.cache import LLMCache
 from core.llm.client import AnswerCutError, LLMClient, LLMError, LLMRequest, LLMResponse
+from core.llm.errors import TSVError
 from core.llm.settings import AnswerSettings, LLMSettings
-from core.llm.tsv import Mode, Repairs, TSVError, without_copies
 from core.prompts.library import PromptTemplate
 from core.prompts.substitution import Substitution
 from core.tokens import count_tokens

@@ -34,6 +34,7 @@ from core.chunking.table_aware import table_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from core.llm.answers.repairs import Repair, Repairs
 from core.llm.client import LLMError
 from core.llm.phase import Phase, PhaseContext, Usage
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
@@ -41,7 +42,6 @@ from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan
 from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE, StructureResult
 from core.llm.phases.table_summary import TableRequest
-from core.llm.tsv import Repair, Repairs
 from core.progress import ProgressFn, Tracker
 
 STRATEGY = "llm"

@@ -31,10 +31,10 @@ from core.evaluation.excerpts import (
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
+from core.llm.errors import TSVError
 from core.llm.phase import PhaseContext
 from core.llm.phases.question_generation import QUESTION_GENERATION, QuestionRequest
 from core.llm.settings import LLMSettings, load_settings
-from core.llm.tsv import TSVError
 from core.operations.strategies import chunk
 from core.progress import ProgressFn, Tracker
 from core.prompts.library import PromptLibrary

@@ -13,23 +13,16 @@ from dataclasses import dataclass, field, replace
 
 from core.documents.model import Document
 from core.llm import anchors
+from core.llm.anchors import Mode
+from core.llm.answers.checks import Line, integer, max_answer_chars, too_many
+from core.llm.answers.reader import Columns, tsv_lines
+from core.llm.answers.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.cache import digest
 from core.llm.client import AnswerCutError
+from core.llm.errors import TSVError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE
 from core.llm.settings import LLMSettings
-from core.llm.tsv import (
-    Columns,
-    Line,
-    Mode,
-    Repairs,
-    TSVError,
-    integer,
-    max_answer_chars,
-    tolerantly,
-    too_many,
-    tsv_lines,
-)
 from core.prompts.library import PromptTemplate
 from core.tokens import count_tokens
 
@@ -389,12 +382,8 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
         try:
             return context.ask(self, window)
         except (TSVError, AnswerCutError) as err:
-            if repairs is None:
-                raise
-            line = err.line or "" if isinstance(err, TSVError) else ""
-            number = err.line_number if isinstance(err, TSVError) else None
-            repairs.add("boundary_fallback", self.label, number, line,
-                        f"“{window.section.title}”: {err.reason}")
+            reject_or_repair(repairs, "boundary_fallback", err,
+                             f"“{window.section.title}”: {err.reason}")
             return [Boundary(window.begin, FIRST_TYPE, FALLBACK_WHY, window.begin, 0)]
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
+from core.llm.answers.repairs import Repairs
 from core.llm.phase import OneRequestPhase, PhaseInput, need
 from core.llm.settings import LLMSettings
-from core.llm.tsv import Repairs
 from core.prompts.library import PromptTemplate
 
 NO_SUBSECTION = "no subsection"

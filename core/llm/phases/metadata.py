@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.llm.answers.checks import max_answer_chars
+from core.llm.answers.reader import tsv_lines
+from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.cache import digest
+from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
 from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
-from core.llm.tsv import Repairs, TSVError, max_answer_chars, tolerantly, tsv_lines
 
 LABEL = "phase 3 (chunk metadata)"
 COLUMNS = ("chapter_title", "section_title", "subsection_title", "summary")

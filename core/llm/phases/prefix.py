@@ -7,10 +7,12 @@ asked once more.
 
 from __future__ import annotations
 
+from core.llm.answers.checks import one_paragraph
+from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.cache import digest
+from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
 from core.llm.phases.chunk_phase import NO_SUBSECTION, ChunkPhase, ChunkRequest
-from core.llm.tsv import Repairs, TSVError, one_paragraph, tolerantly
 
 LABEL = "phase 3b (contextual prefix)"
 PREFIX_START = "This chunk is from"

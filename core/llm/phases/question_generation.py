@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from core.documents.model import TextSpan
 from core.evaluation.excerpts import locate
+from core.llm.answers.checks import check_answer
 from core.llm.cache import digest
+from core.llm.errors import TSVError
 from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, need
 from core.llm.settings import LLMSettings
-from core.llm.tsv import TSVError, check_answer
 from core.prompts.library import PromptTemplate
 
 LABEL = "question generation"

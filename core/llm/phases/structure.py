@@ -13,23 +13,15 @@ from dataclasses import dataclass, field, replace
 
 from core.documents.model import Document
 from core.llm import anchors
+from core.llm.anchors import Mode
+from core.llm.answers.checks import Line, folded, integer, max_answer_chars, too_many
+from core.llm.answers.reader import Columns, tsv_lines
+from core.llm.answers.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.cache import digest
 from core.llm.client import AnswerCutError
+from core.llm.errors import TSVError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
 from core.llm.settings import LLMSettings
-from core.llm.tsv import (
-    Columns,
-    Line,
-    Mode,
-    Repairs,
-    TSVError,
-    folded,
-    integer,
-    max_answer_chars,
-    tolerantly,
-    too_many,
-    tsv_lines,
-)
 from core.prompts.library import PromptTemplate
 
 ROOT = "ROOT"
@@ -227,9 +219,9 @@ def parse_structure(
     for line in lines:
         title, level_s, start_s, end_s, parent = line.cells
         if not title:
-            if repairs is None:
-                raise TSVError.on(label, "the title is empty", line)
-            repairs.add("rows_dropped", label, line.number, line.text, "a section without title")
+            reject_or_repair(repairs, "rows_dropped",
+                             TSVError.on(label, "the title is empty", line),
+                             "a section without title")
             continue
         level = integer(label, level_s, "level", line)
         own = (levels or {}).get(folded(title))
@@ -238,10 +230,9 @@ def parse_structure(
                         f"level {level} read as {own}, the level of the heading it names")
             level = own
         if level not in (1, 2, 3) and (repairs is None or not 0 <= level <= 4):
-            if repairs is None:
-                raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
-            repairs.add("rows_dropped", label, line.number, line.text,
-                        f"level {level}: the columns are not what they should be")
+            reject_or_repair(repairs, "rows_dropped", TSVError.on(
+                label, f"level must be 1, 2 or 3, got {level}", line),
+                f"level {level}: the columns are not what they should be")
             continue
         if repairs is not None and not any(ch.isalpha() for ch in title):
             repairs.add("rows_dropped", label, line.number, line.text,
@@ -252,23 +243,20 @@ def parse_structure(
         end = integer(label, end_s, columns[3], line)
         if end < start or (mode == "offsets" and end == start):
             relation = "<=" if mode == "anchors" else "<"
-            if repairs is None or mode == "offsets":
-                raise TSVError.on(label, f"{columns[2]} must be {relation} {columns[3]}", line)
-            repairs.add("value_fixed", label, line.number, line.text,
-                        f"end anchor {end} before start anchor {start} read as {start}")
+            reject_or_repair(None if mode == "offsets" else repairs, "value_fixed", TSVError.on(
+                label, f"{columns[2]} must be {relation} {columns[3]}", line),
+                f"end anchor {end} before start anchor {start} read as {start}")
             end = start
         if sections and start < sections[-1].start:
-            if repairs is None:
+            if repairs is None:  # tolerant: sorted at the end, recorded once
                 raise TSVError.on(label, f"sections must be in ascending order ({start} comes "
                                   f"after {sections[-1].start})", line)
             unordered = unordered or line
         title = _match(title, spellings, repairs, label, line)
         if (folded(title), start) in seen:
-            if repairs is None:
-                raise TSVError.on(label, f"the section {title!r} at {start} is listed twice",
-                                  line)
-            repairs.add("repeat_dropped", label, line.number, line.text,
-                        f"the section {title!r} at {start} was listed before")
+            reject_or_repair(repairs, "repeat_dropped", TSVError.on(
+                label, f"the section {title!r} at {start} is listed twice", line),
+                f"the section {title!r} at {start} was listed before")
             continue
         seen.add((folded(title), start))
         if parent != ROOT:
@@ -425,13 +413,7 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
                     found = found[1:]
                 sections += found
         except (TSVError, AnswerCutError) as err:
-            if repairs is None:
-                raise
-            if isinstance(err, TSVError):
-                repairs.add("structure_fallback", self.label, err.line_number, err.line or "",
-                            err.reason)
-            else:
-                repairs.add("structure_fallback", self.label, None, "", err.reason)
+            reject_or_repair(repairs, "structure_fallback", err)
             return StructureResult(mode, document_sections(document), template.version,
                                    fallback=True)
         return StructureResult(mode, sections, template.version)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.llm.answers.checks import one_paragraph
+from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.cache import digest
+from core.llm.errors import TSVError
 from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need
 from core.llm.settings import LLMSettings
-from core.llm.tsv import Repairs, TSVError, one_paragraph, tolerantly
 from core.prompts.library import PromptTemplate
 
 SUMMARY_CHARS = (10, 1000)
