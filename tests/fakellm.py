@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import threading
 import time
@@ -240,6 +241,17 @@ class LlamaFacts:
     tokens_per_tiktoken: float = 1.12  # its tokenizer counts this many tokens per cl100k token
     predicted_per_second: float = 20.0
     prompt_per_second: float = 200.0
+    kept: dict[int, str] = field(default_factory=dict)  # slot → the prompt it read last
+
+    def processed(self, body: dict[str, Any], prompt: str) -> int:
+        """Prompt tokens read for ``body``: all of them, but for what the named slot
+        (``id_slot``) kept of an earlier prompt it read when ``cache_prompt`` asks for it."""
+        slot = body.get("id_slot")
+        kept = self.kept.get(slot, "") if body.get("cache_prompt") and slot is not None else ""
+        same = len(os.path.commonprefix([kept, prompt]))
+        if isinstance(slot, int):
+            self.kept[slot] = prompt
+        return self.count(prompt) - self.count(prompt[:same])
 
     def count(self, text: str) -> int:
         from core.tokens import count_tokens
@@ -273,8 +285,11 @@ def _completion(body: dict[str, Any], reply: Reply, llama: LlamaFacts | None) ->
         "usage": usage,
     }
     if llama is not None:
+        prompt = "".join(str(m.get("content", "")) for m in body.get("messages", []))
+        read = llama.processed(body, prompt)
         answer["timings"] = {"predicted_per_second": llama.predicted_per_second,
-                             "prompt_per_second": llama.prompt_per_second}
+                             "prompt_per_second": llama.prompt_per_second,
+                             "prompt_n": read, "cache_n": llama.count(prompt) - read}
     return answer
 
 

@@ -18,7 +18,11 @@ Failures are told apart by what they are:
 Before its first request is sized or sent, a client asks the server for its limits (llama.cpp's
 ``/props``: a slot's context and the number of slots) and never uses more context than one slot
 has nor sends more requests at once than there are slots: more would only be refused or queue up
-on the server and time out there.
+on the server and time out there. On such a server every request asks it to keep its prompt
+(``cache_prompt``) and names its slot (``id_slot``): a request that begins with the same text as
+an earlier one (the document its phase is about, see :attr:`LLMRequest.shared_prefix`) goes to
+the slot that read it, which then reads only what follows. The prompt tokens the server actually
+read are logged (``prompt_processed``).
 
 The errors and the reading of a context refusal live in :mod:`core.llm.errors`. Every attempt is
 written to the response log; the key travels only in the ``Authorization`` header, which is
@@ -85,6 +89,9 @@ class LLMRequest:
     max_tokens: int | None = None
     subject: str = ""  # what the request is about, for the log: a document and its blocks
     stop: tuple[str, ...] = ()  # the server ends the answer where one of these would begin
+    # Names the text this prompt begins with that other requests begin with too (a document):
+    # a llama.cpp server is asked to keep it and gets the request on the slot that read it last.
+    shared_prefix: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,9 @@ class LLMResponse:
     log_id: str = ""  # the log entry of this answer (see ResponseLog.reject)
     answer_speed: float | None = None  # answer tokens per second, when the server reports it
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
+    # Prompt tokens the server actually read, the rest reused from its prompt cache; None when
+    # it does not say (llama.cpp: ``timings.prompt_n``; OpenAI: ``cached_tokens``).
+    prompt_processed: int | None = None
 
 
 def request_seconds(prompt_tokens: float, answer_tokens: float, prompt_speed: float,
@@ -134,6 +144,10 @@ class LLMClient:
         self._fit_lock = threading.Lock()
         self._fitted = False
         self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
+        self._slot_count = 0  # llama.cpp's slots, once known: requests are pinned to one
+        self._busy: set[int] = set()
+        self._slot_of: dict[str, int] = {}  # shared prefix → the slot that read it last
+        self._slot_order: list[int] = []  # slots, least recently used first
         self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
@@ -187,6 +201,8 @@ class LLMClient:
             self._fitted = True
             context, slots = self.server_limits()
             self._local = slots is not None
+            self._slot_count = slots or 0
+            self._slot_order = list(range(self._slot_count))
             settings = self.settings
             if context and context < settings.context_tokens:
                 settings = settings.model_copy(update={"context_tokens": max(context, 1024)})
@@ -285,10 +301,12 @@ class LLMClient:
             timed_out, wait = False, backoff(attempt)
             with self._slots:
                 self._stop_if_closed(entry, attempt, label)
+                slot = self._take_slot(request.shared_prefix)
+                sent = body if slot is None else {**body, "cache_prompt": True, "id_slot": slot}
                 started = time.monotonic()
                 try:
                     response: httpx.Response | None = self._http.post(
-                        "chat/completions", json=body, headers={PHASE_HEADER: request.phase},
+                        "chat/completions", json=sent, headers={PHASE_HEADER: request.phase},
                         timeout=timeout)
                 except httpx.TimeoutException:
                     response, timed_out = None, True
@@ -296,6 +314,8 @@ class LLMClient:
                 except (httpx.TransportError, RuntimeError) as err:
                     self._stop_if_closed(entry, attempt, label)
                     response, reason = None, f"cannot reach {settings.base_url} ({err})"
+                finally:
+                    self._free_slot(slot)
                 latency = time.monotonic() - started
             if response is not None:
                 if response.status_code < 400:
@@ -326,6 +346,29 @@ class LLMClient:
                              f"{attempt + 1} of {attempts}{extra})")
             if wait:
                 self._sleep(wait)
+
+    def _take_slot(self, prefix: str) -> int | None:
+        """The llama.cpp slot for a request (None for other servers): the free slot that last
+        read ``prefix``, so the server reuses what it read, else the free slot used longest
+        ago. The request semaphore keeps a slot free for every request let through."""
+        with self._lock:
+            free = [s for s in self._slot_order if s not in self._busy]
+            if not free:
+                return None
+            kept = self._slot_of.get(prefix) if prefix else None
+            slot = kept if kept in free else free[0]
+            self._busy.add(slot)
+            self._slot_order.remove(slot)
+            self._slot_order.append(slot)
+            if prefix:
+                self._slot_of = {k: v for k, v in self._slot_of.items() if v != slot}
+                self._slot_of[prefix] = slot
+            return slot
+
+    def _free_slot(self, slot: int | None) -> None:
+        if slot is not None:
+            with self._lock:
+                self._busy.discard(slot)
 
     @staticmethod
     def _timeout_reason(timeouts: int, first: float, last: float) -> str:
@@ -370,6 +413,7 @@ class LLMClient:
             log_id=entry["id"],
             answer_speed=positive_float(timings.get("predicted_per_second")),
             prompt_speed=positive_float(timings.get("prompt_per_second")),
+            prompt_processed=_processed(usage, timings),
         )
         self._measured(result)
         cut = choice.get("finish_reason") == "length"
@@ -381,6 +425,8 @@ class LLMClient:
             latency_s=round(latency, 4),
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
+            **({"prompt_processed": result.prompt_processed}
+               if result.prompt_processed is not None else {}),
             status=response.status_code,
             response=raw,
             **({"error": reason} if reason else {}),
@@ -397,6 +443,18 @@ class LLMClient:
         else:
             fix = "raise “Max tokens per answer” in Settings, or ask for a shorter answer"
         return f"answer cut at {limit:,} tokens (the server stopped at the limit): {fix}"
+
+
+def _processed(usage: dict[str, Any], timings: dict[str, Any]) -> int | None:
+    """Prompt tokens the server read rather than took from its cache: llama.cpp's
+    ``timings.prompt_n``, else the prompt less OpenAI's ``prompt_tokens_details.cached_tokens``."""
+    if isinstance(timings.get("prompt_n"), int):
+        return max(int(timings["prompt_n"]), 0)
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    if isinstance(cached, int) and isinstance(usage.get("prompt_tokens"), int):
+        return max(int(usage["prompt_tokens"]) - cached, 0)
+    return None
 
 
 def positive_int(value: Any) -> int | None:

@@ -96,6 +96,7 @@ class Usage:
 
     requests: int = 0
     prompt_tokens: int = 0
+    prompt_processed: int = 0  # prompt tokens the server read, not taken from its cache
     completion_tokens: int = 0
     latency_s: float = 0.0
     cache_hits: int = 0
@@ -176,6 +177,12 @@ class Phase(ABC, Generic[Req, Out]):
 
     def subject(self, request: Req) -> str:
         """What the request is about, as the raw log names it ("" when the prompt says it)."""
+        return ""
+
+    def shared_prefix(self, request: Req) -> str:
+        """A name for the text this request's prompt begins with when other requests begin
+        with it too (the document a chunk is read in), so the server can keep it; "" when
+        nothing is shared."""
         return ""
 
     def answer_cap(self, request: Req) -> int | None:
@@ -277,6 +284,9 @@ class PhaseContext:
             self.responses.append(response)
             self.usage.requests += 1
             self.usage.prompt_tokens += response.prompt_tokens
+            self.usage.prompt_processed += (response.prompt_tokens
+                                            if response.prompt_processed is None
+                                            else response.prompt_processed)
             self.usage.completion_tokens += response.completion_tokens
             self.usage.latency_s += response.latency_s
 
@@ -318,7 +328,8 @@ class PhaseContext:
         cap = phase.answer_cap(request)
         if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
             llm_request = replace(llm_request, max_tokens=cap)
-        llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop)
+        llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop,
+                              shared_prefix=phase.shared_prefix(request))
         limit = llm_request.max_tokens or self.settings.max_tokens
         content = phase.cache_content(request)
         key = cut_key = None

@@ -1,5 +1,5 @@
 """Copy detection: an answer must describe the text it was asked about, not repeat the
-template's EXAMPLE OUTPUT."""
+template's EXAMPLE OUTPUT nor leave one of the example's ``<...>`` fields in place."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from core.llm.answers.repairs import Repairs, reject_or_repair
 from core.llm.errors import TSVError
 
 _EXAMPLE = re.compile(r"EXAMPLE OUTPUT[^\n]*:[ \t]*\n(.+?)(?:\n[ \t]*\n|\Z)", re.DOTALL)
+_FIELD = re.compile(r"<[^<>\n]{2,120}>")  # a field of an example the model fills in
 _ENUM = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
@@ -47,8 +48,13 @@ class Example:
                          if line.strip() and not line.strip().startswith("```")))
 
     def copied_cell(self, line: str, source: str) -> str | None:
-        """A free-text cell of ``line`` that equals one of the example's and is not in
-        ``source`` (the text the model was asked about, folded)."""
+        """A free-text cell of ``line`` that equals one of the example's, or a ``<...>`` field
+        of the example left in it, and is not in ``source`` (the text the model was asked
+        about, folded)."""
+        fields = {hole for example in self.lines for hole in _FIELD.findall(example)}
+        for hole in _FIELD.findall(line):
+            if hole in fields and folded(hole) not in source:
+                return hole
         own = {t for example in self.lines for c in _cells_of(example)
                if (t := _free_text(c)) is not None}
         for cell in _cells_of(line):

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from core.llm.answers.checks import max_answer_chars
 from core.llm.answers.reader import tsv_lines
 from core.llm.answers.repairs import Repairs, tolerantly
-from core.llm.cache import digest
 from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
 from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
@@ -50,14 +49,6 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
     label = LABEL
     template = "chunk_metadata"
     answer_tokens = 256  # one TSV line: three titles and a one-sentence summary
-
-    def values(self, request: ChunkRequest) -> dict[str, str]:
-        return {"document_id": request.document_name, "chapter_title": request.context.chapter,
-                "section_title": request.context.section, "chunk_text": request.text}
-
-    def cache_content(self, request: ChunkRequest) -> dict[str, object]:
-        return {"chunk": digest(request.text, request.document_name, request.context.chapter,
-                                request.context.section)}
 
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:
         return tolerantly(request.repairs, lambda repairs: parse_metadata(
