@@ -5,7 +5,8 @@ that fit the model's context). For each request the phase gives the template's p
 values (:meth:`Phase.values`) and reads the answer (:meth:`Phase.parse`). :meth:`PhaseContext.ask`
 is the one way a request reaches the model: render, look in the cache, send, parse, ask again
 after an invalid answer as often as the phase allows (:attr:`Phase.retries`), and cache only
-answers that parsed. Transient HTTP failures are the client's business.
+answers that parsed — and, for a phase that falls back when tolerant, the failure that made it
+fall back, so a re-run gives the same chunks. Transient HTTP failures are the client's business.
 
 A phase also says how the Prompts page tries it on a :class:`PhaseInput` (:meth:`Phase.preview`,
 :meth:`Phase.test`), so a new phase is one module in :mod:`core.llm.phases` plus its template.
@@ -132,6 +133,13 @@ class Phase(ABC, Generic[Req, Out]):
     template: ClassVar[str]  # the template it sends (anchors mode)
     offsets_template: ClassVar[str | None] = None  # … in character-offset mode, when it has one
     retries: ClassVar[int] = 1  # requests again after an invalid answer
+    # None: the connection's temperature. The phases whose answers place chunks ask at 0, so a
+    # re-run cuts the same chunks.
+    temperature: ClassVar[float | None] = None
+    # Tolerant parsing replaces an answer it cannot use (the phase falls back to the document's
+    # own sections, the recursive splitter): that failure is cached with the inputs that
+    # produced it, so a re-run falls back the same way instead of asking again.
+    falls_back: ClassVar[bool] = False
     # The longest answer the phase needs (a one-line answer needs few tokens); None: the
     # connection's max tokens. Never more than the connection's.
     answer_tokens: ClassVar[int | None] = None
@@ -192,7 +200,8 @@ class Phase(ABC, Generic[Req, Out]):
 
     def request(self, prompt: str, template: PromptTemplate, context: PhaseContext) -> LLMRequest:
         return LLMRequest(prompt, self.name, self.label, template.version,
-                          max_tokens=self.answer_limit(context.settings))
+                          max_tokens=self.answer_limit(context.settings),
+                          temperature=self.temperature)
 
     @abstractmethod
     def first_request(self, source: PhaseInput, template: PromptTemplate,
@@ -332,7 +341,7 @@ class PhaseContext:
                               shared_prefix=phase.shared_prefix(request))
         limit = llm_request.max_tokens or self.settings.max_tokens
         content = phase.cache_content(request)
-        key = cut_key = None
+        key = cut_key = failed_key = None
         if self.cache is not None and content is not None:
             model = llm_request.model or self.settings.model
             temperature = (self.settings.temperature if llm_request.temperature is None
@@ -342,7 +351,13 @@ class PhaseContext:
             # asks again, for the whole answer.
             cut_key = LLMCache.key(phase.name, template.version, model, temperature,
                                    **content, cut_at=limit)
-            cached = self._cached(key, cut_key)
+            if phase.falls_back and isinstance(request, Tolerant) and request.repairs is not None:
+                failed_key = LLMCache.key(phase.name, template.version, model, temperature,
+                                          **content, cut_at=limit, failed=True)
+            cached = self._cached(key, cut_key, *([failed_key] if failed_key else []))
+            if cached is not None and cached[0] == failed_key:
+                raise TSVError(phase.label, f"{cached[1]} (kept in the LLM cache: the same "
+                               "inputs fall back the same way)")
             if cached is not None and cached[0] == key:
                 try:
                     return self._parse(phase, template, cached[1], request)
@@ -357,6 +372,17 @@ class PhaseContext:
                         request)
                 except AnswerCutError:  # no longer usable under today's rules: ask again
                     self.cache.discard(cut_key)
+        try:
+            return self._ask_server(phase, template, request, llm_request, key, cut_key)
+        except (TSVError, AnswerCutError) as err:
+            if failed_key is not None and self.cache is not None:
+                self.cache.put(failed_key, phase.name, err.reason)
+            raise
+
+    def _ask_server(self, phase: Phase[Req, Out], template: PromptTemplate, request: Req,
+                    llm_request: LLMRequest, key: str | None, cut_key: str | None) -> Out:
+        """Send, parse, ask again after an invalid answer as often as the phase allows; cache
+        what parsed (under ``key``) or what was cut and still parsed (under ``cut_key``)."""
         last: TSVError | None = None
         for _ in range(phase.retries + 1):
             try:

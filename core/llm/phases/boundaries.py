@@ -217,6 +217,8 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
     inputs = ("document", "section", "max_tokens")
     offsets_template = "boundary_detection_offsets"
     retries = 0
+    temperature = 0.0
+    falls_back = True
     text_placeholder = "section_text"
     stop = ("\n[", "END OF SECTION")  # a boundary line never starts with a block marker
 

@@ -306,6 +306,8 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
     template = "structure_analysis"
     offsets_template = "structure_analysis_offsets"
     retries = 0
+    temperature = 0.0
+    falls_back = True
     text_placeholder = "document_text"
     stop = ("\n[", "END OF DOCUMENT")  # a section line never starts with a block marker
 
