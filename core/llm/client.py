@@ -47,6 +47,7 @@ from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, tra
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
 from core.llm.settings import LLMSettings
+from core.llm.structured import PROBE_PHASE, probe_answered, probe_body, response_format
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
@@ -92,6 +93,9 @@ class LLMRequest:
     # Names the text this prompt begins with that other requests begin with too (a document):
     # a llama.cpp server is asked to keep it and gets the request on the slot that read it last.
     shared_prefix: str = ""
+    # A JSON schema the answer is held to (``response_format``), for a server that offers
+    # structured output (see :meth:`LLMClient.structured_output`); None: free text.
+    schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,8 @@ class LLMClient:
         self._slot_of: dict[str, int] = {}  # shared prefix → the slot that read it last
         self._slot_order: list[int] = []  # slots, least recently used first
         self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
+        self._structured: bool | None = None  # unknown until probed
+        self._probe_lock = threading.Lock()
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
             headers=auth_headers(settings),
@@ -250,6 +256,26 @@ class LLMClient:
                                else max(1.0, server / local) * MEASURED_MARGIN)
             return self._ratio
 
+    def structured_output(self) -> bool:
+        """Whether the server holds answers to a JSON schema (``response_format`` of type
+        ``json_schema``): probed once per client with a tiny request, never logged; a server
+        that ignores the format, refuses it or fails counts as without."""
+        self._fit_to_server()
+        with self._probe_lock:
+            if self._structured is None:
+                try:
+                    with self._slots:
+                        response = self._http.post(
+                            "chat/completions", json=probe_body(self.settings.model),
+                            headers={PHASE_HEADER: PROBE_PHASE}, timeout=self.settings.timeout)
+                    content = (response.json()["choices"][0]["message"]["content"]
+                               if response.status_code == 200 else "")
+                except (httpx.HTTPError, RuntimeError, ValueError, KeyError, IndexError,
+                        TypeError):
+                    content = ""
+                self._structured = probe_answered(str(content or ""))
+            return self._structured
+
     def request_timeout(self, request: LLMRequest) -> float:
         """Seconds to wait for ``request``: the settings' timeout, or longer when the speed
         measured on this server's answers (or, before any, the speed assumed for a local CPU
@@ -288,7 +314,9 @@ class LLMClient:
             "temperature": (settings.temperature if request.temperature is None
                             else request.temperature),
             "max_tokens": request.max_tokens or settings.max_tokens,
-            **({"stop": list(request.stop)} if request.stop else {}),
+            **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
+            **({"response_format": response_format(request.phase, request.schema)}
+               if request.schema else {}),
         }
         label = request.label
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,

@@ -25,11 +25,13 @@ from core.documents.model import Document, Section, Table, TextSpan
 from core.errors import TemplateError
 from core.llm.anchors import Mode
 from core.llm.answers.copies import without_copies
+from core.llm.answers.reader import Columns
 from core.llm.answers.repairs import Repairs
 from core.llm.cache import LLMCache
 from core.llm.client import AnswerCutError, LLMClient, LLMError, LLMRequest, LLMResponse
 from core.llm.errors import TSVError
 from core.llm.settings import AnswerSettings, LLMSettings
+from core.llm.structured import rows_as_tsv, rows_schema
 from core.prompts.library import PromptTemplate
 from core.prompts.substitution import Substitution
 from core.tokens import count_tokens
@@ -40,6 +42,7 @@ T = TypeVar("T")
 PROMPT_MARGIN_TOKENS = 64
 MIN_WINDOW_TOKENS = 256
 DEFAULT_MAX_TOKENS = 512
+STRUCTURED_CAP_FACTOR = 2  # answer tokens of JSON rows per answer token of TSV rows
 
 
 @runtime_checkable
@@ -186,6 +189,17 @@ class Phase(ABC, Generic[Req, Out]):
     def subject(self, request: Req) -> str:
         """What the request is about, as the raw log names it ("" when the prompt says it)."""
         return ""
+
+    def columns(self, request: Req) -> Columns | None:
+        """The TSV columns of this request's answer; None when it is not rows. A server with
+        structured output is asked for them as JSON rows held to a schema, read back into
+        these lines (see :mod:`core.llm.structured`)."""
+        return None
+
+    def answer_schema(self, request: Req) -> dict[str, Any] | None:
+        """The JSON schema a server with structured output holds the answer to (None: none)."""
+        columns = self.columns(request)
+        return None if columns is None else rows_schema(columns.names, columns.numeric)
 
     def shared_prefix(self, request: Req) -> str:
         """A name for the text this request's prompt begins with when other requests begin
@@ -334,11 +348,16 @@ class PhaseContext:
     def ask(self, phase: Phase[Req, Out], request: Req) -> Out:
         template = self.template(phase)
         llm_request = phase.request(phase.prompt(template, request), template, self)
-        cap = phase.answer_cap(request)
-        if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
-            llm_request = replace(llm_request, max_tokens=cap)
         llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop,
                               shared_prefix=phase.shared_prefix(request))
+        cap = phase.answer_cap(request)
+        schema = phase.answer_schema(request)
+        if schema is not None and self.client.structured_output():
+            llm_request = replace(llm_request, schema=schema)
+            # JSON repeats the column names on every row: room for about twice the tokens.
+            cap = None if cap is None else cap * STRUCTURED_CAP_FACTOR
+        if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
+            llm_request = replace(llm_request, max_tokens=cap)
         limit = llm_request.max_tokens or self.settings.max_tokens
         content = phase.cache_content(request)
         key = cut_key = failed_key = None
@@ -394,15 +413,18 @@ class PhaseContext:
                     self.cache.put(cut_key, phase.name, cut.response.text)
                 return value
             self._record(response)
+            columns = phase.columns(request) if llm_request.schema is not None else None
+            text = response.text if columns is None else rows_as_tsv(response.text,
+                                                                     columns.names)
             try:
-                value = self._parse(phase, template, response.text, request)
+                value = self._parse(phase, template, text, request)
             except TSVError as err:
                 err.log_path = self.client.log.path
                 self.client.log.reject(response.log_id, err.reason)
                 last = err
                 continue
             if key is not None and self.cache is not None:
-                self.cache.put(key, phase.name, response.text)
+                self.cache.put(key, phase.name, text)
             return value
         assert last is not None
         raise last

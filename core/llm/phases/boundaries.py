@@ -122,6 +122,11 @@ def boundary_row(boundary: Boundary, mode: Mode) -> dict[str, object]:
     return row
 
 
+def answer_columns(mode: Mode) -> Columns:
+    """A boundary line's columns: an integer position, a type, a free-text justification."""
+    return Columns(COLUMNS[mode], numeric=(0,), free=2)
+
+
 def _rank(line: Line) -> int:
     kind = line.cells[1]
     return 0 if kind == FIRST_TYPE else 2 if kind == LAST_TYPE else 1
@@ -180,7 +185,7 @@ def parse_boundaries(text: str, mode: Mode = "anchors", *, label: str = LABEL,
     """``position boundary_type justification``, strictly ascending, first/last rules.
     Tolerant (``repairs`` given): see :func:`_tolerant_rows`."""
     columns = COLUMNS[mode]
-    lines = tsv_lines(label, text, Columns(columns, numeric=(0,), free=2), repairs,
+    lines = tsv_lines(label, text, answer_columns(mode), repairs,
                       max_rows=max_rows, max_chars=max_chars)
     if repairs is not None:
         rows = _tolerant_rows(label, lines, repairs)
@@ -221,6 +226,9 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
     falls_back = True
     text_placeholder = "section_text"
     stop = ("\n[", "END OF SECTION")  # a boundary line never starts with a block marker
+
+    def columns(self, request: BoundaryWindow) -> Columns:
+        return answer_columns(request.mode)
 
     def values(self, request: BoundaryWindow) -> dict[str, str]:
         text = request.text

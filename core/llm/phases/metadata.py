@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.llm.answers.checks import max_answer_chars
-from core.llm.answers.reader import tsv_lines
+from core.llm.answers.reader import Columns, tsv_lines
 from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
@@ -49,6 +49,9 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
     label = LABEL
     template = "chunk_metadata"
     answer_tokens = 256  # one TSV line: three titles and a one-sentence summary
+
+    def columns(self, request: ChunkRequest) -> Columns:
+        return Columns(COLUMNS)
 
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:
         return tolerantly(request.repairs, lambda repairs: parse_metadata(

@@ -101,6 +101,11 @@ class StructureWindow:
         return self.document.text[self.begin : self.end]
 
 
+def answer_columns(mode: Mode) -> Columns:
+    """A section line's columns; the level and the two positions are integers."""
+    return Columns(COLUMNS[mode], numeric=(1, 2, 3))
+
+
 def _levels(document: Document) -> dict[str, int]:
     """The document's section levels (1-3) by folded title."""
     return {folded(s.title): min(max(s.level, 1), 3) for s in document.sections}
@@ -214,7 +219,7 @@ def parse_structure(
     spellings = {**(headings or {}), **{folded(t): t for t in known_titles}}
     seen: set[tuple[str, int]] = set()
     unordered: Line | None = None
-    lines = tsv_lines(label, text, Columns(columns, numeric=(1, 2, 3)), repairs,
+    lines = tsv_lines(label, text, answer_columns(mode), repairs,
                       max_rows=max_rows, max_chars=max_chars)
     for line in lines:
         title, level_s, start_s, end_s, parent = line.cells
@@ -315,6 +320,9 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         return {"document_name": request.document.source_name, "document_text": request.text,
                 "first_anchor": str(request.shown[0].number),
                 "last_anchor": str(request.shown[-1].number)}
+
+    def columns(self, request: StructureWindow) -> Columns:
+        return answer_columns(request.mode)
 
     def answer_cap(self, request: StructureWindow) -> int:
         """A line per heading shown and one per four other blocks (text without headings),
