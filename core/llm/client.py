@@ -18,11 +18,9 @@ Failures are told apart by what they are:
 Before its first request is sized or sent, a client asks the server for its limits (llama.cpp's
 ``/props``: a slot's context and the number of slots) and never uses more context than one slot
 has nor sends more requests at once than there are slots: more would only be refused or queue up
-on the server and time out there. On such a server every request asks it to keep its prompt
-(``cache_prompt``) and names its slot (``id_slot``): a request that begins with the same text as
-an earlier one (the document its phase is about, see :attr:`LLMRequest.shared_prefix`) goes to
-the slot that read it, which then reads only what follows. The prompt tokens the server actually
-read are logged (``prompt_processed``).
+on the server and time out there. There each request asks to keep its prompt (``cache_prompt``)
+and names its slot (``id_slot``, see :mod:`core.llm.slots`); the prompt tokens actually read
+are logged (``prompt_processed``).
 
 The errors and the reading of a context refusal live in :mod:`core.llm.errors`. Every attempt is
 written to the response log; the key travels only in the ``Authorization`` header, which is
@@ -47,7 +45,8 @@ from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, tra
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
 from core.llm.settings import LLMSettings
-from core.llm.structured import PROBE_PHASE, probe_answered, probe_body, response_format
+from core.llm.slots import SlotChooser, prompt_processed
+from core.llm.structured import PROBE_PHASE, probe, response_format
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
@@ -108,8 +107,7 @@ class LLMResponse:
     log_id: str = ""  # the log entry of this answer (see ResponseLog.reject)
     answer_speed: float | None = None  # answer tokens per second, when the server reports it
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
-    # Prompt tokens the server actually read, the rest reused from its prompt cache; None when
-    # it does not say (llama.cpp: ``timings.prompt_n``; OpenAI: ``cached_tokens``).
+    # Prompt tokens the server actually read, not taken from its prompt cache (None: not said)
     prompt_processed: int | None = None
 
 
@@ -148,10 +146,7 @@ class LLMClient:
         self._fit_lock = threading.Lock()
         self._fitted = False
         self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
-        self._slot_count = 0  # llama.cpp's slots, once known: requests are pinned to one
-        self._busy: set[int] = set()
-        self._slot_of: dict[str, int] = {}  # shared prefix → the slot that read it last
-        self._slot_order: list[int] = []  # slots, least recently used first
+        self._pinned = SlotChooser()  # llama.cpp's slots, once known: each request names one
         self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
         self._structured: bool | None = None  # unknown until probed
         self._probe_lock = threading.Lock()
@@ -207,8 +202,7 @@ class LLMClient:
             self._fitted = True
             context, slots = self.server_limits()
             self._local = slots is not None
-            self._slot_count = slots or 0
-            self._slot_order = list(range(self._slot_count))
+            self._pinned.configure(slots or 0)
             settings = self.settings
             if context and context < settings.context_tokens:
                 settings = settings.model_copy(update={"context_tokens": max(context, 1024)})
@@ -257,23 +251,14 @@ class LLMClient:
             return self._ratio
 
     def structured_output(self) -> bool:
-        """Whether the server holds answers to a JSON schema (``response_format`` of type
-        ``json_schema``): probed once per client with a tiny request, never logged; a server
-        that ignores the format, refuses it or fails counts as without."""
+        """Whether the server holds answers to a JSON schema: probed once per client, never
+        logged (see :func:`core.llm.structured.probe`)."""
         self._fit_to_server()
         with self._probe_lock:
             if self._structured is None:
-                try:
-                    with self._slots:
-                        response = self._http.post(
-                            "chat/completions", json=probe_body(self.settings.model),
-                            headers={PHASE_HEADER: PROBE_PHASE}, timeout=self.settings.timeout)
-                    content = (response.json()["choices"][0]["message"]["content"]
-                               if response.status_code == 200 else "")
-                except (httpx.HTTPError, RuntimeError, ValueError, KeyError, IndexError,
-                        TypeError):
-                    content = ""
-                self._structured = probe_answered(str(content or ""))
+                with self._slots:
+                    self._structured = probe(self._http, self.settings.model,
+                                             self.settings.timeout, {PHASE_HEADER: PROBE_PHASE})
             return self._structured
 
     def request_timeout(self, request: LLMRequest) -> float:
@@ -329,7 +314,7 @@ class LLMClient:
             timed_out, wait = False, backoff(attempt)
             with self._slots:
                 self._stop_if_closed(entry, attempt, label)
-                slot = self._take_slot(request.shared_prefix)
+                slot = self._pinned.take(request.shared_prefix)
                 sent = body if slot is None else {**body, "cache_prompt": True, "id_slot": slot}
                 started = time.monotonic()
                 try:
@@ -343,7 +328,7 @@ class LLMClient:
                     self._stop_if_closed(entry, attempt, label)
                     response, reason = None, f"cannot reach {settings.base_url} ({err})"
                 finally:
-                    self._free_slot(slot)
+                    self._pinned.free(slot)
                 latency = time.monotonic() - started
             if response is not None:
                 if response.status_code < 400:
@@ -374,29 +359,6 @@ class LLMClient:
                              f"{attempt + 1} of {attempts}{extra})")
             if wait:
                 self._sleep(wait)
-
-    def _take_slot(self, prefix: str) -> int | None:
-        """The llama.cpp slot for a request (None for other servers): the free slot that last
-        read ``prefix``, so the server reuses what it read, else the free slot used longest
-        ago. The request semaphore keeps a slot free for every request let through."""
-        with self._lock:
-            free = [s for s in self._slot_order if s not in self._busy]
-            if not free:
-                return None
-            kept = self._slot_of.get(prefix) if prefix else None
-            slot = kept if kept in free else free[0]
-            self._busy.add(slot)
-            self._slot_order.remove(slot)
-            self._slot_order.append(slot)
-            if prefix:
-                self._slot_of = {k: v for k, v in self._slot_of.items() if v != slot}
-                self._slot_of[prefix] = slot
-            return slot
-
-    def _free_slot(self, slot: int | None) -> None:
-        if slot is not None:
-            with self._lock:
-                self._busy.discard(slot)
 
     @staticmethod
     def _timeout_reason(timeouts: int, first: float, last: float) -> str:
@@ -441,7 +403,7 @@ class LLMClient:
             log_id=entry["id"],
             answer_speed=positive_float(timings.get("predicted_per_second")),
             prompt_speed=positive_float(timings.get("prompt_per_second")),
-            prompt_processed=_processed(usage, timings),
+            prompt_processed=prompt_processed(usage, timings),
         )
         self._measured(result)
         cut = choice.get("finish_reason") == "length"
@@ -471,18 +433,6 @@ class LLMClient:
         else:
             fix = "raise “Max tokens per answer” in Settings, or ask for a shorter answer"
         return f"answer cut at {limit:,} tokens (the server stopped at the limit): {fix}"
-
-
-def _processed(usage: dict[str, Any], timings: dict[str, Any]) -> int | None:
-    """Prompt tokens the server read rather than took from its cache: llama.cpp's
-    ``timings.prompt_n``, else the prompt less OpenAI's ``prompt_tokens_details.cached_tokens``."""
-    if isinstance(timings.get("prompt_n"), int):
-        return max(int(timings["prompt_n"]), 0)
-    details = usage.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    if isinstance(cached, int) and isinstance(usage.get("prompt_tokens"), int):
-        return max(int(usage["prompt_tokens"]) - cached, 0)
-    return None
 
 
 def positive_int(value: Any) -> int | None:

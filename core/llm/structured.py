@@ -3,15 +3,16 @@
 Servers that offer it (llama.cpp, vLLM, OpenAI: ``response_format`` of type ``json_schema``)
 are asked for ``{"rows": [{column: value, ...}, ...]}``; the answer is read back into the TSV
 lines the phase's parser reads, so one parser serves both, and the copy checks and the cache
-see the same text. Whether a server offers it is found out once, by a probe
-(:func:`probe_body`, :func:`probe_answered`), and shown on Settings; servers without it keep
-getting TSV.
+see the same text. Whether a server offers it is found out once, by a probe (:func:`probe`),
+and shown on Settings; servers without it keep getting TSV.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+import httpx
 
 PROBE_PHASE = "structured_output_probe"  # names the probe request to the server
 _PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}},
@@ -57,17 +58,17 @@ def _cell(value: object) -> str:
     return " ".join(text.replace("\t", " ").splitlines())
 
 
-def probe_body(model: str) -> dict[str, Any]:
-    """A tiny request only a server that holds answers to a schema answers with that JSON."""
-    return {"model": model, "max_tokens": 16, "temperature": 0.0,
+def probe(http: httpx.Client, model: str, timeout: float, headers: dict[str, str]) -> bool:
+    """Whether the server answers a tiny request with the JSON its schema asks for; a server
+    that ignores the format, refuses it or fails counts as without."""
+    body = {"model": model, "max_tokens": 16, "temperature": 0.0,
             "messages": [{"role": "user", "content": "Is water wet? Answer in JSON."}],
             "response_format": response_format("probe", _PROBE_SCHEMA)}
-
-
-def probe_answered(content: str) -> bool:
-    """The probe's answer is the JSON its schema asks for."""
     try:
-        data = json.loads(content)
-    except ValueError:
+        response = http.post("chat/completions", json=body, headers=headers, timeout=timeout)
+        content = response.json()["choices"][0]["message"]["content"] if (
+            response.status_code == 200) else ""
+        data = json.loads(str(content or ""))
+    except (httpx.HTTPError, RuntimeError, ValueError, KeyError, IndexError, TypeError):
         return False
     return isinstance(data, dict) and isinstance(data.get("ok"), bool)
