@@ -23,7 +23,8 @@ from core.prompts.library import PromptTemplate
 from core.tokens import count_tokens
 
 NO_SUBSECTION = "no subsection"
-DOCUMENT_WINDOW_TOKENS = 3000  # the most of a document shown with a chunk (tiktoken tokens)
+DOCUMENT_WINDOW_TOKENS = 1500  # the most of a document shown with a chunk (tiktoken tokens):
+# as much as a structure request carries, which the bundled 1.5 B model still reads as asked
 Out = TypeVar("Out")
 
 
