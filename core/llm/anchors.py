@@ -12,11 +12,11 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from core.documents.model import Document, Section, TextSpan
 from core.llm.answers.repairs import Repairs
 from core.llm.errors import ParsedLine, TSVError
+from core.prompts.library import Mode as Mode  # anchors or offsets, as the template says
 from core.tokens import count_tokens
 
 _PARAGRAPH = re.compile(r"\S(?:.*?)(?=\n\s*\n|\Z)", re.DOTALL)
@@ -25,7 +25,6 @@ _WORD_START = re.compile(r"(?<=\s)(?=\S)")
 _LINE_MARKUP = re.compile(r"[ \t]*(?:#{1,6}|[-*+>•]|\d{1,3}[.)])?[ \t]*")
 ANCHOR_OVERHEAD_TOKENS = 4  # "[123] " plus a line break
 PASSAGE_TOKENS = 300  # size of the passages offered as chunks to try a template on
-Mode = Literal["anchors", "offsets"]  # how the model names positions: block anchors or offsets
 
 
 @dataclass(frozen=True)
