@@ -120,3 +120,9 @@ def test_table_summary_rules():
         parse_table_summary("| tier | limit | deductible |")
     with pytest.raises(TSVError, match="empty"):
         parse_table_summary("")
+
+
+def test_metadata_reads_the_subsection_the_prompt_showed_as_none():
+    row = parse_metadata("Guide\tSetup\tno subsection\tHow to install the tool and run it once")
+    assert row.titles == ("Guide", "Setup", None)
+    assert parse_metadata("Guide\tSetup\tLinux\tHow to install it on Linux").titles[2] == "Linux"

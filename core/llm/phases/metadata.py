@@ -13,7 +13,7 @@ from core.llm.answers.reader import Columns, tsv_lines
 from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
-from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
+from core.llm.phases.chunk_phase import NO_SUBSECTION, ChunkPhase, ChunkRequest
 
 LABEL = "phase 3 (chunk metadata)"
 COLUMNS = ("chapter_title", "section_title", "subsection_title", "summary")
@@ -40,8 +40,8 @@ def parse_metadata(text: str, *, label: str = LABEL, repairs: Repairs | None = N
     if len(lines) != 1:
         raise TSVError.on(label, "expected a single line of metadata", lines[1])
     chapter, section, subsection, summary = lines[0].cells
-    return MetadataRow((chapter, section, None if subsection in ("", NONE) else subsection),
-                       summary)
+    none = subsection in ("", NONE) or subsection.casefold() == NO_SUBSECTION  # as shown
+    return MetadataRow((chapter, section, None if none else subsection), summary)
 
 
 class MetadataPhase(ChunkPhase[MetadataRow]):
