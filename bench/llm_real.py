@@ -117,8 +117,12 @@ def run(args: argparse.Namespace) -> int:
         with (out / "results.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(result) + "\n")
         state = "ok" if result["ok"] else f"FAILED: {result['error']}"
+        phases = result["phases"].values()
+        read = sum(row["prompt_processed"] for row in phases)
+        sent = sum(row["prompt_tokens"] for row in phases)
         print(f"{path.name} ({which}): {state}; {seconds:.0f} s, {len(llm_run.chunks)} chunks, "
-              f"repairs {result['repairs']}", flush=True)
+              f"prompt tokens read {read:,.0f} of {sent:,.0f} sent, repairs {result['repairs']}",
+              flush=True)
     return 0
 
 
