@@ -14,7 +14,8 @@ connection test fits to the server. Validated answers are cached in ``OUT`` (a l
 figures count only requests sent). Each document's raw answers stay in ``OUT/llm_log.jsonl``
 (what test fixtures are cut from) and its figures are appended to ``OUT/results.jsonl``;
 ``--report`` prints the tables: per document, per phase (time, requests, share of answers
-accepted, on the tune and the held-out documents apart) and repairs per kind.
+accepted, prompt tokens sent and actually read by the server — the rest came from its prompt
+cache —, on the tune and the held-out documents apart) and repairs per kind.
 
 Judge a template change by the held-out documents: the tune documents are the ones the
 templates were written against.
@@ -32,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from core.documents import convert
+from core.llm.answers.repairs import REPAIR_NAMES
 from core.llm.settings import LLMSettings
-from core.llm.tsv import REPAIR_NAMES
 from core.operations.connection import check_connection
 from core.operations.strategies import RunOptions, run_llm
 
@@ -65,9 +66,13 @@ def _phase_figures(entries: list[dict[str, Any]]) -> dict[str, dict[str, float]]
     for entry in entries:
         phase = str(entry.get("phase"))
         row = figures.setdefault(phase, {"requests": 0, "answers": 0, "accepted": 0,
-                                         "seconds": 0.0, "failed": 0})
+                                         "seconds": 0.0, "failed": 0, "prompt_tokens": 0,
+                                         "prompt_processed": 0})
         row["requests"] += 1
         row["seconds"] += float(entry.get("latency_s") or 0.0)
+        row["prompt_tokens"] += int(entry.get("prompt_tokens") or 0)  # what the prompts held …
+        row["prompt_processed"] += int(entry.get("prompt_processed",  # … and what was read
+                                                 entry.get("prompt_tokens")) or 0)
         if "response" in entry:
             row["answers"] += 1
             if not entry.get("error") and not entry.get("rejected"):
@@ -112,8 +117,12 @@ def run(args: argparse.Namespace) -> int:
         with (out / "results.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(result) + "\n")
         state = "ok" if result["ok"] else f"FAILED: {result['error']}"
+        phases = result["phases"].values()
+        read = sum(row["prompt_processed"] for row in phases)
+        sent = sum(row["prompt_tokens"] for row in phases)
         print(f"{path.name} ({which}): {state}; {seconds:.0f} s, {len(llm_run.chunks)} chunks, "
-              f"repairs {result['repairs']}", flush=True)
+              f"prompt tokens read {read:,.0f} of {sent:,.0f} sent, repairs {result['repairs']}",
+              flush=True)
     return 0
 
 
@@ -127,8 +136,9 @@ def report(folders: list[Path]) -> int:
         repairs = ", ".join(f"{k} {v}" for k, v in sorted(r["repairs"].items())) or "—"
         print(f"| {r['document']} | {r['set']} | {r['chars']:,} | {state} | {r['seconds']:.0f} "
               f"| {r['chunks']} | {repairs} |")
-    print("\n| phase | set | requests | answers accepted | seconds | s/request |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    print("\n| phase | set | requests | answers accepted | seconds | s/request "
+          "| prompt tokens | read (not cached) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for phase in PHASES:
         for which in ("tune", "held-out"):
             rows = [r["phases"][phase] for r in results
@@ -142,7 +152,8 @@ def report(folders: list[Path]) -> int:
             share = total["accepted"] / total["answers"] if total["answers"] else 0.0
             print(f"| {phase} | {which} | {total['requests']:.0f} | {total['accepted']:.0f}/"
                   f"{total['answers']:.0f} ({share:.0%}) | {total['seconds']:.0f} | "
-                  f"{total['seconds'] / total['requests']:.1f} |")
+                  f"{total['seconds'] / total['requests']:.1f} | "
+                  f"{total['prompt_tokens']:,.0f} | {total['prompt_processed']:,.0f} |")
     print("\n| repair | documents | times |")
     print("| --- | ---: | ---: |")
     kinds: Counter[str] = Counter()

@@ -8,11 +8,15 @@ Use the pytest fixture ``fake_llm`` (import it, or list this module in ``pytest_
 
 With neither a script nor a responder it answers every ChunkLab phase sensibly (``auto_answer``),
 reading the phase from the ``X-ChunkLab-Phase`` header and the numbered anchors in the prompt.
-``/v1/models`` lists one model, ``fake``. ``serve_llama(...)`` makes it answer like a llama.cpp
-server too: ``/props`` (context per slot, slots), ``/tokenize``, model ``meta``, ``timings`` in
-each completion, and a context refusal when a prompt is larger than the context. Replies can be
-cut (``Reply.cut``: ``finish_reason: "length"``), refused for their size
-(``Reply.context_refusal``, llama.cpp's or OpenAI's wording) or slow (``delay``).
+``/v1/models`` lists one model, ``fake``. With ``structured = True`` it offers structured output:
+the probe gets its JSON, automatic answers come as the JSON rows a ``response_format`` schema
+asks for (:func:`structured_answer`); without, ``response_format`` is ignored.
+``serve_llama(...)`` makes it answer like a llama.cpp server too: ``/props`` (context per
+slot, slots), ``/tokenize``, model ``meta``, ``timings`` in each completion (with the prompt
+tokens read, the rest reused from what the named slot read before), and a context refusal when
+a prompt is larger than the context. Replies can be cut (``Reply.cut``: ``finish_reason:
+"length"``), refused for their size (``Reply.context_refusal``, llama.cpp's or OpenAI's
+wording) or slow (``delay``).
 Run it on its own for the app or a browser::
 
     python -m fakes.llm --port 8765 [--latency 0.2] [--script replies.json] [--llama]
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import threading
 import time
@@ -33,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from core.llm.structured import PROBE_PHASE
 from fakes.http import FakeServer, JSONHandler, running
 
 MODEL_ID = "fake"
@@ -169,6 +175,22 @@ def auto_answer(phase: str, prompt: str) -> str:
     return "OK"
 
 
+def structured_answer(body: dict[str, Any], answer: str) -> str:
+    """``answer`` as the JSON rows the request's ``response_format`` schema asks for (TSV
+    lines read into ``{"rows": [...]}``); ``answer`` itself when the request asks for no rows."""
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    row = (schema.get("properties", {}).get("rows") or {}).get("items")
+    if not row:
+        return answer
+    kinds = {name: spec.get("type") for name, spec in row["properties"].items()}
+    rows = []
+    for line in answer.splitlines():
+        cells = dict(zip(kinds, line.split("\t"), strict=False))
+        rows.append({name: int(value) if kinds[name] == "integer" else value
+                     for name, value in cells.items()})
+    return json.dumps({"rows": rows})
+
+
 def _auto_question(prompt: str) -> str:
     """A question on the passage between ``<<<`` and ``>>>``: its n-th sentence or table row
     (n = questions already listed after it), quoted exactly as the excerpt."""
@@ -216,6 +238,10 @@ class _Handler(JSONHandler):
                 self.send_json(200, json.dumps({"tokens": list(range(tokens))}))
             return
         request = FakeRequest(self.path, self.headers.get("X-ChunkLab-Phase", ""), body)
+        if request.phase == PROBE_PHASE:  # answered by what the server is, never scripted
+            probe = Reply(json.dumps({"ok": True}) if fake.structured else "OK")
+            self.send_json(200, json.dumps(_completion(body, probe, fake.llama)))
+            return
         reply = fake.next_reply(request)
         if fake.llama is not None and fake.llama.count(request.prompt) > fake.llama.n_ctx:
             reply = Reply.context_refusal("llama.cpp", fake.llama.count(request.prompt),
@@ -240,6 +266,17 @@ class LlamaFacts:
     tokens_per_tiktoken: float = 1.12  # its tokenizer counts this many tokens per cl100k token
     predicted_per_second: float = 20.0
     prompt_per_second: float = 200.0
+    kept: dict[int, str] = field(default_factory=dict)  # slot → the prompt it read last
+
+    def processed(self, body: dict[str, Any], prompt: str) -> int:
+        """Prompt tokens read for ``body``: all of them, but for what the named slot
+        (``id_slot``) kept of an earlier prompt it read when ``cache_prompt`` asks for it."""
+        slot = body.get("id_slot")
+        kept = self.kept.get(slot, "") if body.get("cache_prompt") and slot is not None else ""
+        same = len(os.path.commonprefix([kept, prompt]))
+        if isinstance(slot, int):
+            self.kept[slot] = prompt
+        return self.count(prompt) - self.count(prompt[:same])
 
     def count(self, text: str) -> int:
         from core.tokens import count_tokens
@@ -273,8 +310,11 @@ def _completion(body: dict[str, Any], reply: Reply, llama: LlamaFacts | None) ->
         "usage": usage,
     }
     if llama is not None:
+        prompt = "".join(str(m.get("content", "")) for m in body.get("messages", []))
+        read = llama.processed(body, prompt)
         answer["timings"] = {"predicted_per_second": llama.predicted_per_second,
-                             "prompt_per_second": llama.prompt_per_second}
+                             "prompt_per_second": llama.prompt_per_second,
+                             "prompt_n": read, "cache_n": llama.count(prompt) - read}
     return answer
 
 
@@ -284,6 +324,7 @@ class FakeLLM(FakeServer):
     def __init__(self, port: int = 0, latency: float = 0.0) -> None:
         self.latency = latency
         self.llama: LlamaFacts | None = None
+        self.structured = False  # holds answers to a JSON schema (``response_format``)
         self.calls: list[FakeRequest] = []  # chat completions
         self.gets: list[str] = []  # paths of GET requests
         self._queue: deque[Reply] = deque()
@@ -326,7 +367,8 @@ class FakeLLM(FakeServer):
                 return self._queue.popleft()
         if self._responder is not None:
             return Reply.of(self._responder(request))
-        return Reply(text=auto_answer(request.phase, request.prompt))
+        return Reply(text=structured_answer(request.body,
+                                            auto_answer(request.phase, request.prompt)))
 
     def settings(self, **overrides: Any):
         """LLMSettings pointing here: model ``fake``, short timeout, fast retries."""

@@ -21,11 +21,12 @@ from typing import Any
 from core.documents import convert
 from core.documents.model import Document
 from core.llm import anchors
+from core.llm.answers.repairs import Repairs
+from core.llm.errors import TSVError
 from core.llm.phase import Phase, parse_answer
 from core.llm.phases import BOUNDARIES, STRUCTURE
 from core.llm.phases.boundaries import BoundaryWindow, SectionSpan
 from core.llm.phases.structure import StructureWindow
-from core.llm.tsv import Repairs, TSVError
 from core.prompts.library import PromptLibrary
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -119,7 +119,9 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
             cancel_slot.empty()
         _replace_working(generated.questions.name, list(generated.questions.questions))
         _working()["dirty"] = True
-        st.session_state[DROPPED] = [str(d) for d in generated.dropped]
+        st.session_state[DROPPED] = [generated.summary(), *(f"dropped: {d}" for d in
+                                     generated.dropped),
+                                     *(f"flagged: {d}" for d in generated.flagged)]
         st.rerun()  # draw the page with the new set (and its unsaved state) from the top
 
 
@@ -240,8 +242,8 @@ except ChunkLabError as err:
     show_error(err)
 if st.session_state.get(DROPPED):
     dropped = st.session_state[DROPPED]
-    with st.expander(f"{len(dropped)} generated questions dropped", icon=":material/warning:"):
-        st.text("\n".join(dropped))
+    with st.expander(dropped[0], icon=":material/warning:"):  # asked, kept and dropped
+        st.text("\n".join(dropped[1:]))
 
 if FLASH in st.session_state:
     st.success(md_escape(st.session_state.pop(FLASH)))

@@ -211,6 +211,9 @@ def _facts_rows(facts: ServerFacts, fitted: LLMSettings) -> list[dict[str, str]]
         rows.append({"what": "Slots (requests computed at once)", "value": f"{facts.slots:,}"})
     rows.append({"what": "Token counts", "value": "the server's tokenizer" if facts.tokenizer
                  else "tiktoken plus a 15 % margin (the server cannot count)"})
+    rows.append({"what": "Structured output (JSON schema)",
+                 "value": "yes: the phases' rows are asked as JSON" if facts.structured_output
+                 else "no: the phases' rows are asked as tab-separated lines"})
     if facts.answer_speed:
         rows.append({"what": "Answer speed", "value": f"{facts.answer_speed:,.1f} tokens/s"})
     rows.append({"what": "Suggested timeout", "value": f"{fitted.timeout:,.0f} s"})

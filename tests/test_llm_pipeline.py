@@ -12,9 +12,9 @@ import pytest
 from core.documents import convert
 from core.errors import TemplateError
 from core.llm.client import LLMError
+from core.llm.errors import TSVError
 from core.llm.phases import boundaries
 from core.llm.pipeline import LLMConfig
-from core.llm.tsv import TSVError
 from core.operations.strategies import RunOptions, chunk, run_llm, strategy
 from core.progress import Cancelled
 from core.prompts.library import PromptLibrary

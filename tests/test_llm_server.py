@@ -13,13 +13,12 @@ import pytest
 
 from core.endpoint import MAX_TIMEOUT_S
 from core.llm.client import TIKTOKEN_MARGIN, AnswerCutError, LLMClient, LLMRequest
-from core.llm.errors import ContextExceededError, LLMCancelled, LLMError
+from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, TSVError
 from core.llm.log import ResponseLog
 from core.llm.phase import PhaseContext, window_budget
 from core.llm.phases import METADATA, STRUCTURE
 from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
 from core.llm.server import ServerFacts, fit_settings, suggested_timeout
-from core.llm.tsv import TSVError
 from core.operations.connection import check_connection
 from core.prompts.library import PromptLibrary
 from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ChunkLabError
+from core.llm.errors import TSVError
 from core.llm.phases.boundaries import parse_boundaries
 from core.llm.phases.metadata import parse_metadata
 from core.llm.phases.prefix import parse_prefix
 from core.llm.phases.structure import parse_structure
 from core.llm.phases.table_summary import parse_table_summary
-from core.llm.tsv import TSVError
 
 STRUCTURE = "Intro\t1\t1\t4\tROOT\nWhy\t2\t2\t4\tIntro\nMethods\t1\t5\t9\tROOT"
 BOUNDARIES = "1\tDOCUMENT_START\tStart\n4\tSEMANTIC_SHIFT\tNew topic\n9\tDOCUMENT_END\tEnd"
@@ -120,3 +120,9 @@ def test_table_summary_rules():
         parse_table_summary("| tier | limit | deductible |")
     with pytest.raises(TSVError, match="empty"):
         parse_table_summary("")
+
+
+def test_metadata_reads_the_subsection_the_prompt_showed_as_none():
+    row = parse_metadata("Guide\tSetup\tno subsection\tHow to install the tool and run it once")
+    assert row.titles == ("Guide", "Setup", None)
+    assert parse_metadata("Guide\tSetup\tLinux\tHow to install it on Linux").titles[2] == "Linux"

@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
                                       use_cache=not args.no_cache)
     for dropped in generated.dropped:
         print(f"dropped: {dropped}", file=sys.stderr)
+    for flagged in generated.flagged:
+        print(f"flagged: {flagged}", file=sys.stderr)
+    print(generated.summary(), file=sys.stderr)
     if not generated.questions.questions:
         raise ChunkLabError("The model gave no usable question; see the reasons above.")
     write_atomic(args.out, to_csv(generated.questions.questions))

@@ -18,6 +18,9 @@ from core.documents.model import Document
 MIN_EXCERPT_CHARS = 20
 QUESTION_SIMILARITY = 0.8  # word-set Jaccard at or above which two questions are the same
 EXCERPT_OVERLAP = 0.8  # span IoU at or above which two excerpts are the same
+AROUND_CHARS = 300  # text before and after an excerpt that may hold what its question names
+STEM_CHARS = 5  # words are compared by their first letters (see _stem)
+AMBIGUOUS_COUNT = 3  # an excerpt found this often in its document is an ambiguous reference
 _WORD = re.compile(r"\w+")
 
 
@@ -103,6 +106,46 @@ def empty_question(question: str) -> str | None:
     if any(w not in _EMPTY_WORDS for w in _words(question.replace("'", ""))):
         return None
     return "the question names nothing to look for (no content word)"
+
+
+def _stem(word: str) -> str:
+    """``word`` without a plural or verb ending, cut to its first letters: "costs" meets "cost",
+    "coverage" meets "covered"."""
+    for ending in ("ing", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    return word[:STEM_CHARS]
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in _words(text.replace("'", "")) if w not in _EMPTY_WORDS and len(w) > 2}
+
+
+def unanswered(question: str, spans: Sequence[tuple[int, int]], document: Document) -> str | None:
+    """Why the excerpts at ``spans`` do not answer ``question``, or None: none of the question's
+    content words occurs in them, or fewer than half occur in them and the text around them
+    (a heading or the sentence before may name what a table row or a short sentence is about).
+    """
+    wanted = _stems(question)
+    if not wanted or not spans:
+        return None
+    text = document.text
+    inside = set().union(*(_stems(text[a:b]) for a, b in spans))
+    around = set().union(*(_stems(text[max(0, a - AROUND_CHARS) : b + AROUND_CHARS])
+                           for a, b in spans))
+    if wanted & inside and 2 * len(wanted & around) >= len(wanted):
+        return None
+    missing = sorted(w for w in _words(question) if _stem(w) in wanted - around)[:4]
+    return ("the excerpt does not answer the question (it never mentions "
+            f"{', '.join(repr(w) for w in missing) or 'what the question asks about'})")
+
+
+def times_found(span: tuple[int, int], document: Document) -> int:
+    """How often the excerpt at ``span`` occurs in its document (spaces and case ignored)."""
+    folded, _ = _folded(document.text)
+    needle, _ = _folded(document.text[span[0] : span[1]].strip())
+    return len(_occurrences(folded, needle)) if needle else 0
 
 
 def similar_questions(a: str, b: str) -> bool:

@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass
 
 from core.documents.model import Document, Section, TextSpan
-from core.llm.tsv import ParsedLine, Repairs, TSVError
+from core.llm.answers.repairs import Repairs
+from core.llm.errors import ParsedLine, TSVError
+from core.prompts.library import Mode as Mode  # anchors or offsets, as the template says
 from core.tokens import count_tokens
 
 _PARAGRAPH = re.compile(r"\S(?:.*?)(?=\n\s*\n|\Z)", re.DOTALL)

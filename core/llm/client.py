@@ -18,7 +18,9 @@ Failures are told apart by what they are:
 Before its first request is sized or sent, a client asks the server for its limits (llama.cpp's
 ``/props``: a slot's context and the number of slots) and never uses more context than one slot
 has nor sends more requests at once than there are slots: more would only be refused or queue up
-on the server and time out there.
+on the server and time out there. There each request asks to keep its prompt (``cache_prompt``)
+and names its slot (``id_slot``, see :mod:`core.llm.slots`); the prompt tokens actually read
+are logged (``prompt_processed``).
 
 The errors and the reading of a context refusal live in :mod:`core.llm.errors`. Every attempt is
 written to the response log; the key travels only in the ``Authorization`` header, which is
@@ -43,6 +45,8 @@ from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, tra
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
 from core.llm.settings import LLMSettings
+from core.llm.slots import SlotChooser, prompt_processed
+from core.llm.structured import PROBE_PHASE, probe, response_format
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
@@ -85,6 +89,12 @@ class LLMRequest:
     max_tokens: int | None = None
     subject: str = ""  # what the request is about, for the log: a document and its blocks
     stop: tuple[str, ...] = ()  # the server ends the answer where one of these would begin
+    # Names the text this prompt begins with that other requests begin with too (a document):
+    # a llama.cpp server is asked to keep it and gets the request on the slot that read it last.
+    shared_prefix: str = ""
+    # A JSON schema the answer is held to (``response_format``), for a server that offers
+    # structured output (see :meth:`LLMClient.structured_output`); None: free text.
+    schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +107,8 @@ class LLMResponse:
     log_id: str = ""  # the log entry of this answer (see ResponseLog.reject)
     answer_speed: float | None = None  # answer tokens per second, when the server reports it
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
+    # Prompt tokens the server actually read, not taken from its prompt cache (None: not said)
+    prompt_processed: int | None = None
 
 
 def request_seconds(prompt_tokens: float, answer_tokens: float, prompt_speed: float,
@@ -134,7 +146,10 @@ class LLMClient:
         self._fit_lock = threading.Lock()
         self._fitted = False
         self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
+        self._pinned = SlotChooser()  # llama.cpp's slots, once known: each request names one
         self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
+        self._structured: bool | None = None  # unknown until probed
+        self._probe_lock = threading.Lock()
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
             headers=auth_headers(settings),
@@ -187,6 +202,7 @@ class LLMClient:
             self._fitted = True
             context, slots = self.server_limits()
             self._local = slots is not None
+            self._pinned.configure(slots or 0)
             settings = self.settings
             if context and context < settings.context_tokens:
                 settings = settings.model_copy(update={"context_tokens": max(context, 1024)})
@@ -234,6 +250,17 @@ class LLMClient:
                                else max(1.0, server / local) * MEASURED_MARGIN)
             return self._ratio
 
+    def structured_output(self) -> bool:
+        """Whether the server holds answers to a JSON schema: probed once per client, never
+        logged (see :func:`core.llm.structured.probe`)."""
+        self._fit_to_server()
+        with self._probe_lock:
+            if self._structured is None:
+                with self._slots:
+                    self._structured = probe(self._http, self.settings.model,
+                                             self.settings.timeout, {PHASE_HEADER: PROBE_PHASE})
+            return self._structured
+
     def request_timeout(self, request: LLMRequest) -> float:
         """Seconds to wait for ``request``: the settings' timeout, or longer when the speed
         measured on this server's answers (or, before any, the speed assumed for a local CPU
@@ -272,7 +299,9 @@ class LLMClient:
             "temperature": (settings.temperature if request.temperature is None
                             else request.temperature),
             "max_tokens": request.max_tokens or settings.max_tokens,
-            **({"stop": list(request.stop)} if request.stop else {}),
+            **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
+            **({"response_format": response_format(request.phase, request.schema)}
+               if request.schema else {}),
         }
         label = request.label
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,
@@ -285,10 +314,12 @@ class LLMClient:
             timed_out, wait = False, backoff(attempt)
             with self._slots:
                 self._stop_if_closed(entry, attempt, label)
+                slot = self._pinned.take(request.shared_prefix)
+                sent = body if slot is None else {**body, "cache_prompt": True, "id_slot": slot}
                 started = time.monotonic()
                 try:
                     response: httpx.Response | None = self._http.post(
-                        "chat/completions", json=body, headers={PHASE_HEADER: request.phase},
+                        "chat/completions", json=sent, headers={PHASE_HEADER: request.phase},
                         timeout=timeout)
                 except httpx.TimeoutException:
                     response, timed_out = None, True
@@ -296,6 +327,8 @@ class LLMClient:
                 except (httpx.TransportError, RuntimeError) as err:
                     self._stop_if_closed(entry, attempt, label)
                     response, reason = None, f"cannot reach {settings.base_url} ({err})"
+                finally:
+                    self._pinned.free(slot)
                 latency = time.monotonic() - started
             if response is not None:
                 if response.status_code < 400:
@@ -370,6 +403,7 @@ class LLMClient:
             log_id=entry["id"],
             answer_speed=positive_float(timings.get("predicted_per_second")),
             prompt_speed=positive_float(timings.get("prompt_per_second")),
+            prompt_processed=prompt_processed(usage, timings),
         )
         self._measured(result)
         cut = choice.get("finish_reason") == "length"
@@ -381,6 +415,8 @@ class LLMClient:
             latency_s=round(latency, 4),
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
+            **({"prompt_processed": result.prompt_processed}
+               if result.prompt_processed is not None else {}),
             status=response.status_code,
             response=raw,
             **({"error": reason} if reason else {}),

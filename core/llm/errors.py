@@ -3,7 +3,8 @@
 :class:`LLMError` names what the request was for and where its raw responses are logged;
 :func:`context_refusal` recognises a server saying the prompt is larger than the model's context
 (llama.cpp's ``exceed_context_size_error``, OpenAI's ``context_length_exceeded`` and the usual
-wordings of other servers) and says what to change.
+wordings of other servers) and says what to change. :class:`TSVError` is an answer that breaks
+its format, naming the line.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Protocol
 
 from core.errors import ChunkLabError
 from core.llm.settings import LLMSettings
@@ -37,6 +39,54 @@ class LLMError(ChunkLabError):
         if self.log_path is not None:
             text += f" (raw responses are logged in {self.log_path})"
         return text
+
+
+class ParsedLine(Protocol):
+    """A row parsed from an answer, with the line it came from."""
+
+    @property
+    def line_number(self) -> int: ...
+
+    @property
+    def line(self) -> str: ...
+
+
+class DataLine(Protocol):
+    """One data line of an answer, numbered from 1."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+class TSVError(LLMError):
+    """An answer that breaks its format; ``line_number`` is 1-based within the answer."""
+
+    def __init__(
+        self,
+        label: str,
+        reason: str,
+        *,
+        line_number: int | None = None,
+        line: str | None = None,
+        log_path: Path | None = None,
+    ) -> None:
+        where = f"line {line_number}: " if line_number is not None else ""
+        shown = f" — line was {line[:200]!r}" if line is not None else ""
+        super().__init__(f"{where}{reason}{shown}", label=label, log_path=log_path)
+        self.line_number = line_number
+        self.line = line
+
+    @classmethod
+    def at(cls, label: str, reason: str, row: ParsedLine) -> TSVError:
+        """An error about one parsed row (a value that is well-formed but wrong here)."""
+        return cls(label, reason, line_number=row.line_number, line=row.line)
+
+    @classmethod
+    def on(cls, label: str, reason: str, line: DataLine) -> TSVError:
+        """An error about one data line of the answer."""
+        return cls(label, reason, line_number=line.number, line=line.text)
 
 
 class ContextExceededError(LLMError):

@@ -5,7 +5,8 @@ that fit the model's context). For each request the phase gives the template's p
 values (:meth:`Phase.values`) and reads the answer (:meth:`Phase.parse`). :meth:`PhaseContext.ask`
 is the one way a request reaches the model: render, look in the cache, send, parse, ask again
 after an invalid answer as often as the phase allows (:attr:`Phase.retries`), and cache only
-answers that parsed. Transient HTTP failures are the client's business.
+answers that parsed — and, for a phase that falls back when tolerant, the failure that made it
+fall back, so a re-run gives the same chunks. Transient HTTP failures are the client's business.
 
 A phase also says how the Prompts page tries it on a :class:`PhaseInput` (:meth:`Phase.preview`,
 :meth:`Phase.test`), so a new phase is one module in :mod:`core.llm.phases` plus its template.
@@ -22,10 +23,15 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 from core.assembly import CitationCheck
 from core.documents.model import Document, Section, Table, TextSpan
 from core.errors import TemplateError
+from core.llm.anchors import Mode
+from core.llm.answers.copies import without_copies
+from core.llm.answers.reader import Columns
+from core.llm.answers.repairs import Repairs
 from core.llm.cache import LLMCache
 from core.llm.client import AnswerCutError, LLMClient, LLMError, LLMRequest, LLMResponse
+from core.llm.errors import TSVError
 from core.llm.settings import AnswerSettings, LLMSettings
-from core.llm.tsv import Mode, Repairs, TSVError, without_copies
+from core.llm.structured import rows_as_tsv, rows_schema
 from core.prompts.library import PromptTemplate
 from core.prompts.substitution import Substitution
 from core.tokens import count_tokens
@@ -36,6 +42,7 @@ T = TypeVar("T")
 PROMPT_MARGIN_TOKENS = 64
 MIN_WINDOW_TOKENS = 256
 DEFAULT_MAX_TOKENS = 512
+STRUCTURED_CAP_FACTOR = 2  # answer tokens of JSON rows per answer token of TSV rows
 
 
 @runtime_checkable
@@ -93,6 +100,7 @@ class Usage:
 
     requests: int = 0
     prompt_tokens: int = 0
+    prompt_processed: int = 0  # prompt tokens the server read, not taken from its cache
     completion_tokens: int = 0
     latency_s: float = 0.0
     cache_hits: int = 0
@@ -128,6 +136,13 @@ class Phase(ABC, Generic[Req, Out]):
     template: ClassVar[str]  # the template it sends (anchors mode)
     offsets_template: ClassVar[str | None] = None  # … in character-offset mode, when it has one
     retries: ClassVar[int] = 1  # requests again after an invalid answer
+    # None: the connection's temperature. The phases whose answers place chunks ask at 0, so a
+    # re-run cuts the same chunks.
+    temperature: ClassVar[float | None] = None
+    # Tolerant parsing replaces an answer it cannot use (the phase falls back to the document's
+    # own sections, the recursive splitter): that failure is cached with the inputs that
+    # produced it, so a re-run falls back the same way instead of asking again.
+    falls_back: ClassVar[bool] = False
     # The longest answer the phase needs (a one-line answer needs few tokens); None: the
     # connection's max tokens. Never more than the connection's.
     answer_tokens: ClassVar[int | None] = None
@@ -175,6 +190,23 @@ class Phase(ABC, Generic[Req, Out]):
         """What the request is about, as the raw log names it ("" when the prompt says it)."""
         return ""
 
+    def columns(self, request: Req) -> Columns | None:
+        """The TSV columns of this request's answer; None when it is not rows. A server with
+        structured output is asked for them as JSON rows held to a schema, read back into
+        these lines (see :mod:`core.llm.structured`)."""
+        return None
+
+    def answer_schema(self, request: Req) -> dict[str, Any] | None:
+        """The JSON schema a server with structured output holds the answer to (None: none)."""
+        columns = self.columns(request)
+        return None if columns is None else rows_schema(columns.names, columns.numeric)
+
+    def shared_prefix(self, request: Req) -> str:
+        """A name for the text this request's prompt begins with when other requests begin
+        with it too (the document a chunk is read in), so the server can keep it; "" when
+        nothing is shared."""
+        return ""
+
     def answer_cap(self, request: Req) -> int | None:
         """Answer tokens this request can need at most (None: no cap below
         :meth:`answer_limit`), so a model repeating itself stops early."""
@@ -182,7 +214,8 @@ class Phase(ABC, Generic[Req, Out]):
 
     def request(self, prompt: str, template: PromptTemplate, context: PhaseContext) -> LLMRequest:
         return LLMRequest(prompt, self.name, self.label, template.version,
-                          max_tokens=self.answer_limit(context.settings))
+                          max_tokens=self.answer_limit(context.settings),
+                          temperature=self.temperature)
 
     @abstractmethod
     def first_request(self, source: PhaseInput, template: PromptTemplate,
@@ -274,6 +307,9 @@ class PhaseContext:
             self.responses.append(response)
             self.usage.requests += 1
             self.usage.prompt_tokens += response.prompt_tokens
+            self.usage.prompt_processed += (response.prompt_tokens
+                                            if response.prompt_processed is None
+                                            else response.prompt_processed)
             self.usage.completion_tokens += response.completion_tokens
             self.usage.latency_s += response.latency_s
 
@@ -312,13 +348,19 @@ class PhaseContext:
     def ask(self, phase: Phase[Req, Out], request: Req) -> Out:
         template = self.template(phase)
         llm_request = phase.request(phase.prompt(template, request), template, self)
+        llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop,
+                              shared_prefix=phase.shared_prefix(request))
         cap = phase.answer_cap(request)
+        schema = phase.answer_schema(request)
+        if schema is not None and self.client.structured_output():
+            llm_request = replace(llm_request, schema=schema)
+            # JSON repeats the column names on every row: room for about twice the tokens.
+            cap = None if cap is None else cap * STRUCTURED_CAP_FACTOR
         if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
             llm_request = replace(llm_request, max_tokens=cap)
-        llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop)
         limit = llm_request.max_tokens or self.settings.max_tokens
         content = phase.cache_content(request)
-        key = cut_key = None
+        key = cut_key = failed_key = None
         if self.cache is not None and content is not None:
             model = llm_request.model or self.settings.model
             temperature = (self.settings.temperature if llm_request.temperature is None
@@ -328,7 +370,13 @@ class PhaseContext:
             # asks again, for the whole answer.
             cut_key = LLMCache.key(phase.name, template.version, model, temperature,
                                    **content, cut_at=limit)
-            cached = self._cached(key, cut_key)
+            if phase.falls_back and isinstance(request, Tolerant) and request.repairs is not None:
+                failed_key = LLMCache.key(phase.name, template.version, model, temperature,
+                                          **content, cut_at=limit, failed=True)
+            cached = self._cached(key, cut_key, *([failed_key] if failed_key else []))
+            if cached is not None and cached[0] == failed_key:
+                raise TSVError(phase.label, f"{cached[1]} (kept in the LLM cache: the same "
+                               "inputs fall back the same way)")
             if cached is not None and cached[0] == key:
                 try:
                     return self._parse(phase, template, cached[1], request)
@@ -343,6 +391,17 @@ class PhaseContext:
                         request)
                 except AnswerCutError:  # no longer usable under today's rules: ask again
                     self.cache.discard(cut_key)
+        try:
+            return self._ask_server(phase, template, request, llm_request, key, cut_key)
+        except (TSVError, AnswerCutError) as err:
+            if failed_key is not None and self.cache is not None:
+                self.cache.put(failed_key, phase.name, err.reason)
+            raise
+
+    def _ask_server(self, phase: Phase[Req, Out], template: PromptTemplate, request: Req,
+                    llm_request: LLMRequest, key: str | None, cut_key: str | None) -> Out:
+        """Send, parse, ask again after an invalid answer as often as the phase allows; cache
+        what parsed (under ``key``) or what was cut and still parsed (under ``cut_key``)."""
         last: TSVError | None = None
         for _ in range(phase.retries + 1):
             try:
@@ -354,15 +413,18 @@ class PhaseContext:
                     self.cache.put(cut_key, phase.name, cut.response.text)
                 return value
             self._record(response)
+            columns = phase.columns(request) if llm_request.schema is not None else None
+            text = response.text if columns is None else rows_as_tsv(response.text,
+                                                                     columns.names)
             try:
-                value = self._parse(phase, template, response.text, request)
+                value = self._parse(phase, template, text, request)
             except TSVError as err:
                 err.log_path = self.client.log.path
                 self.client.log.reject(response.log_id, err.reason)
                 last = err
                 continue
             if key is not None and self.cache is not None:
-                self.cache.put(key, phase.name, response.text)
+                self.cache.put(key, phase.name, text)
             return value
         assert last is not None
         raise last

@@ -34,14 +34,19 @@ from core.chunking.table_aware import table_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from core.llm.answers.repairs import Repair, Repairs
 from core.llm.client import LLMError
 from core.llm.phase import Phase, PhaseContext, Usage
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
 from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan
-from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
+from core.llm.phases.chunk_phase import (
+    DOCUMENT_WINDOW_TOKENS,
+    ChunkRequest,
+    HeadingContext,
+    Reading,
+)
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE, StructureResult
 from core.llm.phases.table_summary import TableRequest
-from core.llm.tsv import Repair, Repairs
 from core.progress import ProgressFn, Tracker
 
 STRATEGY = "llm"
@@ -149,6 +154,7 @@ class LLMRun:
     usage: Usage = field(default_factory=Usage)
     repairs: list[Repair] = field(default_factory=list)  # what tolerant parsing changed
     error: ChunkLabError | None = None  # structure or boundaries failed: no chunks
+    reading: Reading | None = None  # the stretches its chunks are read in
 
     @property
     def warnings(self) -> int:
@@ -312,6 +318,8 @@ class LLMPipeline:
         run = runs[task.doc]
         if isinstance(task, StructureTask):
             run.structure = result
+            run.reading = Reading.of(run.document, min(
+                DOCUMENT_WINDOW_TOKENS, self.context.budget(METADATA) - self.config.size))
             run.segments = leaf_segments(run.document, result)
             run.boundaries = [None] * len(run.segments)
             run.planned = [[] for _ in run.segments]
@@ -386,12 +394,15 @@ class LLMPipeline:
         document = run.document
         path = run.path(piece.start)
         text = document.text[piece.start : piece.end]
+        room = self.context.budget(phase) - piece.tokens
+        shown = run.reading.around(piece.start, room) if run.reading is not None else ""
         if phase is TABLE_SUMMARY:
             table = next((t for t in document.tables if piece.start <= t.start < piece.end), None)
             return self.context.ask(TABLE_SUMMARY, TableRequest(
-                document.source_name, text, path, table.caption if table else None, repairs))
+                document.source_name, text, path, table.caption if table else None, repairs,
+                shown))
         request = ChunkRequest(document.source_name, text,
-                               HeadingContext.of(path, document.source_name), repairs)
+                               HeadingContext.of(path, document.source_name), repairs, shown)
         if phase is METADATA:
             return self.context.ask(METADATA, request).summary
         return self.context.ask(PREFIX, request)

@@ -1,5 +1,6 @@
 """What a server says about itself, and the settings that fit it.
 
+Whether a server holds answers to a JSON schema is probed (:meth:`LLMClient.structured_output`).
 llama.cpp's server tells its context per request (``GET /props``:
 ``default_generation_settings.n_ctx``, a slot's context), how many requests it computes at once
 (``total_slots``), the model's size (``GET /v1/models``: ``data[].meta``) and counts tokens with
@@ -36,6 +37,7 @@ class ServerFacts:
     model_params: int | None = None
     answer_speed: float | None = None  # answer tokens per second, measured by a request
     prompt_speed: float | None = None
+    structured_output: bool = False  # holds answers to a JSON schema (``response_format``)
 
     @property
     def known(self) -> bool:
@@ -64,6 +66,7 @@ def read_facts(client: LLMClient, models: list[dict[str, Any]],
         model_params=positive_int(meta.get("n_params")),
         answer_speed=measured.answer_speed if measured else None,
         prompt_speed=measured.prompt_speed if measured else None,
+        structured_output=client.structured_output(),
     )
 
 

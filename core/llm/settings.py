@@ -87,7 +87,7 @@ class AnswerSettings(BaseModel):
     """The user's choices for RAG answers: model (empty: the connection's), temperature, locale.
 
     Every answer request uses them (Assemble, the Prompts page's RAG test, the CLI), while the
-    structured phases keep the connection's temperature.
+    other phases keep the connection's temperature (structure and boundaries ask at 0).
     """
 
     model_config = ConfigDict(frozen=True)

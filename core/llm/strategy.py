@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.documents.model import Document
+from core.llm.anchors import Mode
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.phase import PhaseContext
 from core.llm.pipeline import CHUNKING_PHASES, STRATEGY, LLMConfig, LLMPipeline, LLMRun
 from core.llm.settings import LLMSettings
-from core.llm.tsv import Mode
 from core.progress import ProgressFn
 from core.prompts.library import PromptLibrary, PromptTemplate
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from core.errors import TemplateError
 from core.llm.client import LLMClient
+from core.llm.errors import TSVError
 from core.llm.phase import PhaseContext, PhaseInput, PhaseView
 from core.llm.phases import phase_of
 from core.llm.settings import AnswerSettings, LLMSettings
-from core.llm.tsv import TSVError
 from core.prompts.library import PromptTemplate
 
 

@@ -2,8 +2,8 @@
 
 Every answer request goes through here — Assemble's "Ask the LLM", the Prompts page's RAG test
 and ``python -m core assemble --ask`` — so the answer settings (model, temperature) always apply,
-while the structured phases keep the connection's temperature. The answer is checked for its
-citation markers; it is never cached (asking again shows how answers vary).
+while the other phases keep theirs (:attr:`core.llm.phase.Phase.temperature`). The answer is
+checked for its citation markers; it is never cached (asking again shows how answers vary).
 """
 
 from __future__ import annotations

@@ -13,23 +13,16 @@ from dataclasses import dataclass, field, replace
 
 from core.documents.model import Document
 from core.llm import anchors
+from core.llm.anchors import Mode
+from core.llm.answers.checks import Line, integer, max_answer_chars, too_many
+from core.llm.answers.reader import Columns, tsv_lines
+from core.llm.answers.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.cache import digest
 from core.llm.client import AnswerCutError
+from core.llm.errors import TSVError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE
 from core.llm.settings import LLMSettings
-from core.llm.tsv import (
-    Columns,
-    Line,
-    Mode,
-    Repairs,
-    TSVError,
-    integer,
-    max_answer_chars,
-    tolerantly,
-    too_many,
-    tsv_lines,
-)
 from core.prompts.library import PromptTemplate
 from core.tokens import count_tokens
 
@@ -129,6 +122,11 @@ def boundary_row(boundary: Boundary, mode: Mode) -> dict[str, object]:
     return row
 
 
+def answer_columns(mode: Mode) -> Columns:
+    """A boundary line's columns: an integer position, a type, a free-text justification."""
+    return Columns(COLUMNS[mode], numeric=(0,), free=2)
+
+
 def _rank(line: Line) -> int:
     kind = line.cells[1]
     return 0 if kind == FIRST_TYPE else 2 if kind == LAST_TYPE else 1
@@ -187,7 +185,7 @@ def parse_boundaries(text: str, mode: Mode = "anchors", *, label: str = LABEL,
     """``position boundary_type justification``, strictly ascending, first/last rules.
     Tolerant (``repairs`` given): see :func:`_tolerant_rows`."""
     columns = COLUMNS[mode]
-    lines = tsv_lines(label, text, Columns(columns, numeric=(0,), free=2), repairs,
+    lines = tsv_lines(label, text, answer_columns(mode), repairs,
                       max_rows=max_rows, max_chars=max_chars)
     if repairs is not None:
         rows = _tolerant_rows(label, lines, repairs)
@@ -224,8 +222,13 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
     inputs = ("document", "section", "max_tokens")
     offsets_template = "boundary_detection_offsets"
     retries = 0
+    temperature = 0.0
+    falls_back = True
     text_placeholder = "section_text"
     stop = ("\n[", "END OF SECTION")  # a boundary line never starts with a block marker
+
+    def columns(self, request: BoundaryWindow) -> Columns:
+        return answer_columns(request.mode)
 
     def values(self, request: BoundaryWindow) -> dict[str, str]:
         text = request.text
@@ -389,12 +392,8 @@ class BoundariesPhase(Phase[BoundaryWindow, list[Boundary]]):
         try:
             return context.ask(self, window)
         except (TSVError, AnswerCutError) as err:
-            if repairs is None:
-                raise
-            line = err.line or "" if isinstance(err, TSVError) else ""
-            number = err.line_number if isinstance(err, TSVError) else None
-            repairs.add("boundary_fallback", self.label, number, line,
-                        f"“{window.section.title}”: {err.reason}")
+            reject_or_repair(repairs, "boundary_fallback", err,
+                             f"“{window.section.title}”: {err.reason}")
             return [Boundary(window.begin, FIRST_TYPE, FALLBACK_WHY, window.begin, 0)]
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,

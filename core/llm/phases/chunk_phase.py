@@ -1,8 +1,11 @@
 """What the phases asked about one chunk share: the chunk's text with the chapter, section and
-subsection titles its prompts show (the one place this lookup lives).
+subsection titles its prompts show (the one place this lookup lives), and the stretch of the
+document it is read in.
 
 The pipeline passes the LLM's structure path (or the document's), the Prompts page the
-document's.
+document's. Prompts about a chunk begin with the document (:class:`Reading`), the chunk after
+it: every request about chunks of one stretch begins with the same text, which a server with a
+prompt cache reads once.
 """
 
 from __future__ import annotations
@@ -10,12 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
-from core.llm.phase import OneRequestPhase, PhaseInput, need
+from core.documents.model import Document
+from core.llm import anchors
+from core.llm.answers.repairs import Repairs
+from core.llm.cache import digest
+from core.llm.phase import OneRequestPhase, PhaseInput, need, window_budget
 from core.llm.settings import LLMSettings
-from core.llm.tsv import Repairs
 from core.prompts.library import PromptTemplate
+from core.tokens import count_tokens
 
 NO_SUBSECTION = "no subsection"
+DOCUMENT_WINDOW_TOKENS = 1500  # the most of a document shown with a chunk (tiktoken tokens):
+# as much as a structure request carries, which the bundled 1.5 B model still reads as asked
 Out = TypeVar("Out")
 
 
@@ -35,6 +44,43 @@ class HeadingContext:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A document cut once into stretches of whole blocks of at most ``budget`` tokens (one
+    stretch when it fits): a chunk is shown in the stretch that holds its start."""
+
+    document: Document
+    spans: tuple[tuple[int, int, int], ...]  # start, end, tokens
+
+    @classmethod
+    def of(cls, document: Document, budget: int) -> Reading:
+        blocks = anchors.anchor_blocks(document)
+        runs = anchors.windows(document, blocks, budget) if blocks else []
+        cuts = [0, *(run[0].start for run in runs[1:]), len(document.text)]
+        return cls(document, tuple((a, b, count_tokens(document.text[a:b]))
+                                   for a, b in zip(cuts, cuts[1:], strict=False)))
+
+    def around(self, position: int, room: int) -> str:
+        """The stretch that holds ``position`` when it fits ``room`` tokens, else ""."""
+        for start, end, tokens in self.spans:
+            if start <= position < end or end == len(self.document.text):
+                return self.document.text[start:end] if tokens <= room else ""
+        return ""
+
+    @classmethod
+    def shown(cls, document: Document, start: int, text: str, budget: int) -> str:
+        """The stretch shown with ``text`` (at ``start``) when a request carries ``budget``
+        tokens of text, for a single request (the Prompts page)."""
+        room = budget - count_tokens(text)
+        return cls.of(document, min(DOCUMENT_WINDOW_TOKENS, room)).around(start, room)
+
+
+def stretch_name(document_name: str, document_text: str) -> str:
+    """What names the text every prompt about chunks of one stretch begins with ("" for
+    none)."""
+    return digest(document_name, document_text) if document_text else ""
+
+
+@dataclass(frozen=True)
 class ChunkRequest:
     """A chunk's text with what its prompts show around it."""
 
@@ -42,6 +88,8 @@ class ChunkRequest:
     text: str
     context: HeadingContext
     repairs: Repairs | None = field(default=None, compare=False)  # None: strict parsing
+    document_text: str = ""  # the stretch of the document the chunk is read in
+
 
 
 class ChunkPhase(OneRequestPhase[ChunkRequest, Out]):
@@ -56,4 +104,22 @@ class ChunkPhase(OneRequestPhase[ChunkRequest, Out]):
         document = need(source.document, "a document")
         chunk = need(source.chunk, "a chunk")
         context = HeadingContext.of(document.heading_path(chunk.start), document.source_name)
-        return ChunkRequest(document.source_name, document.slice(chunk), context)
+        text = document.slice(chunk)
+        shown = Reading.shown(document, chunk.start, text, window_budget(settings, template))
+        return ChunkRequest(document.source_name, text, context, document_text=shown)
+
+    def values(self, request: ChunkRequest) -> dict[str, str]:
+        context = request.context
+        return {"document_id": request.document_name, "document_text": request.document_text,
+                "chapter_title": context.chapter, "section_title": context.section,
+                "subsection_title": context.subsection or NO_SUBSECTION,
+                "chunk_text": request.text}
+
+    def cache_content(self, request: ChunkRequest) -> dict[str, object]:
+        context = request.context
+        return {"chunk": digest(request.text, request.document_name, context.chapter,
+                                context.section, context.subsection),
+                "document": digest(request.document_text)}
+
+    def shared_prefix(self, request: ChunkRequest) -> str:
+        return stretch_name(request.document_name, request.document_text)

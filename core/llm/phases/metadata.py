@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.llm.cache import digest
+from core.llm.answers.checks import max_answer_chars
+from core.llm.answers.reader import Columns, tsv_lines
+from core.llm.answers.repairs import Repairs, tolerantly
+from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
-from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
-from core.llm.tsv import Repairs, TSVError, max_answer_chars, tolerantly, tsv_lines
+from core.llm.phases.chunk_phase import NO_SUBSECTION, ChunkPhase, ChunkRequest
 
 LABEL = "phase 3 (chunk metadata)"
 COLUMNS = ("chapter_title", "section_title", "subsection_title", "summary")
@@ -38,8 +40,8 @@ def parse_metadata(text: str, *, label: str = LABEL, repairs: Repairs | None = N
     if len(lines) != 1:
         raise TSVError.on(label, "expected a single line of metadata", lines[1])
     chapter, section, subsection, summary = lines[0].cells
-    return MetadataRow((chapter, section, None if subsection in ("", NONE) else subsection),
-                       summary)
+    none = subsection in ("", NONE) or subsection.casefold() == NO_SUBSECTION  # as shown
+    return MetadataRow((chapter, section, None if none else subsection), summary)
 
 
 class MetadataPhase(ChunkPhase[MetadataRow]):
@@ -48,13 +50,8 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
     template = "chunk_metadata"
     answer_tokens = 256  # one TSV line: three titles and a one-sentence summary
 
-    def values(self, request: ChunkRequest) -> dict[str, str]:
-        return {"document_id": request.document_name, "chapter_title": request.context.chapter,
-                "section_title": request.context.section, "chunk_text": request.text}
-
-    def cache_content(self, request: ChunkRequest) -> dict[str, object]:
-        return {"chunk": digest(request.text, request.document_name, request.context.chapter,
-                                request.context.section)}
+    def columns(self, request: ChunkRequest) -> Columns:
+        return Columns(COLUMNS)
 
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:
         return tolerantly(request.repairs, lambda repairs: parse_metadata(

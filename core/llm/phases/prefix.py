@@ -7,10 +7,11 @@ asked once more.
 
 from __future__ import annotations
 
-from core.llm.cache import digest
+from core.llm.answers.checks import one_paragraph
+from core.llm.answers.repairs import Repairs, tolerantly
+from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
-from core.llm.phases.chunk_phase import NO_SUBSECTION, ChunkPhase, ChunkRequest
-from core.llm.tsv import Repairs, TSVError, one_paragraph, tolerantly
+from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
 
 LABEL = "phase 3b (contextual prefix)"
 PREFIX_START = "This chunk is from"
@@ -31,18 +32,6 @@ class PrefixPhase(ChunkPhase[str]):
     label = LABEL
     template = "contextual_prefix"
     answer_tokens = 160  # one sentence of 20-50 words
-
-    def values(self, request: ChunkRequest) -> dict[str, str]:
-        context = request.context
-        return {"document_id": request.document_name, "chapter_title": context.chapter,
-                "section_title": context.section,
-                "subsection_title": context.subsection or NO_SUBSECTION,
-                "chunk_text": request.text}
-
-    def cache_content(self, request: ChunkRequest) -> dict[str, object]:
-        context = request.context
-        return {"chunk": digest(request.text, request.document_name, context.chapter,
-                                context.section, context.subsection)}
 
     def parse(self, answer: str, request: ChunkRequest) -> str:
         return tolerantly(request.repairs,

@@ -12,17 +12,24 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from core.documents.model import TextSpan
 from core.evaluation.excerpts import locate
+from core.llm.answers.checks import check_answer
 from core.llm.cache import digest
+from core.llm.errors import TSVError
 from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, need
 from core.llm.settings import LLMSettings
-from core.llm.tsv import TSVError, check_answer
 from core.prompts.library import PromptTemplate
 
 LABEL = "question generation"
 PREVIEW_CHARS = 6000  # of a section shown when the Prompts page tries the template
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["question", "excerpts"], "additionalProperties": False,
+    "properties": {"question": {"type": "string"},
+                   "excerpts": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                                "maxItems": 3}}}
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
@@ -69,6 +76,9 @@ class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion
     template = "question_generation"
     inputs = ("document", "section", "table")
     text_placeholder = "passage"
+
+    def answer_schema(self, request: QuestionRequest) -> dict[str, Any]:
+        return ANSWER_SCHEMA
 
     def values(self, request: QuestionRequest) -> dict[str, str]:
         previous = "\n".join(f"- {q}" for q in request.previous) or "none yet"

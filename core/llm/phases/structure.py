@@ -13,23 +13,15 @@ from dataclasses import dataclass, field, replace
 
 from core.documents.model import Document
 from core.llm import anchors
+from core.llm.anchors import Mode
+from core.llm.answers.checks import Line, folded, integer, max_answer_chars, too_many
+from core.llm.answers.reader import Columns, tsv_lines
+from core.llm.answers.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.cache import digest
 from core.llm.client import AnswerCutError
+from core.llm.errors import TSVError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
 from core.llm.settings import LLMSettings
-from core.llm.tsv import (
-    Columns,
-    Line,
-    Mode,
-    Repairs,
-    TSVError,
-    folded,
-    integer,
-    max_answer_chars,
-    tolerantly,
-    too_many,
-    tsv_lines,
-)
 from core.prompts.library import PromptTemplate
 
 ROOT = "ROOT"
@@ -107,6 +99,11 @@ class StructureWindow:
         if self.mode == "anchors":
             return anchors.render(self.document, self.shown, self.end)
         return self.document.text[self.begin : self.end]
+
+
+def answer_columns(mode: Mode) -> Columns:
+    """A section line's columns; the level and the two positions are integers."""
+    return Columns(COLUMNS[mode], numeric=(1, 2, 3))
 
 
 def _levels(document: Document) -> dict[str, int]:
@@ -222,14 +219,14 @@ def parse_structure(
     spellings = {**(headings or {}), **{folded(t): t for t in known_titles}}
     seen: set[tuple[str, int]] = set()
     unordered: Line | None = None
-    lines = tsv_lines(label, text, Columns(columns, numeric=(1, 2, 3)), repairs,
+    lines = tsv_lines(label, text, answer_columns(mode), repairs,
                       max_rows=max_rows, max_chars=max_chars)
     for line in lines:
         title, level_s, start_s, end_s, parent = line.cells
         if not title:
-            if repairs is None:
-                raise TSVError.on(label, "the title is empty", line)
-            repairs.add("rows_dropped", label, line.number, line.text, "a section without title")
+            reject_or_repair(repairs, "rows_dropped",
+                             TSVError.on(label, "the title is empty", line),
+                             "a section without title")
             continue
         level = integer(label, level_s, "level", line)
         own = (levels or {}).get(folded(title))
@@ -238,10 +235,9 @@ def parse_structure(
                         f"level {level} read as {own}, the level of the heading it names")
             level = own
         if level not in (1, 2, 3) and (repairs is None or not 0 <= level <= 4):
-            if repairs is None:
-                raise TSVError.on(label, f"level must be 1, 2 or 3, got {level}", line)
-            repairs.add("rows_dropped", label, line.number, line.text,
-                        f"level {level}: the columns are not what they should be")
+            reject_or_repair(repairs, "rows_dropped", TSVError.on(
+                label, f"level must be 1, 2 or 3, got {level}", line),
+                f"level {level}: the columns are not what they should be")
             continue
         if repairs is not None and not any(ch.isalpha() for ch in title):
             repairs.add("rows_dropped", label, line.number, line.text,
@@ -252,23 +248,20 @@ def parse_structure(
         end = integer(label, end_s, columns[3], line)
         if end < start or (mode == "offsets" and end == start):
             relation = "<=" if mode == "anchors" else "<"
-            if repairs is None or mode == "offsets":
-                raise TSVError.on(label, f"{columns[2]} must be {relation} {columns[3]}", line)
-            repairs.add("value_fixed", label, line.number, line.text,
-                        f"end anchor {end} before start anchor {start} read as {start}")
+            reject_or_repair(None if mode == "offsets" else repairs, "value_fixed", TSVError.on(
+                label, f"{columns[2]} must be {relation} {columns[3]}", line),
+                f"end anchor {end} before start anchor {start} read as {start}")
             end = start
         if sections and start < sections[-1].start:
-            if repairs is None:
+            if repairs is None:  # tolerant: sorted at the end, recorded once
                 raise TSVError.on(label, f"sections must be in ascending order ({start} comes "
                                   f"after {sections[-1].start})", line)
             unordered = unordered or line
         title = _match(title, spellings, repairs, label, line)
         if (folded(title), start) in seen:
-            if repairs is None:
-                raise TSVError.on(label, f"the section {title!r} at {start} is listed twice",
-                                  line)
-            repairs.add("repeat_dropped", label, line.number, line.text,
-                        f"the section {title!r} at {start} was listed before")
+            reject_or_repair(repairs, "repeat_dropped", TSVError.on(
+                label, f"the section {title!r} at {start} is listed twice", line),
+                f"the section {title!r} at {start} was listed before")
             continue
         seen.add((folded(title), start))
         if parent != ROOT:
@@ -318,6 +311,8 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
     template = "structure_analysis"
     offsets_template = "structure_analysis_offsets"
     retries = 0
+    temperature = 0.0
+    falls_back = True
     text_placeholder = "document_text"
     stop = ("\n[", "END OF DOCUMENT")  # a section line never starts with a block marker
 
@@ -325,6 +320,9 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
         return {"document_name": request.document.source_name, "document_text": request.text,
                 "first_anchor": str(request.shown[0].number),
                 "last_anchor": str(request.shown[-1].number)}
+
+    def columns(self, request: StructureWindow) -> Columns:
+        return answer_columns(request.mode)
 
     def answer_cap(self, request: StructureWindow) -> int:
         """A line per heading shown and one per four other blocks (text without headings),
@@ -425,13 +423,7 @@ class StructurePhase(Phase[StructureWindow, list[LLMSection]]):
                     found = found[1:]
                 sections += found
         except (TSVError, AnswerCutError) as err:
-            if repairs is None:
-                raise
-            if isinstance(err, TSVError):
-                repairs.add("structure_fallback", self.label, err.line_number, err.line or "",
-                            err.reason)
-            else:
-                repairs.add("structure_fallback", self.label, None, "", err.reason)
+            reject_or_repair(repairs, "structure_fallback", err)
             return StructureResult(mode, document_sections(document), template.version,
                                    fallback=True)
         return StructureResult(mode, sections, template.version)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.llm.answers.checks import one_paragraph
+from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.cache import digest
-from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need
+from core.llm.errors import TSVError
+from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need, window_budget
+from core.llm.phases.chunk_phase import Reading, stretch_name
 from core.llm.settings import LLMSettings
-from core.llm.tsv import Repairs, TSVError, one_paragraph, tolerantly
 from core.prompts.library import PromptTemplate
 
 SUMMARY_CHARS = (10, 1000)
@@ -25,6 +28,7 @@ class TableRequest:
     heading_path: list[str]
     caption: str | None
     repairs: Repairs | None = field(default=None, compare=False)  # None: strict parsing
+    document_text: str = ""  # the stretch of the document the table is read in (see Reading)
 
     @property
     def path(self) -> str:
@@ -40,11 +44,13 @@ def parse_table_summary(text: str, *, label: str = LABEL, repairs: Repairs | Non
     return summary
 
 
-def table_request(source: PhaseInput) -> TableRequest:
+def table_request(source: PhaseInput, budget: int) -> TableRequest:
     document = need(source.document, "a document")
     table = need(source.table, "a table")
     return TableRequest(document.source_name, table.markdown,
-                        document.heading_path(table.start), table.caption)
+                        document.heading_path(table.start), table.caption,
+                        document_text=Reading.shown(document, table.start, table.markdown,
+                                                    budget))
 
 
 class TableSummaryPhase(OneRequestPhase[TableRequest, str]):
@@ -56,12 +62,16 @@ class TableSummaryPhase(OneRequestPhase[TableRequest, str]):
     text_placeholder = "table_markdown"
 
     def values(self, request: TableRequest) -> dict[str, str]:
-        return {"document_id": request.document_name, "heading_path": request.path,
-                "table_caption": request.caption or "none", "table_markdown": request.table_text}
+        return {"document_id": request.document_name, "document_text": request.document_text,
+                "heading_path": request.path, "table_caption": request.caption or "none",
+                "table_markdown": request.table_text}
 
     def cache_content(self, request: TableRequest) -> dict[str, object]:
         return {"chunk": digest(request.table_text, request.document_name, request.path,
-                                request.caption)}
+                                request.caption), "document": digest(request.document_text)}
+
+    def shared_prefix(self, request: TableRequest) -> str:
+        return stretch_name(request.document_name, request.document_text)
 
     def parse(self, answer: str, request: TableRequest) -> str:
         return tolerantly(request.repairs, lambda repairs: parse_table_summary(
@@ -69,7 +79,7 @@ class TableSummaryPhase(OneRequestPhase[TableRequest, str]):
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,
                       settings: LLMSettings) -> TableRequest:
-        return table_request(source)
+        return table_request(source, window_budget(settings, template))
 
     def view(self, result: str, source: PhaseInput) -> PhaseView:
         return PhaseView(rows=[{"summary": result}], items=[result],

@@ -1,0 +1,74 @@
+"""Structured output: the rows a phase asks for, as a JSON schema the server holds the model to.
+
+Servers that offer it (llama.cpp, vLLM, OpenAI: ``response_format`` of type ``json_schema``)
+are asked for ``{"rows": [{column: value, ...}, ...]}``; the answer is read back into the TSV
+lines the phase's parser reads, so one parser serves both, and the copy checks and the cache
+see the same text. Whether a server offers it is found out once, by a probe (:func:`probe`),
+and shown on Settings; servers without it keep getting TSV.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+PROBE_PHASE = "structured_output_probe"  # names the probe request to the server
+_PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                 "required": ["ok"], "additionalProperties": False}
+
+
+def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``response_format`` that holds an answer to ``schema``."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema,
+                                                   "strict": True}}
+
+
+def rows_schema(columns: tuple[str, ...], numeric: tuple[int, ...] = (),
+                max_rows: int | None = None) -> dict[str, Any]:
+    """``{"rows": [...]}``, each row an object with every column: integers where ``numeric``
+    says, text elsewhere."""
+    row = {"type": "object",
+           "properties": {name: {"type": "integer" if i in numeric else "string"}
+                          for i, name in enumerate(columns)},
+           "required": list(columns), "additionalProperties": False}
+    rows: dict[str, Any] = {"type": "array", "items": row, "minItems": 1}
+    if max_rows is not None:
+        rows["maxItems"] = max_rows
+    return {"type": "object", "properties": {"rows": rows}, "required": ["rows"],
+            "additionalProperties": False}
+
+
+def rows_as_tsv(answer: str, columns: tuple[str, ...]) -> str:
+    """The TSV lines a ``{"rows": [...]}`` answer stands for; the answer itself when it is no
+    such JSON (the phase's parser then says what is wrong with it)."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return answer
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        return answer
+    return "\n".join("\t".join(_cell(row.get(name)) for name in columns) for row in rows)
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return " ".join(text.replace("\t", " ").splitlines())
+
+
+def probe(http: httpx.Client, model: str, timeout: float, headers: dict[str, str]) -> bool:
+    """Whether the server answers a tiny request with the JSON its schema asks for; a server
+    that ignores the format, refuses it or fails counts as without."""
+    body = {"model": model, "max_tokens": 16, "temperature": 0.0,
+            "messages": [{"role": "user", "content": "Is water wet? Answer in JSON."}],
+            "response_format": response_format("probe", _PROBE_SCHEMA)}
+    try:
+        response = http.post("chat/completions", json=body, headers=headers, timeout=timeout)
+        content = response.json()["choices"][0]["message"]["content"] if (
+            response.status_code == 200) else ""
+        data = json.loads(str(content or ""))
+    except (httpx.HTTPError, RuntimeError, ValueError, KeyError, IndexError, TypeError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("ok"), bool)
