@@ -18,8 +18,8 @@ from core.llm.errors import TSVError
 from core.llm.phases import boundaries
 from core.operations.strategies import RunOptions, run_llm
 from core.prompts.library import PromptLibrary
-from tests.docfactory import SMALL_GUIDE
 from fakes.llm import auto_answer, fake_llm  # noqa: F401  (fixture)
+from tests.docfactory import SMALL_GUIDE
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 CHUNK_PHASES = ("chunk_metadata", "contextual_prefix")

@@ -13,8 +13,8 @@ from core.llm.structured import rows_as_tsv, rows_schema
 from core.operations.connection import check_connection
 from core.operations.question_generation import generate_question_set
 from core.operations.strategies import RunOptions, run_llm
-from tests.docfactory import CLAIMS_HANDBOOK, SMALL_GUIDE
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
+from tests.docfactory import CLAIMS_HANDBOOK, SMALL_GUIDE
 
 ROW_PHASES = ("structure_analysis", "boundary_detection", "chunk_metadata")
 
