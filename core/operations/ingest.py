@@ -8,7 +8,8 @@ again with the same arguments. Other chunk sets are never touched (cutover is a 
 
 A set is embedded by one embedder (MiniLM, or the user's endpoint), chosen when it is created.
 A run that fails (an embedding endpoint down mid-run, say) leaves the store as it was: what it
-stored is taken out again, and a set it created is deleted. A cancelled run keeps what it stored,
+stored is taken out again, and a set it created is deleted (a Chroma server that went away: once
+it answers again, :mod:`core.store.undo`). A cancelled run keeps what it stored,
 so running it again resumes.
 """
 
@@ -31,6 +32,7 @@ from core.llm.pipeline import RunWarning
 from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunking, validated_config
 from core.progress import Cancelled, Tracker
 from core.store import ChunkSetInfo, ChunkStore, FailedDocument
+from core.store.undo import Undo
 from core.store.views import embedding_views
 
 DEFAULT_BATCH_SIZE = 8
@@ -180,17 +182,8 @@ def ingest(
     except Cancelled:
         raise
     except Exception:  # a kill (Ctrl-C, a page left mid-run) keeps what is stored: it resumes
-        _undo(store, info.name, existed, written)
+        store.undo(Undo(chunk_set=info.name, whole_set=not existed, doc_ids=written))
         raise
-
-
-def _undo(store: ChunkStore, name: str, existed: bool, written: list[str]) -> None:
-    """Take out what a failed run stored: its documents, or the whole set it created."""
-    if not existed:
-        store.delete_set(name)
-        return
-    for doc_id in written:
-        store.remove_document(name, doc_id)
 
 
 def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,

@@ -37,9 +37,7 @@ class FileFlag:
     """The flag of an embedded store: a JSON file beside its folder."""
 
     def __init__(self, connection: Connection) -> None:
-        path = connection.address.path
-        assert path is not None
-        self._path = path.parent / f"{path.name}.active_chunk_set.json"
+        self._path = connection.beside("active_chunk_set.json")
 
     def read(self) -> dict[str, str]:
         try:

@@ -36,11 +36,12 @@ from core.embeddings.chroma import get_embedding_function
 from core.embeddings.encoder import word_pieces
 from core.embeddings.port import Embedder, resolve
 from core.embeddings.settings import EmbeddingSettings
-from core.errors import StoreError
+from core.errors import StoreError, StoreUnreachable
 from core.store.active import active_flag
 from core.store.connection import Connection, StoreAddress
 from core.store.info import ChunkSetInfo, FailedDocument
 from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
+from core.store.undo import Undo, UndoJournal
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
 INFO_KEY = "chunklab_set"
@@ -74,6 +75,8 @@ class ChunkStore:
         self._in_use = self._connection.in_use
         self._talking = self._connection.talking
         self._locked = self._connection.locked
+        self._undos = UndoJournal(self._connection.beside("undo.json"))
+        self._finish_undos()
 
     @property
     def address(self) -> StoreAddress:
@@ -218,7 +221,8 @@ class ChunkStore:
         planned = records(unique, views)
         tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
         added = [*(chunk.doc_id for chunk in unique), *documents]
-        step = max(1, min(1000, self.client.get_max_batch_size()))
+        with self._talking():
+            step = max(1, min(1000, self.client.get_max_batch_size()))
         done = 0
         with self._locked():  # the embedding above runs in parallel, the writes one at a time
             collection = self._collection(name)
@@ -276,6 +280,28 @@ class ChunkStore:
                 collection.delete(where={"doc_id": doc_id})
             self._write_info(name, lambda info: {
                 "doc_ids": [d for d in info.doc_ids if d != doc_id]})
+
+    def undo(self, undo: Undo) -> None:
+        """Take out what a failed ingest stored; when the store cannot be reached, the undo is
+        done the next time it is opened (:mod:`core.store.undo`)."""
+        try:
+            self._undo(undo)
+        except StoreUnreachable:
+            self._undos.add(undo)
+
+    def _undo(self, undo: Undo) -> None:
+        if not self.has_set(undo.chunk_set):
+            return
+        if undo.whole_set:
+            self.delete_set(undo.chunk_set)
+            return
+        for doc_id in undo.doc_ids:
+            self.remove_document(undo.chunk_set, doc_id)
+
+    def _finish_undos(self) -> None:
+        for undo in self._undos.pending():
+            self._undo(undo)
+            self._undos.done(undo)
 
     def _write_info(
         self, name: str, change: Callable[[ChunkSetInfo], dict[str, Any]]

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 
 from core.config import data_dir
-from core.errors import StoreError
+from core.errors import StoreError, StoreUnreachable
 from core.files import file_lock, write_atomic
 
 CHROMA_HOST_ENV = "CHROMA_HOST"
@@ -78,6 +78,7 @@ class Connection:
         from chromadb.config import Settings
 
         self.address = address
+        self._lock_path = self.beside("lock")
         self.not_found = chromadb.errors.NotFoundError
         self._settings = Settings(anonymized_telemetry=False)
         self.client: Any
@@ -86,26 +87,30 @@ class Connection:
                 self.client = chromadb.HttpClient(host=address.host, port=address.port,
                                                   settings=self._settings)
             except Exception as err:  # chromadb raises ValueError/httpx errors when unreachable
-                raise StoreError(
+                raise StoreUnreachable(
                     f"The Chroma server at {address.host}:{address.port} cannot be reached; "
                     f"start it or unset {CHROMA_HOST_ENV} to use the embedded store."
                 ) from err
-            where = f"{address.host}_{address.port}"
-            self._lock_path = data_dir() / f"chunk_sets.{where}.lock"
             self._generation_path: Path | None = None  # the server sees every writer's records
         else:
             path = address.path
             path.mkdir(parents=True, exist_ok=True)
-            self._lock_path = path.parent / f"{path.name}.lock"
             # Opening a new store creates its tables: two processes doing it at once would
             # both try ("table collections already exists"), so they take turns.
             with file_lock(self._lock_path):
                 self.client = chromadb.PersistentClient(path=str(path), settings=self._settings)
-            self._generation_path = path.parent / f"{path.name}.generation"
+            self._generation_path = self.beside("generation")
         self._seen = self._generation()
         # Held while a collection object is in use, so that no other thread reopens the client
         # under it (fresh); reads are milliseconds, and an ingest holds it only to write.
         self.in_use = threading.RLock()
+
+    def beside(self, suffix: str) -> Path:
+        """A file of this machine's that goes with the store: beside an embedded store's
+        folder, in the data folder for a server."""
+        if self.address.path is None:
+            return data_dir() / f"chunk_sets.{self.address.host}_{self.address.port}.{suffix}"
+        return self.address.path.parent / f"{self.address.path.name}.{suffix}"
 
     @contextmanager
     def talking(self) -> Iterator[None]:
@@ -113,7 +118,7 @@ class Connection:
         try:
             yield
         except (httpx.TransportError, ConnectionError) as err:
-            raise StoreError(
+            raise StoreUnreachable(
                 f"The chunk store ({self.address.location}) cannot be reached.") from err
 
     def _generation(self) -> str:
