@@ -1,0 +1,76 @@
+"""Ray's workers: each item one Ray task on the cluster ``RAY_ADDRESS`` names (``ray start
+--head`` on one machine, ``ray start --address HEAD:6379`` on each other one).
+
+Ray is imported when the workers are made. This process connects as a Ray driver and ships the
+``core`` package with its tasks (Ray's ``py_modules``), so the nodes need this project's
+requirements installed, not a copy of the code.
+A few tasks per CPU of the cluster are in flight at once; the others wait, so a large corpus
+never sits in the cluster's memory whole. Results come back as they finish; tasks still running
+when the caller stops (cancelled, failed) are cancelled.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from core.errors import ChunkLabError
+from core.operations.workers.base import TaskLost
+
+S = TypeVar("S")
+R = TypeVar("R")
+TASKS_PER_CPU = 2
+CORE = Path(__file__).resolve().parents[2]  # the ``core`` package, shipped to the workers
+
+
+def _call(task: Callable[[Any], Any], item: Any) -> Any:
+    return task(item)
+
+
+class RayWorkers:
+    """Tasks on a Ray cluster; connecting fails with one sentence."""
+
+    def __init__(self, address: str) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise ChunkLabError("RAY_ADDRESS is set but Ray is not installed: install the "
+                                "cluster extra (pip install -e .[cluster]) or unset "
+                                "RAY_ADDRESS.") from None
+        self._ray = ray
+        self.where = f"the Ray cluster at {address}"
+        if not ray.is_initialized():
+            try:
+                ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
+                         runtime_env={"py_modules": [str(CORE)],
+                                      "excludes": ["__pycache__", "*.pyc"]})
+            except (ConnectionError, RuntimeError, ValueError) as err:
+                raise ChunkLabError(f"{self.where} cannot be reached: start it (ray start "
+                                    "--head) or unset RAY_ADDRESS.") from err
+        self._remote = ray.remote(_call)
+
+    def run(self, task: Callable[[S], R], items: Sequence[S],
+            starting: Callable[[S], None] | None = None) -> Iterator[tuple[S, R | TaskLost]]:
+        ray = self._ray
+        waiting = list(reversed(items))
+        shipped = ray.put(task)  # once, not once per item
+        window = max(2, int(ray.cluster_resources().get("CPU", 1)) * TASKS_PER_CPU)
+        running: dict[Any, S] = {}
+        try:
+            while waiting or running:
+                while waiting and len(running) < window:
+                    item = waiting.pop()
+                    running[self._remote.remote(shipped, item)] = item
+                [ref], _ = ray.wait(list(running), num_returns=1)
+                item = running.pop(ref)
+                try:
+                    result: R | TaskLost = ray.get(ref)
+                except ray.exceptions.RayError as err:
+                    first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+                    result = TaskLost(f"lost on {self.where}: {first}")
+                yield item, result
+        finally:
+            for ref in running:
+                ray.cancel(ref)
