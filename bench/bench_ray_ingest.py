@@ -9,9 +9,11 @@ A generated corpus of small Markdown documents (headings and prose) is converted
 (recursive, 200 tokens) two ways, each figure in documents per second:
 
 - *convert + chunk*: only the part Ray takes over, through the workers port, locally and as Ray
-  tasks on a head started here (``ray start --head --num-cpus CPUS``, stopped at the end);
-- *whole ingest*: the same plus embedding (MiniLM, here in both cases: it stays where the set's
-  embedder is) and the Chroma write, each run in a fresh data folder (a cold vector cache).
+  tasks on a local head this process starts (``ray.init(num_cpus=CPUS)``, shut down at the end);
+- *whole ingest*: ``python -m core ingest`` in a fresh process and data folder (cold caches),
+  without and with ``RAY_ADDRESS`` set to that head: conversion and chunking plus embedding
+  (MiniLM, in the ingesting process both times: it stays where the set's embedder is) and the
+  Chroma write, as the summary times it.
 
 On paper, with N nodes of C cores: conversion and chunking are independent per document, so the
 convert + chunk rate grows with N×C until this process (the driver, which receives the chunks)
@@ -26,9 +28,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,9 +38,10 @@ from pathlib import Path
 
 from bench.bench_embeddings import prose
 from core.operations.chunk_task import ChunkTask
-from core.operations.ingest import Source, ingest, sources_from_paths
+from core.operations.ingest import Source, sources_from_paths
 from core.operations.strategies import RunOptions
 from core.operations.workers import LocalWorkers, RayWorkers, TaskLost, Workers
+from core.operations.workers.on_ray import CORE
 
 SETTINGS = {"size": 200, "overlap": 0, "unit": "tokens"}
 
@@ -54,31 +56,6 @@ def corpus(folder: Path, docs: int, sentences: int) -> list[Source]:
     return sources_from_paths([folder])
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_head(cpus: int, temp: str) -> tuple[subprocess.Popen, str]:
-    """``ray start --head`` in a process group of its own (ended by its id)."""
-    port = _free_port()
-    command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block",
-               f"--port={port}", f"--num-cpus={cpus}", "--include-dashboard=false",
-               f"--temp-dir={temp}", "--disable-usage-stats"]
-    head = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return head, f"127.0.0.1:{port}"
-        except OSError:
-            if head.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("ray start --head did not start") from None
-            time.sleep(0.5)
-
-
 def chunk_rate(workers: Workers, sources: list[Source]) -> tuple[float, int]:
     task = ChunkTask("recursive", SETTINGS, RunOptions())
     start = time.perf_counter()
@@ -87,10 +64,19 @@ def chunk_rate(workers: Workers, sources: list[Source]) -> tuple[float, int]:
     return len(sources) / (time.perf_counter() - start), chunks
 
 
-def ingest_rate(workers: Workers, sources: list[Source], data: Path) -> float:
-    os.environ["CHUNKLAB_DATA_DIR"] = str(data)
-    summary = ingest(sources, "bench", "recursive", SETTINGS, workers=workers)
-    return summary.documents / summary.seconds
+def ingest_rate(folder: Path, data: Path, ray_address: str | None) -> tuple[float, str]:
+    """``python -m core ingest`` in a fresh process and data folder (nothing cached): documents
+    per second as its summary reports them, and the summary."""
+    env = {**os.environ, "CHUNKLAB_DATA_DIR": str(data)}
+    env.pop("RAY_ADDRESS", None)
+    if ray_address:
+        env["RAY_ADDRESS"] = ray_address
+    command = [sys.executable, "-m", "core", "ingest", str(folder), "--chunk-set", "bench",
+               "--strategy", "recursive", "--size", str(SETTINGS["size"]), "--overlap", "0"]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    found = re.search(r"stored ([\d,]+) documents .* in ([\d.]+) s", out)
+    assert found, out
+    return int(found[1].replace(",", "")) / float(found[2]), out.strip()
 
 
 def main() -> None:
@@ -102,18 +88,23 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.pop("CHROMA_HOST", None)
     work = Path(tempfile.mkdtemp(prefix="bench-ray-"))
-    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
     (work / "docs").mkdir()
     sources = corpus(work / "docs", args.docs, args.sentences)
-    head, address = start_head(args.cpus, temp)
+    import ray
+
+    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False,
+             runtime_env={"py_modules": [str(CORE)], "excludes": ["__pycache__", "*.pyc"]})
     try:
-        on_ray = RayWorkers(address)
+        on_ray = RayWorkers(ray.get_runtime_context().gcs_address)  # joins this head
         local = LocalWorkers()
         chunk_rate(on_ray, sources[:20])  # Ray's workers start and import core once
+        address = ray.get_runtime_context().gcs_address
         rows = []
-        for label, workers in (("this process", local), (f"Ray head, {args.cpus} CPUs", on_ray)):
+        for label, workers, where in (("this process", local, None),
+                                      (f"Ray head, {args.cpus} CPUs", on_ray, address)):
             rate, chunks = chunk_rate(workers, sources)
-            whole = ingest_rate(workers, sources, work / label.split(",")[0].replace(" ", "-"))
+            whole, summary = ingest_rate(work / "docs", work / f"data-{len(rows)}", where)
+            print(summary)
             rows.append((label, rate, whole, chunks))
         print(f"{args.docs} documents of {args.sentences} sentences, recursive 200 tokens, "
               f"{rows[0][3]} chunks; this machine has {os.cpu_count()} CPUs")
@@ -121,13 +112,8 @@ def main() -> None:
         for label, rate, whole, _ in rows:
             print(f"{label:<22}{rate:>22.1f}{whole:>22.1f}")
     finally:
-        import ray
-
         ray.shutdown()
-        os.killpg(head.pid, signal.SIGTERM)
-        head.wait(timeout=60)
         shutil.rmtree(work, ignore_errors=True)
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 if __name__ == "__main__":

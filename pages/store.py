@@ -328,7 +328,8 @@ st.caption("Each chunk set is one chunking of your documents, embedded with Mini
            "model and stored in Chroma. Several sets live side by side for A/B comparison; the "
            "active one is what retrieval uses.")
 try:
-    show_store_status()
+    if not show_store_status():
+        st.stop()  # the warning says what to do
     store = chunk_store()
     if notice := st.session_state.pop(NOTICE, None):
         st.success(md_escape(notice))

@@ -105,3 +105,19 @@ def test_an_ingest_on_ray_stores_what_a_local_one_stores(ray_head, folder, tmp_p
     failures = [line for line in err.splitlines() if line.startswith("warning: broken.pdf")]
     assert failures == [line for line in local_err.splitlines()
                         if line.startswith("warning: broken.pdf")] and failures
+
+
+def test_an_unreachable_cluster_is_one_sentence_and_nothing_is_written(tmp_path, monkeypatch,
+                                                                       capsys):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CHROMA_HOST", raising=False)
+    address = f"127.0.0.1:{free_port()}"
+    monkeypatch.setenv("RAY_ADDRESS", address)
+    if ray.is_initialized():
+        ray.shutdown()  # a driver already connected would not ask for the address again
+    sample = str(ROOT / "sample_docs" / SAMPLES[0])
+    assert main(["ingest", sample, "--chunk-set", "nowhere", "--strategy", "recursive"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: The Ray cluster at {address} cannot be reached: start it (ray start --head) "
+        "or unset RAY_ADDRESS.")
+    assert ChunkStore().list_sets() == []

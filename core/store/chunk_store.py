@@ -76,15 +76,11 @@ class ChunkStore:
         self._talking = self._connection.talking
         self._locked = self._connection.locked
         self._undos = UndoJournal(self._connection.beside("undo.json"))
-        self._finish_undos()
-
-    @property
-    def address(self) -> StoreAddress:
-        return self._connection.address
 
     @property
     def location(self) -> str:
-        return self.address.location
+        """The embedded store's folder, or ``Chroma server host:port``."""
+        return self._connection.address.location
 
     @property
     def client(self) -> Any:
@@ -109,7 +105,7 @@ class ChunkStore:
         if not name or len(name) > MAX_NAME_LENGTH:
             raise StoreError(f"A chunk set needs a name of 1 to {MAX_NAME_LENGTH} characters.")
         with self._locked():
-            if self.has_set(name):
+            if self._named(name):
                 if exist_ok:
                     return self.info(name)
                 raise StoreError(f"A chunk set named “{name}” already exists.")
@@ -127,6 +123,10 @@ class ChunkStore:
     def has_set(self, name: str) -> bool:
         return any(info.name == name for info in self.list_sets())
 
+    def _named(self, name: str) -> bool:
+        """:meth:`has_set` for a caller that holds the lock (no pending undo is done)."""
+        return any(info.name == name for info in self._list_sets())
+
     def info(self, name: str) -> ChunkSetInfo:
         return self._info(self._collection(name))
 
@@ -135,7 +135,11 @@ class ChunkStore:
         return ChunkSetInfo.model_validate_json(collection.metadata[INFO_KEY])
 
     def list_sets(self) -> list[ChunkSetInfo]:
-        """Every chunk set, oldest first."""
+        """Every chunk set, oldest first (an undo left for when the store answers done first)."""
+        self._finish_undos()
+        return self._list_sets()
+
+    def _list_sets(self) -> list[ChunkSetInfo]:
         self._connection.fresh()
         with self._talking():
             collections = self.client.list_collections()
@@ -161,12 +165,12 @@ class ChunkStore:
     def active_set(self) -> str | None:
         """The set retrieval uses by default (None when none is active or it was deleted)."""
         name = self._flags.read().get("active")
-        return name if name and self.has_set(name) else None
+        return name if name and self._named(name) else None
 
     def previous_set(self) -> str | None:
         """The set that was active before the last cutover: the rollback target."""
         name = self._flags.read().get("previous")
-        return name if name and self.has_set(name) else None
+        return name if name and self._named(name) else None
 
     def activate(self, name: str) -> None:
         """Cutover to ``name``; activating the previous set again is the rollback."""
@@ -283,14 +287,14 @@ class ChunkStore:
 
     def undo(self, undo: Undo) -> None:
         """Take out what a failed ingest stored; when the store cannot be reached, the undo is
-        done the next time it is opened (:mod:`core.store.undo`)."""
+        done the next time the sets are listed (:mod:`core.store.undo`)."""
         try:
             self._undo(undo)
         except StoreUnreachable:
             self._undos.add(undo)
 
     def _undo(self, undo: Undo) -> None:
-        if not self.has_set(undo.chunk_set):
+        if not self._named(undo.chunk_set):
             return
         if undo.whole_set:
             self.delete_set(undo.chunk_set)

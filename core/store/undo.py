@@ -2,8 +2,8 @@
 stored into an existing set.
 
 When the store cannot be reached to take it out (a Chroma server that went away mid-run), the
-undo is noted in a small file on this machine and done the next time the store is opened, so the
-store ends as it was before the run.
+undo is noted in a small file on this machine and done the next time the sets are listed (the
+Chunk sets page, ``sets list``, an ingest's start), so the store ends as it was before the run.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ when the caller stops (cancelled, failed) are cancelled.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,11 +23,25 @@ from core.operations.workers.base import TaskLost
 S = TypeVar("S")
 R = TypeVar("R")
 TASKS_PER_CPU = 2
+CONNECT_TIMEOUT_S = 5
 CORE = Path(__file__).resolve().parents[2]  # the ``core`` package, shipped to the workers
 
 
 def _call(task: Callable[[Any], Any], item: Any) -> Any:
     return task(item)
+
+
+def _answers(address: str) -> bool:
+    """Something listens at ``host:port`` (``ray://host:port`` too); Ray itself would wait
+    minutes for a head that is not there. ``auto`` and other forms are left to Ray."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return True
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError:
+        return False
+    return True
 
 
 class RayWorkers:
@@ -42,13 +57,16 @@ class RayWorkers:
         self._ray = ray
         self.where = f"the Ray cluster at {address}"
         if not ray.is_initialized():
+            unreachable = ChunkLabError(f"The Ray cluster at {address} cannot be reached: start "
+                                        "it (ray start --head) or unset RAY_ADDRESS.")
+            if not _answers(address):
+                raise unreachable
             try:
                 ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
                          runtime_env={"py_modules": [str(CORE)],
                                       "excludes": ["__pycache__", "*.pyc"]})
             except (ConnectionError, RuntimeError, ValueError) as err:
-                raise ChunkLabError(f"{self.where} cannot be reached: start it (ray start "
-                                    "--head) or unset RAY_ADDRESS.") from err
+                raise unreachable from err
         self._remote = ray.remote(_call)
 
     def run(self, task: Callable[[S], R], items: Sequence[S],
