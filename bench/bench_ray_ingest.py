@@ -87,6 +87,7 @@ def main() -> None:
                         help="CPUs the Ray head offers")
     args = parser.parse_args()
     os.environ.pop("CHROMA_HOST", None)
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local head: no token to hand round
     work = Path(tempfile.mkdtemp(prefix="bench-ray-"))
     (work / "docs").mkdir()
     sources = corpus(work / "docs", args.docs, args.sentences)

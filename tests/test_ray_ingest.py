@@ -39,6 +39,9 @@ def ray_head():
     command = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block",
                f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
                f"--temp-dir={temp}", "--disable-usage-stats"]
+    # The head and this driver agree to no token (Ray turns token authentication on when it
+    # finds a token in ~/.ray, and a driver then needs RAY_AUTH_MODE=token).
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     head = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 90
@@ -56,6 +59,7 @@ def ray_head():
     os.killpg(head.pid, signal.SIGTERM)
     head.wait(timeout=60)
     shutil.rmtree(temp, ignore_errors=True)
+    os.environ.pop("RAY_AUTH_MODE", None)
 
 
 @pytest.fixture
@@ -118,6 +122,6 @@ def test_an_unreachable_cluster_is_one_sentence_and_nothing_is_written(tmp_path,
     sample = str(ROOT / "sample_docs" / SAMPLES[0])
     assert main(["ingest", sample, "--chunk-set", "nowhere", "--strategy", "recursive"]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"error: The Ray cluster at {address} cannot be reached: start it (ray start --head) "
-        "or unset RAY_ADDRESS.")
+        f"error: The Ray cluster at {address} cannot be reached: start it (ray start --head), "
+        "set RAY_AUTH_MODE=token if it asks for its token, or unset RAY_ADDRESS.")
     assert ChunkStore().list_sets() == []

@@ -57,8 +57,9 @@ class RayWorkers:
         self._ray = ray
         self.where = f"the Ray cluster at {address}"
         if not ray.is_initialized():
-            unreachable = ChunkLabError(f"The Ray cluster at {address} cannot be reached: start "
-                                        "it (ray start --head) or unset RAY_ADDRESS.")
+            unreachable = ChunkLabError(
+                f"The Ray cluster at {address} cannot be reached: start it (ray start --head), "
+                "set RAY_AUTH_MODE=token if it asks for its token, or unset RAY_ADDRESS.")
             if not _answers(address):
                 raise unreachable
             try:
