@@ -25,6 +25,10 @@ class StoreError(ChunkLabError):
     """The chunk store cannot do what was asked (unknown chunk set, server unreachable…)."""
 
 
+class StoreUnreachable(StoreError):
+    """The chunk store's server does not answer (never started, stopped, network gone)."""
+
+
 class EmbeddingError(ChunkLabError):
     """An embedder failed: its endpoint unreachable, refusing, or answering without vectors."""
 

@@ -46,6 +46,7 @@ from ui.endpoint_form import (
 from ui.render import md_escape
 from ui.resources import EMBEDDING_SETTINGS, LLM_SETTINGS, RERANK_SETTINGS, answer_settings
 from ui.state import show_error, warn_missing_key
+from ui.store_status import show_store_status
 
 REPORT = "llm_test_report"  # (model, ConnectionReport) of the last test in this session
 MESSAGE = "llm_save_message"
@@ -300,3 +301,11 @@ endpoint_section(EndpointForm(
     numbers=(NumberField("top_n", "Hits reordered (top N)", 2, 200, 1,
                          "How many of the best ranked hits the reranker reorders."),),
     test=_test_reranker, url_example="http://127.0.0.1:8080/v1"))
+
+st.subheader("Chunk store")
+st.caption("Where chunk sets are kept: embedded in the data folder, or the Chroma server "
+           "CHROMA_HOST and CHROMA_PORT name (set them before starting the app).")
+try:
+    show_store_status()
+except ChunkLabError as err:
+    show_error(err)

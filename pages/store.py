@@ -26,6 +26,7 @@ from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, library, llm_settings
 from ui.settings_form import configuration_editor
 from ui.state import show_error
+from ui.store_status import show_store_status
 from ui.wording import count, number, share
 
 CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete confirmation
@@ -305,8 +306,9 @@ st.caption("Each chunk set is one chunking of your documents, embedded with Mini
            "model and stored in Chroma. Several sets live side by side for A/B comparison; the "
            "active one is what retrieval uses.")
 try:
+    if not show_store_status():
+        st.stop()  # the warning says what to do
     store = chunk_store()
-    st.caption(f"Store: {md_escape(store.location)}")
     if notice := st.session_state.pop(NOTICE, None):
         st.success(md_escape(notice))
     show_warnings(st.session_state.pop(WARNINGS, []), key="store")

@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
-import httpx
 import pytest
 
 from core.chunking.base import Chunker, ChunkerConfig, ChunkFactory
@@ -19,6 +12,7 @@ from core.errors import StoreError
 from core.retrieval.ranking import vector_scores
 from core.store import ChunkSetInfo, ChunkStore
 from core.store.views import embedding_text, embedding_views
+from tests.chroma_server import free_port, start_chroma, stop
 from tests.retrieval_helpers import annotated
 
 TABLE = ("Table 2: Deductibles\n| Cover | Deductible |\n|---|---|\n| Fire | 500 EUR |\n"
@@ -81,41 +75,11 @@ POLICY_CHUNKS = CHUNKER.chunk(POLICY_DOC)
 HANDBOOK_CHUNKS = CHUNKER.chunk(HANDBOOK_DOC)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start_chroma(path: Path) -> tuple[subprocess.Popen, int]:
-    """`chroma run` (the chromadb package's command) on a free port, once its heartbeat answers."""
-    port = _free_port()
-    command = [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(path),
-               "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1).is_success:
-                return process, port
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("`chroma run` did not start")
-        time.sleep(0.2)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    process.wait(timeout=20)
-
-
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
-    process, port = _start_chroma(tmp_path_factory.mktemp("chroma-server"))
+    process, port = start_chroma(tmp_path_factory.mktemp("chroma-server"))
     yield port
-    _stop(process)
+    stop(process)
 
 
 @pytest.fixture(params=["embedded", "http"])
@@ -308,18 +272,18 @@ def test_delete_set_and_clear_errors(store):
 
 def test_an_unreachable_server_is_one_sentence(monkeypatch):
     monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
-    monkeypatch.setenv("CHROMA_PORT", str(_free_port()))
+    monkeypatch.setenv("CHROMA_PORT", str(free_port()))
     with pytest.raises(StoreError, match=r"Chroma server at 127\.0\.0\.1:\d+ cannot be reached"):
         ChunkStore()
 
 
 def test_a_server_that_goes_away_is_one_sentence(tmp_path, monkeypatch):
-    process, port = _start_chroma(tmp_path / "db")
+    process, port = start_chroma(tmp_path / "db")
     try:
         monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
         monkeypatch.setenv("CHROMA_PORT", str(port))
         store = ChunkStore()
     finally:
-        _stop(process)
+        stop(process)
     with pytest.raises(StoreError, match="cannot be reached"):
         store.list_sets()

@@ -29,7 +29,7 @@ from core.operations.evaluation import CandidateResult
 from core.prompts.library import PromptLibrary
 from core.retrieval.rerank import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
-from core.store.chunk_store import CHROMA_HOST_ENV, CHROMA_PORT_ENV
+from core.store.connection import CHROMA_HOST_ENV, CHROMA_PORT_ENV
 from core.tokens import count_tokens, prepare_tokens
 
 LLM_SETTINGS = "llm_settings"  # session key: this session's LLMSettings (API key included)

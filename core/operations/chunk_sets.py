@@ -6,6 +6,30 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from core.store import ChunkStore
+from core.store.connection import CHROMA_HOST_ENV, StoreAddress
+
+
+class StoreStatus(BaseModel):
+    """Which chunk store is in use and whether it answers."""
+
+    location: str  # the embedded store's folder, or ``Chroma server host:port``
+    server: bool
+    answers: bool
+
+    def sentence(self) -> str:
+        if not self.server:
+            return f"Chunk store: embedded, in {self.location}."
+        if self.answers:
+            return f"Chunk store: {self.location}, answering."
+        return (f"Chunk store: {self.location}, not answering: start it (chroma run) or unset "
+                f"{CHROMA_HOST_ENV} to use the embedded store.")
+
+
+def store_status() -> StoreStatus:
+    """The store ``CHROMA_HOST`` names (else the data folder's), asked for its heartbeat."""
+    address = StoreAddress.from_env()
+    return StoreStatus(location=address.location, server=address.server,
+                       answers=address.answers())
 
 
 class ChunkSetRow(BaseModel):

@@ -8,7 +8,8 @@ again with the same arguments. Other chunk sets are never touched (cutover is a 
 
 A set is embedded by one embedder (MiniLM, or the user's endpoint), chosen when it is created.
 A run that fails (an embedding endpoint down mid-run, say) leaves the store as it was: what it
-stored is taken out again, and a set it created is deleted. A cancelled run keeps what it stored,
+stored is taken out again, and a set it created is deleted (a Chroma server that went away: once
+it answers again, :mod:`core.store.undo`). A cancelled run keeps what it stored,
 so running it again resumes.
 """
 
@@ -18,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,14 @@ from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
 from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.embeddings.port import Embedder, MiniLM
-from core.errors import ChunkLabError, StoreError
+from core.errors import StoreError
 from core.llm.pipeline import RunWarning
-from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, chunking, validated_config
+from core.operations.chunk_task import ChunkTask
+from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, validated_config
+from core.operations.workers import LocalWorkers, TaskLost, Workers, workers_from_env
 from core.progress import Cancelled, Tracker
 from core.store import ChunkSetInfo, ChunkStore, FailedDocument
+from core.store.undo import Undo
 from core.store.views import embedding_views
 
 DEFAULT_BATCH_SIZE = 8
@@ -71,6 +76,7 @@ class IngestSummary:
     tokens: int = 0
     seconds: float = 0.0
     over_limit: int = 0  # chunks embedded truncated (longer than MiniLM reads)
+    where: str = LocalWorkers.where  # where documents were converted and chunked
     failed: list[tuple[str, str]] = field(default_factory=list)  # (document, sentence)
     notes: list[tuple[str, RunWarning]] = field(default_factory=list)  # (document, LLM warning)
 
@@ -80,6 +86,8 @@ class IngestSummary:
             f"{_count(self.chunks, 'chunk')} ({_count(self.tokens, 'token')}) in "
             f"{self.seconds:.1f} s"
         )
+        if self.where != LocalWorkers.where:
+            text += f", converted and chunked on {self.where}"
         if self.skipped:
             text += f"; skipped {self.skipped} already stored"
         if self.failed:
@@ -191,13 +199,15 @@ def ingest(
     prompt_versions: dict[str, str] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
     embedder: Embedder | None = None,
+    workers: Workers | None = None,
 ) -> IngestSummary:
     """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped.
 
     ``options`` bring progress (per document) and cancellation, and for the LLM strategy the
     connection and the prompt library. Cancelling stops before the next document: what is
     stored stays stored. ``embedder`` (default MiniLM) embeds a new set; an existing set keeps
-    its own. Any other failure undoes the run (see the module's docstring).
+    its own. Any other failure undoes the run (see the module's docstring). ``workers``
+    (default: Ray's when ``RAY_ADDRESS`` is set, else this process) convert and chunk.
     """
     if batch_size < 1:
         raise StoreError("The batch size must be at least 1 document.")
@@ -205,34 +215,26 @@ def ingest(
     started = time.perf_counter()
     store = store or ChunkStore()
     embedder = embedder or MiniLM()
+    workers = workers or workers_from_env()
     existed = store.has_set(chunk_set)
     info = open_set(store, chunk_set, strategy, settings, description=description,
                     prompt_versions=prompt_versions, embedder=embedder)
     written: list[str] = []  # documents this run stored or started to store
     try:
         return _ingest(sources, info, strategy, settings, batch_size, store, options,
-                       embedder, existed, started, written)
+                       embedder, workers, existed, started, written)
     except Cancelled:
         raise
     except Exception:  # a kill (Ctrl-C, a page left mid-run) keeps what is stored: it resumes
-        _undo(store, info.name, existed, written)
+        store.undo(Undo(chunk_set=info.name, whole_set=not existed, doc_ids=written))
         raise
-
-
-def _undo(store: ChunkStore, name: str, existed: bool, written: list[str]) -> None:
-    """Take out what a failed run stored: its documents, or the whole set it created."""
-    if not existed:
-        store.delete_set(name)
-        return
-    for doc_id in written:
-        store.remove_document(name, doc_id)
 
 
 def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
             settings: dict[str, Any], batch_size: int, store: ChunkStore, options: RunOptions,
-            embedder: Embedder, existed: bool, started: float,
+            embedder: Embedder, workers: Workers, existed: bool, started: float,
             written: list[str]) -> IngestSummary:
-    summary = IngestSummary(chunk_set=info.name)
+    summary = IngestSummary(chunk_set=info.name, where=workers.where)
     stored = set(info.doc_ids)
     unique = list({source.doc_id: source for source in sources}.values())
     pending = [source for source in unique if source.doc_id not in stored]
@@ -240,11 +242,18 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
     summary.skipped = total - len(pending)
     done = summary.skipped
     tracker = Tracker(options.progress, total, options.cancel, what="Ingest")
-    per_document = RunOptions(llm=options.llm, library=options.library, cancel=options.cancel)
+    local = isinstance(workers, LocalWorkers)  # a cluster's tasks cannot share an Event
+    task = ChunkTask(strategy, settings, RunOptions(llm=options.llm, library=options.library,
+                                                    cancel=options.cancel if local else None))
 
     def report(done: float, message: str) -> None:
         stored = summary.documents + summary.skipped
         tracker.step(done, f"{stored}/{total} documents · {summary.chunks:,} chunks · {message}")
+
+    def starting(source: Source) -> None:
+        report(done + (len(names) + len(failed)) * CHUNKING_SHARE, f"chunking {source.name}")
+
+    outcomes = workers.run(task, pending, starting)  # each done as this loop asks for it
 
     report(done, f"{summary.skipped} already stored" if summary.skipped else "starting")
     for first in range(0, len(pending), batch_size):
@@ -253,22 +262,21 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
         names: list[str] = []
         ids: list[str] = []
         failed: list[FailedDocument] = []
-        for n, source in enumerate(batch):
-            report(done + n * CHUNKING_SHARE, f"chunking {source.name}")
+        for n, (source, made) in enumerate(islice(outcomes, len(batch))):
             if existed:  # an interrupted run may have written part of this document
                 store.remove_document(info.name, source.doc_id)
             written.append(source.doc_id)
-            try:
-                made = chunking(source.load(), strategy, settings, per_document)
+            error = made.reason if isinstance(made, TaskLost) else made.error
+            if error:
+                summary.failed.append((source.name, error))
+                failed.append(FailedDocument(doc_id=source.doc_id, name=source.name, error=error))
+            elif not isinstance(made, TaskLost):
                 chunks.extend(made.chunks)
-                if made.llm_run is not None:
-                    summary.notes += [(source.name, w) for w in made.llm_run.warning_list()]
+                summary.notes += [(source.name, w) for w in made.warnings]
                 names.append(source.name)
                 ids.append(source.doc_id)
-            except ChunkLabError as err:
-                summary.failed.append((source.name, str(err)))
-                failed.append(FailedDocument(doc_id=source.doc_id, name=source.name,
-                                             error=str(err)))
+            if not local:  # this process told each document as it started
+                report(done + (n + 1) * CHUNKING_SHARE, f"{source.name} chunked")
         start = done + len(batch) * CHUNKING_SHARE
         share = len(batch) * (1 - CHUNKING_SHARE)
         for part, whole in _embed_ahead(chunks, embedder):

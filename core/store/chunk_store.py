@@ -2,18 +2,19 @@
 
 A chunk set is one chunking of some documents (strategy, settings, prompt versions, embedder). It
 lives in its own Chroma collection (cosine space) whose metadata holds its :class:`ChunkSetInfo`
-as JSON. Which set is *active* — the feature flag retrieval follows — is a small JSON file next
-to the store; activating a new set is the cutover, activating the previous one again the
-rollback, and re-processing never touches a set other than the one it writes.
+as JSON. Which set is *active* — the feature flag retrieval follows — is kept by
+:mod:`core.store.active`; activating a new set is the cutover, activating the previous one again
+the rollback, and re-processing never touches a set other than the one it writes.
 
 The store is embedded (``chromadb.PersistentClient`` under ``data_dir()/chroma``) unless
-``CHROMA_HOST`` (and ``CHROMA_PORT``, default 8000) name a Chroma server.
+``CHROMA_HOST`` (and ``CHROMA_PORT``, default 8000) name a Chroma server
+(:mod:`core.store.connection`).
 
 What is embedded is not always the stored text: a table chunk is embedded by its summary when
 it has one (else a digest plus windows of its rows) and a contextual prefix is put in front, while
 the stored document stays the exact span of the source (:mod:`core.store.records`).
 :meth:`ChunkStore.get_chunks` and the counts skip extra view records and :meth:`ChunkStore.query`
-folds their hits into their chunk (best score). Chroma is imported when a store is opened.
+folds their hits into their chunk (best score).
 
 Each set is embedded by one embedder, recorded in its info (name, where it ran, dimension): its
 chunks and the questions asked of it are embedded by that one (:meth:`ChunkStore.embedder`), and
@@ -24,32 +25,25 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
-import os
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx
 import numpy as np
 
 from core.chunking.chunk import Chunk
-from core.config import data_dir
 from core.embeddings.chroma import get_embedding_function
 from core.embeddings.encoder import word_pieces
 from core.embeddings.port import Embedder, resolve
 from core.embeddings.settings import EmbeddingSettings
-from core.errors import StoreError
-from core.files import file_lock, write_atomic, write_json
+from core.errors import StoreError, StoreUnreachable
+from core.store.active import active_flag
+from core.store.connection import Connection, StoreAddress
 from core.store.info import ChunkSetInfo, FailedDocument
 from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
+from core.store.undo import Undo, UndoJournal
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
-CHROMA_HOST_ENV = "CHROMA_HOST"
-CHROMA_PORT_ENV = "CHROMA_PORT"
 INFO_KEY = "chunklab_set"
 MAX_NAME_LENGTH = 80
 T = TypeVar("T")
@@ -76,92 +70,30 @@ class ChunkStore:
     """Chunk sets in an embedded Chroma store (``path``) or on the server ``CHROMA_HOST`` names."""
 
     def __init__(self, path: Path | None = None) -> None:
-        import chromadb
-        from chromadb.config import Settings
+        self._connection = Connection(StoreAddress.from_env(path))
+        self._flags = active_flag(self._connection)
+        self._in_use = self._connection.in_use
+        self._talking = self._connection.talking
+        self._locked = self._connection.locked
+        self._undos = UndoJournal(self._connection.beside("undo.json"))
 
-        self._not_found = chromadb.errors.NotFoundError
-        host = os.environ.get(CHROMA_HOST_ENV, "").strip()
-        settings = Settings(anonymized_telemetry=False)
-        if host and path is None:
-            port = int(os.environ.get(CHROMA_PORT_ENV) or 8000)
-            self.location = f"Chroma server {host}:{port}"
-            try:
-                self.client = chromadb.HttpClient(host=host, port=port, settings=settings)
-            except Exception as err:  # chromadb raises ValueError/httpx errors when unreachable
-                raise StoreError(
-                    f"The Chroma server at {host}:{port} cannot be reached; start it or unset "
-                    f"{CHROMA_HOST_ENV} to use the embedded store."
-                ) from err
-            self._flag_path = data_dir() / f"active_chunk_set.{host}_{port}.json"
-            self._lock_path = data_dir() / f"chunk_sets.{host}_{port}.lock"
-            self._generation_path: Path | None = None  # the server sees every writer's records
-        else:
-            path = Path(path) if path is not None else data_dir() / "chroma"
-            path.mkdir(parents=True, exist_ok=True)
-            self.location = str(path)
-            self._flag_path = path.parent / f"{path.name}.active_chunk_set.json"
-            self._lock_path = path.parent / f"{path.name}.lock"
-            # Opening a new store creates its tables: two processes doing it at once would
-            # both try ("table collections already exists"), so they take turns.
-            with file_lock(self._lock_path):
-                self.client = chromadb.PersistentClient(path=str(path), settings=settings)
-            self._generation_path = path.parent / f"{path.name}.generation"
-        self._settings = settings
-        self._seen = self._generation()
-        # Held while a collection object is in use, so that no other thread reopens the client
-        # under it (_fresh); reads are milliseconds, and an ingest holds it only to write.
-        self._in_use = threading.RLock()
+    @property
+    def location(self) -> str:
+        """The embedded store's folder, or ``Chroma server host:port``."""
+        return self._connection.address.location
 
-    # -- errors ------------------------------------------------------------------------------
-
-    @contextmanager
-    def _talking(self) -> Iterator[None]:
-        """Turn a lost connection into one sentence; everything else propagates."""
-        try:
-            yield
-        except (httpx.TransportError, ConnectionError) as err:
-            raise StoreError(f"The chunk store ({self.location}) cannot be reached.") from err
-
-    # -- several processes on one store -----------------------------------------------------
-
-    def _generation(self) -> str:
-        """What the last writer (any process) left in the generation file ("" if none yet)."""
-        path = self._generation_path  # replaced atomically by each writer, never removed
-        return path.read_text(encoding="utf-8") if path is not None and path.exists() else ""
-
-    def _fresh(self) -> None:
-        """Reopen the embedded store when another process wrote to it since this one last
-        looked: an open embedded client keeps each collection's vector index in memory and
-        would not see vectors added by another process."""
-        with self._in_use:
-            current = self._generation()
-            if current == self._seen:
-                return
-            import chromadb
-
-            self.client.close()  # type: ignore[attr-defined]  # on Client, not on ClientAPI
-            self.client = chromadb.PersistentClient(path=self.location, settings=self._settings)
-            self._seen = current
-
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        """Serialise writes to set records, their chunks and the flag with other processes
-        (and threads); a write leaves a new generation for the other processes to notice."""
-        with self._in_use, file_lock(self._lock_path):
-            self._fresh()
-            yield
-            if self._generation_path is not None:
-                self._seen = f"{os.getpid()}-{time.time_ns()}"
-                write_atomic(self._generation_path, self._seen.encode("utf-8"))
+    @property
+    def client(self) -> Any:
+        return self._connection.client
 
     def _collection(self, name: str):
-        self._fresh()
+        self._connection.fresh()
         with self._talking():
             try:
                 return self.client.get_collection(
                     _collection_name(name), embedding_function=get_embedding_function()
                 )
-            except self._not_found:
+            except self._connection.not_found:
                 raise StoreError(f"There is no chunk set named “{name}”.") from None
 
     # -- sets --------------------------------------------------------------------------------
@@ -173,7 +105,7 @@ class ChunkStore:
         if not name or len(name) > MAX_NAME_LENGTH:
             raise StoreError(f"A chunk set needs a name of 1 to {MAX_NAME_LENGTH} characters.")
         with self._locked():
-            if self.has_set(name):
+            if self._named(name):
                 if exist_ok:
                     return self.info(name)
                 raise StoreError(f"A chunk set named “{name}” already exists.")
@@ -191,6 +123,10 @@ class ChunkStore:
     def has_set(self, name: str) -> bool:
         return any(info.name == name for info in self.list_sets())
 
+    def _named(self, name: str) -> bool:
+        """:meth:`has_set` for a caller that holds the lock (no pending undo is done)."""
+        return any(info.name == name for info in self._list_sets())
+
     def info(self, name: str) -> ChunkSetInfo:
         return self._info(self._collection(name))
 
@@ -199,8 +135,12 @@ class ChunkStore:
         return ChunkSetInfo.model_validate_json(collection.metadata[INFO_KEY])
 
     def list_sets(self) -> list[ChunkSetInfo]:
-        """Every chunk set, oldest first."""
-        self._fresh()
+        """Every chunk set, oldest first (an undo left for when the store answers done first)."""
+        self._finish_undos()
+        return self._list_sets()
+
+    def _list_sets(self) -> list[ChunkSetInfo]:
+        self._connection.fresh()
         with self._talking():
             collections = self.client.list_collections()
         infos = [
@@ -216,30 +156,21 @@ class ChunkStore:
             self._collection(name)
             with self._talking():
                 self.client.delete_collection(_collection_name(name))
-            flag = self._flag()
+            flag = self._flags.read()
             if name in flag.values():
-                self._write_flag({key: value for key, value in flag.items() if value != name})
+                self._flags.write({key: value for key, value in flag.items() if value != name})
 
-    # -- the feature flag --------------------------------------------------------------------
-
-    def _flag(self) -> dict[str, str]:
-        try:
-            return json.loads(self._flag_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            return {}
-
-    def _write_flag(self, flag: dict[str, str]) -> None:
-        write_json(self._flag_path, flag)
+    # -- the feature flag (core.store.active) -----------------------------------------------
 
     def active_set(self) -> str | None:
         """The set retrieval uses by default (None when none is active or it was deleted)."""
-        name = self._flag().get("active")
-        return name if name and self.has_set(name) else None
+        name = self._flags.read().get("active")
+        return name if name and self._named(name) else None
 
     def previous_set(self) -> str | None:
         """The set that was active before the last cutover: the rollback target."""
-        name = self._flag().get("previous")
-        return name if name and self.has_set(name) else None
+        name = self._flags.read().get("previous")
+        return name if name and self._named(name) else None
 
     def activate(self, name: str) -> None:
         """Cutover to ``name``; activating the previous set again is the rollback."""
@@ -253,7 +184,7 @@ class ChunkStore:
         flag = {"active": name}
         if previous and previous != name:
             flag["previous"] = previous
-        self._write_flag(flag)
+        self._flags.write(flag)
 
     def rollback(self) -> str:
         """Activate the previous set again and return its name."""
@@ -294,7 +225,8 @@ class ChunkStore:
         planned = records(unique, views)
         tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
         added = [*(chunk.doc_id for chunk in unique), *documents]
-        step = max(1, min(1000, self.client.get_max_batch_size()))
+        with self._talking():
+            step = max(1, min(1000, self.client.get_max_batch_size()))
         done = 0
         with self._locked():  # the embedding above runs in parallel, the writes one at a time
             collection = self._collection(name)
@@ -352,6 +284,28 @@ class ChunkStore:
                 collection.delete(where={"doc_id": doc_id})
             self._write_info(name, lambda info: {
                 "doc_ids": [d for d in info.doc_ids if d != doc_id]})
+
+    def undo(self, undo: Undo) -> None:
+        """Take out what a failed ingest stored; when the store cannot be reached, the undo is
+        done the next time the sets are listed (:mod:`core.store.undo`)."""
+        try:
+            self._undo(undo)
+        except StoreUnreachable:
+            self._undos.add(undo)
+
+    def _undo(self, undo: Undo) -> None:
+        if not self._named(undo.chunk_set):
+            return
+        if undo.whole_set:
+            self.delete_set(undo.chunk_set)
+            return
+        for doc_id in undo.doc_ids:
+            self.remove_document(undo.chunk_set, doc_id)
+
+    def _finish_undos(self) -> None:
+        for undo in self._undos.pending():
+            self._undo(undo)
+            self._undos.done(undo)
 
     def _write_info(
         self, name: str, change: Callable[[ChunkSetInfo], dict[str, Any]]
