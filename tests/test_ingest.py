@@ -93,13 +93,14 @@ def test_a_bad_document_is_reported_and_the_others_are_stored(folder, store):
     assert "empty.txt" in summary.warnings()[0]
 
 
-def test_long_chunks_are_warned_about(store):
+def test_long_chunks_are_read_in_windows(store):
     long = convert((inspection_markdown("attics") * 3).encode(), "attics.md")
     short = convert(inspection_markdown("doors").encode(), "doors.md")
     summary = ingest([Source.from_document(long), Source.from_document(short)], "big",
                      "recursive", {"size": 1000, "overlap": 0}, store=store)
-    assert (summary.chunks, summary.over_limit) == (2, 1)
-    assert "embedded truncated" in summary.warnings()[-1]
+    assert (summary.chunks, summary.over_limit) == (2, 0)  # read in windows, not truncated
+    assert not any("truncated" in line for line in summary.warnings())
+    assert store.info("big").windowed == 1
 
 
 def test_a_document_half_written_before_a_kill_is_rewritten_on_resume(folder, store):

@@ -292,15 +292,18 @@ class ChunkStore:
         pieces = ([max(word_pieces(text) for text in chunk_views) for chunk_views in views]
                   if embedder.ref.builtin else [])
         planned = records(unique, views)
-        tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
+        # a replaced chunk's old extra views go first (a table, or a chunk whose new context
+        # prefix changes its windows, may have fewer now)
+        viewed = [chunk.id for chunk, texts in zip(unique, views, strict=True)
+                  if chunk.chunk_type == "table" or chunk.context_prefix or len(texts) > 1]
         added = [*(chunk.doc_id for chunk in unique), *documents]
         step = max(1, min(1000, self.client.get_max_batch_size()))
         done = 0
         with self._locked():  # the embedding above runs in parallel, the writes one at a time
             collection = self._collection(name)
-            if tables:  # a replaced table's old extra views go first (it may have fewer now)
+            if viewed:
                 with self._talking():
-                    collection.delete(where={VIEW_OF: {"$in": tables}})
+                    collection.delete(where={VIEW_OF: {"$in": viewed}})
             for start in range(0, len(planned), step):
                 part = planned[start : start + step]
                 with self._talking():
@@ -318,6 +321,7 @@ class ChunkStore:
                 "failed": [f for f in info.failed if f.doc_id not in added],
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
                 **({"over_limit": info.over_limit + sum(r.truncated for r in read),
+                    "windowed": info.windowed + sum(r.windowed for r in read),
                     "read_chars": info.read_chars + sum(r.read_chars for r in read),
                     "chars": info.chars + sum(r.chars for r in read)} if pieces else {}),
                 **({"dimension": int(vectors.shape[1])} if len(vectors) else {}),

@@ -38,6 +38,7 @@ class ChunkSetInfo(BaseModel):
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
     over_limit: int = 0  # chunks MiniLM does not read to their end (ChunkViews.truncated;
     # MiniLM sets only: an endpoint's limit is its own)
+    windowed: int = 0  # text chunks MiniLM reads in several windows (ChunkViews.windowed)
     max_word_pieces: int = 0
     # Characters of the chunks' texts, and those inside a view MiniLM reads to its end.
     read_chars: int = 0
