@@ -17,7 +17,7 @@ from core.operations.evaluation import (
     retrieval_label,
 )
 from core.operations.evaluation_report import results_csv
-from core.operations.evaluation_runs import record_run
+from core.operations.evaluation_runs import last_runs, record_run
 from core.operations.evaluation_stats import with_prefix_twins
 from core.operations.presets import all_presets, set_candidate
 from core.operations.question_sets import LoadedSet
@@ -33,6 +33,7 @@ from ui.evaluation_view import (
     show_contextual,
     show_history,
     show_integrity,
+    show_last_runs,
     show_metrics,
     show_table_rule,
 )
@@ -224,6 +225,11 @@ if loaded:
                  retrievals, inputs)
         except ChunkLabError as err:
             show_error(err)
+    if RESULTS not in st.session_state and (kept_runs := last_runs(
+            question_set, [c.label for c in (with_prefix_twins(candidates) if contextual
+                                             else candidates)],
+            ranking, [retrieval_label(k, b, a) for b, a in retrievals])):
+        show_last_runs(kept_runs)
 
 state = st.session_state.get(RESULTS)
 if state:

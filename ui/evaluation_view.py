@@ -367,6 +367,16 @@ def _history_rows(record: RunRecord) -> list[dict[str, object]]:
                    for f in record.failures]
 
 
+def show_last_runs(records: list[RunRecord]) -> None:
+    """The kept runs of the inputs on screen, when their full results are gone (a reload)."""
+    when = max(r.created for r in records).replace("T", " ")[:16]
+    st.info(f"The last results for these inputs (run {when} UTC), from the run history. Run "
+            "the evaluation again for each question's detail and the comparisons.",
+            icon=":material/history:")
+    st.dataframe(pd.DataFrame([row for r in records for row in _history_rows(r)]),
+                 hide_index=True, key="evaluate_last")
+
+
 def show_history() -> None:
     records = run_history()
     with st.expander(f"Run history ({len(records)} runs kept)"):
