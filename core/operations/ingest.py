@@ -240,7 +240,9 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
             report(min(done + len(batch), start + share * part / max(whole, 1)),
                    f"embedding {part:,}/{whole:,} texts of {_count(len(names), 'document')}")
         before = store.info(info.name).over_limit
-        after = store.add_chunks(info.name, chunks, documents=ids, embedder=embedder).over_limit
+        after = store.add_chunks(info.name, chunks, documents=ids,
+                                 names=dict(zip(ids, names, strict=True)),
+                                 embedder=embedder).over_limit
         if failed:  # the set says so wherever it is picked; ingesting them again retries
             store.record_failed(info.name, failed)
         summary.documents += len(names)

@@ -28,7 +28,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -272,11 +272,13 @@ class ChunkStore:
         chunks: Iterable[Chunk],
         *,
         documents: Iterable[str] = (),
+        names: Mapping[str, str] | None = None,
         progress: Callable[[int, int], None] | None = None,
         embedder: Embedder | None = None,
     ) -> ChunkSetInfo:
         """Embed (cached) and store ``chunks``; their documents (and ``documents``, ids of
-        documents that gave no chunk) then count as stored in the set.
+        documents that gave no chunk) then count as stored in the set; ``names`` are their file
+        names (document id -> name).
 
         ``progress(done, total)`` is called after each write. Chunks with an id already in the
         set replace it, so adding a document again after an interruption is safe. ``embedder``
@@ -318,6 +320,7 @@ class ChunkStore:
                     progress(done, len(unique))
             return self._write_info(name, lambda info: {
                 "doc_ids": list(dict.fromkeys([*info.doc_ids, *added])),
+                "doc_names": {**info.doc_names, **(names or {})},
                 "failed": [f for f in info.failed if f.doc_id not in added],
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
                 **({"over_limit": info.over_limit + sum(r.truncated for r in read),
