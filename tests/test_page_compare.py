@@ -350,3 +350,33 @@ def test_a_document_without_sections_is_compared(tmp_path, monkeypatch) -> None:
     for _ in use_samples(tmp_path, monkeypatch, {"minutes.txt": text}):
         at = run()
         assert list(stats(at)) == ["1. fixed 1000 chars", "2. recursive 500/50"]
+
+
+def test_an_edit_renames_its_column_and_starts_the_next_position_afresh(data_dir) -> None:
+    at = run()
+    at.selectbox(key="cmp_edit_slot").set_value(1)
+    run(at)
+    at.number_input(key="cmp_edit_chunk").set_value(2)
+    at.number_input(key="cmp_edit_pos").set_value(118)
+    run(at)
+    at.button(key="cmpb_split").click()
+    run(at)
+    edited = "2. recursive 500/50 · hand-edited"
+    assert f"**{edited}**" in [m.value for m in at.markdown]  # the column's title
+    picker = at.selectbox(key="cmp_edit_slot")
+    assert picker.format_func(picker.value) == edited
+    # chunk 2 now ends near 118: the position is its middle, not the last edit's
+    assert 0 < at.number_input(key="cmp_edit_pos").value < 100
+
+
+def test_split_here_disabled_says_why(data_dir) -> None:
+    at = run()
+    at.selectbox(key="cmp_edit_slot").set_value(1)
+    run(at)
+    length = at.number_input(key="cmp_edit_pos").value * 2  # the default is the middle
+    at.number_input(key="cmp_edit_pos").set_value(length + 5)  # in the next chunk
+    run(at)
+    split = at.button(key="cmpb_split")
+    assert split.disabled and "past chunk 1's end" in split.help
+    assert any("past chunk 1's end" in c.value for c in at.caption)
+    assert not at.button(key="cmpb_move").disabled
