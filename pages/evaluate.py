@@ -43,6 +43,7 @@ from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, rerank_settings
 from ui.settings_form import configuration_editor
 from ui.state import show_error
+from ui.wording import count
 
 RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
@@ -194,8 +195,8 @@ except ChunkLabError as err:
 if loaded:
     question_set = loaded.questions
     n_docs = len(question_set.corpus_ids)
-    st.caption(f"{len(question_set.questions)} valid questions over {n_docs} "
-               f"document{'s' if n_docs != 1 else ''} · version {question_set.version}")
+    st.caption(f"{count(len(question_set.questions), 'valid question')} over "
+               f"{count(n_docs, 'document')} · version {question_set.version}")
     if question_set.problems:
         with st.expander(f"{len(question_set.problems)} rows skipped", icon=":material/warning:"):
             st.text("\n".join(str(p) for p in question_set.problems))

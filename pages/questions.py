@@ -30,6 +30,7 @@ from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 from ui.resources import library, llm_settings, prompt_library
 from ui.state import picker_key, show_error
+from ui.wording import count
 
 # {"name": str, "questions": list[Question], "dirty": bool}; while dirty, also kept as the
 # draft in the data folder, where a new session (a reload, a restart) finds it
@@ -280,7 +281,7 @@ if FLASH in st.session_state:
     st.success(md_escape(st.session_state.pop(FLASH)))
 working = _working()
 questions: list[Question] = working["questions"]
-st.subheader(f"{working['name']} · {len(questions)} questions")
+st.subheader(f"{working['name']} · {count(len(questions), 'question')}")
 try:
     if questions:
         _table(questions)

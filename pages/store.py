@@ -59,6 +59,13 @@ def _embedder_text(info: ChunkSetInfo) -> str:
     return f"{ref.label}, {info.dimension}-d" if info.dimension else ref.label
 
 
+# Widths in pixels that fit the whole table in a 1,400-pixel window (without them the last
+# columns were cut off); a long cell's full text shows on hover.
+SETS_COLUMNS = {name: st.column_config.TextColumn(width=width) for name, width in {
+    "Active": 50, "Name": 130, "Strategy": 75, "Settings": 140, "Description": 90,
+    "Documents": 80, "Chunks": 55, "Embedder": 115, "Text read": 70, "Created": 115}.items()}
+
+
 def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -73,7 +80,7 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "Embedder": _embedder_text(info),
                 # MiniLM's share; an endpoint's limit is its own: not counted
                 "Text read": _read_text(info) if info.embedder_ref.builtin else "—",
-                "Created": info.created[:19].replace("T", " "),
+                "Created": info.created[:16].replace("T", " "),
             }
             for info in infos
         ]
@@ -82,7 +89,8 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
 
 def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     active = store.active_set()
-    st.dataframe(sets_table(infos, active), hide_index=True, width="stretch")
+    st.dataframe(sets_table(infos, active), hide_index=True, width="stretch",
+                 column_config=SETS_COLUMNS)
     st.caption("Text read: the share of the chunks' text MiniLM embeds (a chunk longer than it "
                "reads at once is embedded in overlapping windows; a table embedded by its "
                "summary is not read).")

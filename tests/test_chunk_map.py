@@ -13,6 +13,7 @@ from core.evaluation.metrics import score_question
 from core.operations.chunk_map import (
     ChunkMap,
     MapPoint,
+    MapQuestion,
     build_map,
     chunk_set_map,
     evaluation_question,
@@ -172,3 +173,15 @@ def test_a_set_embedded_at_an_endpoint_is_mapped_and_asked_with_it(tmp_path, mon
     placed = evaluation_question(mapped, question, loaded.documents[question.corpus_id],
                                  settings)
     assert np.isfinite([placed.x, placed.y]).all()
+
+
+def test_retrieved_points_keep_their_documents_colour():
+    points = (_point(0, "a.md"), _point(1, "b.md"), _point(2, "b.md"))
+    chunk_map = ChunkMap(points, pca(np.eye(3)))
+    question = MapQuestion("Which?", 0.5, 0.5, {2: 1, 0: 2})
+    figure = map_figure(chunk_map, "document", question)
+    legend = {t.name: t.marker.color for t in figure.data if t.name in ("a.md", "b.md")}
+    [retrieved] = [t for t in figure.data if t.name == "retrieved (rank)"]
+    assert list(retrieved.customdata) == [2, 0] and list(retrieved.text) == ["#1", "#2"]
+    assert list(retrieved.marker.color) == [legend["b.md"], legend["a.md"]]  # not black
+    assert retrieved.marker.symbol == "diamond"
