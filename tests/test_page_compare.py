@@ -269,13 +269,7 @@ def test_configurations_and_edits_survive_a_page_switch(data_dir) -> None:
     at.selectbox(key="cmp2:semantic:strategy").set_value("fixed")
     at.text_input(key="cmp0:label").set_value("mine")
     run(at)
-    at.selectbox(key="cmp_edit_slot").set_value(1)
-    run(at)
-    at.number_input(key="cmp_edit_chunk").set_value(2)
-    at.number_input(key="cmp_edit_pos").set_value(100)
-    run(at)
-    at.button(key="cmpb_split").click()
-    run(at)
+    _split_second_chunk(at, 100)
     before = stats(at)
     assert list(before) == ["1. mine", "2. recursive 500/50 · hand-edited", "3. fixed 1000 chars"]
     at.switch_page("pages/settings.py")
@@ -352,15 +346,20 @@ def test_a_document_without_sections_is_compared(tmp_path, monkeypatch) -> None:
         assert list(stats(at)) == ["1. fixed 1000 chars", "2. recursive 500/50"]
 
 
-def test_an_edit_renames_its_column_and_starts_the_next_position_afresh(data_dir) -> None:
-    at = run()
+def _split_second_chunk(at: AppTest, position: int) -> None:
+    """Split the second configuration's second chunk at ``position``."""
     at.selectbox(key="cmp_edit_slot").set_value(1)
     run(at)
     at.number_input(key="cmp_edit_chunk").set_value(2)
-    at.number_input(key="cmp_edit_pos").set_value(118)
+    at.number_input(key="cmp_edit_pos").set_value(position)
     run(at)
     at.button(key="cmpb_split").click()
     run(at)
+
+
+def test_an_edit_renames_its_column_and_starts_the_next_position_afresh(data_dir) -> None:
+    at = run()
+    _split_second_chunk(at, 118)
     edited = "2. recursive 500/50 · hand-edited"
     assert f"**{edited}**" in [m.value for m in at.markdown]  # the column's title
     picker = at.selectbox(key="cmp_edit_slot")

@@ -45,7 +45,7 @@ from core.embeddings.settings import EmbeddingSettings
 from core.errors import StoreError
 from core.files import file_lock, write_atomic, write_json
 from core.store.info import ChunkSetInfo, FailedDocument
-from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
+from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records, with_extra_views
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
 CHROMA_HOST_ENV = "CHROMA_HOST"
@@ -277,8 +277,7 @@ class ChunkStore:
         embedder: Embedder | None = None,
     ) -> ChunkSetInfo:
         """Embed (cached) and store ``chunks``; their documents (and ``documents``, ids of
-        documents that gave no chunk) then count as stored in the set; ``names`` are their file
-        names (document id -> name).
+        documents that gave no chunk; ``names``: file names by id) then count as stored in the set.
 
         ``progress(done, total)`` is called after each write. Chunks with an id already in the
         set replace it, so adding a document again after an interruption is safe. ``embedder``
@@ -294,10 +293,7 @@ class ChunkStore:
         pieces = ([max(word_pieces(text) for text in chunk_views) for chunk_views in views]
                   if embedder.ref.builtin else [])
         planned = records(unique, views)
-        # a replaced chunk's old extra views go first (a table, or a chunk whose new context
-        # prefix changes its windows, may have fewer now)
-        viewed = [chunk.id for chunk, texts in zip(unique, views, strict=True)
-                  if chunk.chunk_type == "table" or chunk.context_prefix or len(texts) > 1]
+        viewed = with_extra_views(unique, views)
         added = [*(chunk.doc_id for chunk in unique), *documents]
         step = max(1, min(1000, self.client.get_max_batch_size()))
         done = 0
