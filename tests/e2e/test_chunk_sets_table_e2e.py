@@ -38,3 +38,14 @@ def test_the_chunk_sets_table_is_not_cut_off(page, start_app, tmp_path, monkeypa
                                         return s.scrollWidth - s.clientWidth; }""")
     assert overflow <= 1
     expect(page.get_by_text("every word is read")).to_be_visible()
+
+
+def test_compare_says_how_much_text_the_embedder_reads(page, start_app):
+    open_page(page, f"{start_app()}/compare", heading="Compare chunkings")
+    stats = page.get_by_test_id("stTable").first
+    expect(stats).to_be_visible(timeout=120_000)
+    expect(stats.get_by_text("text MiniLM reads")).to_be_visible()
+    expect(stats.get_by_text("embedding views")).to_be_visible()
+    stats.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    stats.screenshot(path=str(ARTIFACTS / "compare_text_read.png"))
