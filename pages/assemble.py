@@ -214,7 +214,8 @@ def _show_prompt(slot: str, assembled: AssembledPrompt) -> None:
     if assembled.citations:
         st.markdown("**Citation map** (each marker links to its source below)")
         st.markdown("\n".join(
-            f"- [{c.marker}](#{_anchor(slot, n)}) **{md_escape(_source_name(c.doc_id))}** · "
+            f"- [{c.marker}](#{_anchor(slot, n)}) "
+            f"**{md_escape(c.source or _source_name(c.doc_id))}** · "
             f"{md_escape(' > '.join(c.heading_path)) or '(no heading)'} · spans "
             + ", ".join(f"{s:,}–{e:,}" for s, e in c.span_offsets)
             + f" · document id `{c.doc_id}`"
@@ -344,9 +345,10 @@ def main() -> None:
             key=kept("assemble_set_b", names[(first + 1) % len(names)], valid=names),
             format_func=lambda n: n + failed.get(n, "")))
     in_sets = [d for info in sets if info.name in chosen for d in info.doc_ids]
+    kept_names = {d: n for info in sets if info.name in chosen for d, n in info.doc_names.items()}
     merge_key = _merge_key(next(info for info in sets if info.name == chosen[0]))
-    question, options = _controls({d: _source_name(d) for d in dict.fromkeys(in_sets)},
-                                  merge_key)
+    question, options = _controls(
+        {d: kept_names.get(d) or _source_name(d) for d in dict.fromkeys(in_sets)}, merge_key)
     if not question:
         st.info("Type a question to retrieve and assemble a prompt.")
         return

@@ -17,6 +17,7 @@ from core.errors import ChunkLabError
 from core.llm.pipeline import LLMRun
 from core.operations.presets import all_presets, save_user_preset
 from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
+from core.store.views import read_figures
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
 from ui.hand_edits import EDITS, EditedColumn, edit_panel, edited_column, set_aside_inputs
@@ -26,6 +27,7 @@ from ui.render import Bar, histogram_html, md_escape, palette, strip_html
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import pick_document, show_error, warn_missing_key
+from ui.wording import share
 
 EDIT_OPEN = "cmp_edit_open"  # the hand edit panel is open (kept across page visits)
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
@@ -136,8 +138,11 @@ def _stats_table(document: Document, columns: list[EditedColumn]) -> None:
         if column.chunks:
             settings = column.base_settings
             target = settings.get("size") if settings.get("unit", "tokens") == "tokens" else None
-            table[f"{slot + 1}. {column.label}"] = _stats_column(
-                chunk_stats(document, column.chunks, target))
+            shown = _stats_column(chunk_stats(document, column.chunks, target))
+            read, views = read_figures(column.chunks)
+            shown["text MiniLM reads"] = share(read)
+            shown["embedding views"] = f"{views:,}"
+            table[f"{slot + 1}. {column.label}"] = shown
     if table:
         st.table(pd.DataFrame(table))
 

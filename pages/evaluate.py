@@ -11,6 +11,7 @@ import streamlit as st
 from core.errors import ChunkLabError
 from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, Retrieval
 from core.operations.evaluation_report import results_csv
+from core.operations.evaluation_runs import last_runs
 from core.operations.evaluation_stats import with_prefix_twins
 from core.operations.evaluation_sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
@@ -27,6 +28,7 @@ from ui.evaluation_view import (
     show_contextual,
     show_history,
     show_integrity,
+    show_last_runs,
     show_metrics,
     show_table_rule,
 )
@@ -36,6 +38,7 @@ from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, rerank_settings
 from ui.settings_form import configuration_editor
 from ui.state import show_error
+from ui.wording import count
 
 RESULTS = "evaluate_results"
 CUSTOM = "evaluate_custom_configs"
@@ -181,8 +184,8 @@ except ChunkLabError as err:
 if loaded:
     question_set = loaded.questions
     n_docs = len(question_set.corpus_ids)
-    st.caption(f"{len(question_set.questions)} valid questions over {n_docs} "
-               f"document{'s' if n_docs != 1 else ''} · version {question_set.version}")
+    st.caption(f"{count(len(question_set.questions), 'valid question')} over "
+               f"{count(n_docs, 'document')} · version {question_set.version}")
     if question_set.problems:
         with st.expander(f"{len(question_set.problems)} rows skipped", icon=":material/warning:"):
             st.text("\n".join(str(p) for p in question_set.problems))
@@ -212,6 +215,11 @@ if loaded:
                  retrievals, inputs)
         except ChunkLabError as err:
             show_error(err)
+    if RESULTS not in st.session_state and (kept_runs := last_runs(
+            question_set, [c.label for c in (with_prefix_twins(candidates) if contextual
+                                             else candidates)],
+            ranking, [r.label for r in retrievals])):
+        show_last_runs(kept_runs)
 
 state = st.session_state.get(RESULTS)
 if state:

@@ -13,20 +13,28 @@ from core.errors import ChunkLabError
 from core.evaluation.questions import Question, parse_questions, to_csv
 from core.operations.question_generation import DEFAULT_PER_DOC, generate_question_set
 from core.operations.question_sets import (
+    Draft,
     delete_saved,
+    discard_draft,
+    load_draft,
     make_question,
     question_from_excerpt,
     renumbered,
+    save_draft,
     save_set,
     saved_csv,
     saved_sets,
 )
 from core.progress import Progress
+from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 from ui.resources import library, llm_settings, prompt_library
 from ui.state import picker_key, show_error
+from ui.wording import count
 
-WORKING = "questions_working"  # {"name": str, "questions": list[Question], "dirty": bool}
+# {"name": str, "questions": list[Question], "dirty": bool}; while dirty, also kept as the
+# draft in the data folder, where a new session (a reload, a restart) finds it
+WORKING = "questions_working"
 DROPPED = "questions_dropped"
 PICKED = "questions_pick"  # the index of the question being edited
 FLASH = "questions_flash"  # a message to show once, after the rerun that follows a change
@@ -35,20 +43,36 @@ CONTEXT_CHARS = 500
 
 
 def _working() -> dict:
-    return st.session_state.setdefault(WORKING, {"name": "my questions", "questions": [],
-                                                 "dirty": False})
+    if WORKING not in st.session_state:
+        draft = load_draft()
+        if draft is None:
+            st.session_state[WORKING] = {"name": "my questions", "questions": [], "dirty": False}
+        else:
+            st.session_state[WORKING] = {"name": draft.name, "dirty": True,
+                                         "questions": renumbered(draft.questions)}
+            st.session_state[DROPPED] = list(draft.dropped)
+    working: dict = st.session_state[WORKING]
+    return working
 
 
 def _replace_working(name: str, questions: list[Question]) -> None:
     st.session_state[WORKING] = {"name": name, "questions": renumbered(questions),
                                  "dirty": False}
     st.session_state.pop(PICKED, None)
+    discard_draft()
 
 
 def _changed(questions: list[Question]) -> None:
     working = _working()
     working["questions"] = renumbered(questions)
     working["dirty"] = True
+    _keep_draft()
+
+
+def _keep_draft() -> None:
+    working = _working()
+    save_draft(Draft(working["name"], tuple(working["questions"]),
+                     tuple(st.session_state.get(DROPPED, []))))
 
 
 def _may_replace() -> bool:
@@ -90,11 +114,14 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
     with st.expander("Generate from your documents with the LLM", expanded=not saved_sets()):
         if not settings.configured:
             st.warning(md_escape(settings.missing_message()))
-        chosen = st.multiselect("Documents", list(documents), key="questions_gen_docs")
+        picked = kept("questions_gen_docs", [], durable=True)
+        st.session_state[picked] = [n for n in st.session_state[picked] if n in documents]
+        chosen = st.multiselect("Documents", list(documents), key=picked)
         left, right = st.columns(2)
-        per_doc = left.number_input("Questions per document", 1, 50, DEFAULT_PER_DOC,
-                                    key="questions_gen_n")
-        name = right.text_input("Set name", value="generated", key="questions_gen_name")
+        per_doc = left.number_input("Questions per document", 1, 50,
+                                    key=kept("questions_gen_n", DEFAULT_PER_DOC, durable=True))
+        name = right.text_input("Set name",
+                                key=kept("questions_gen_name", "generated", durable=True))
         start = st.button("Generate questions", type="primary", key="questions_generate",
                           disabled=not (settings.configured and chosen and free))
         if not start:
@@ -122,6 +149,7 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
         st.session_state[DROPPED] = [generated.summary(), *(f"dropped: {d}" for d in
                                      generated.dropped),
                                      *(f"flagged: {d}" for d in generated.flagged)]
+        _keep_draft()
         st.rerun()  # draw the page with the new set (and its unsaved state) from the top
 
 
@@ -212,13 +240,19 @@ def _save(questions: list[Question]) -> None:
     if middle.button("Save", type="primary", key="questions_save", disabled=not questions):
         path = save_set(name.strip(), questions)
         working.update(name=name.strip(), dirty=False)
+        discard_draft()
         st.success(md_escape(f"Saved {len(questions)} questions as “{name.strip()}” "
                              f"({path.name}); Evaluate lists it under saved sets."))
     right.write("")
     right.download_button("Export CSV", to_csv(questions), file_name=f"{name.strip()}.csv",
                           mime="text/csv", key="questions_export", disabled=not questions)
     if working["dirty"]:
-        st.caption("Unsaved changes.")
+        st.caption("Unsaved changes, kept as a draft in the data folder until you save or "
+                   "discard them.")
+        if st.button("Discard the draft", key="questions_discard_draft"):
+            _replace_working("my questions", [])
+            st.session_state.pop(DROPPED, None)
+            st.rerun()
     if name.strip() in saved_sets():
         sure = st.checkbox(f"Delete the saved set “{name.strip()}” for good",
                            key="questions_drop_sure")
@@ -249,7 +283,7 @@ if FLASH in st.session_state:
     st.success(md_escape(st.session_state.pop(FLASH)))
 working = _working()
 questions: list[Question] = working["questions"]
-st.subheader(f"{working['name']} · {len(questions)} questions")
+st.subheader(f"{working['name']} · {count(len(questions), 'question')}")
 try:
     if questions:
         _table(questions)

@@ -60,6 +60,13 @@ def _embedder_text(info: ChunkSetInfo) -> str:
     return f"{ref.label}, {info.dimension}-d" if info.dimension else ref.label
 
 
+# Widths in pixels that fit the whole table in a 1,400-pixel window (without them the last
+# columns were cut off); a long cell's full text shows on hover.
+SETS_COLUMNS = {name: st.column_config.TextColumn(width=width) for name, width in {
+    "Active": 50, "Name": 130, "Strategy": 75, "Settings": 140, "Description": 90,
+    "Documents": 80, "Chunks": 55, "Embedder": 115, "Text read": 70, "Created": 115}.items()}
+
+
 def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -72,9 +79,9 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "Documents": info.documents_text() if info.failed else number(info.docs),
                 "Chunks": number(info.chunks),
                 "Embedder": _embedder_text(info),
-                # over MiniLM's MAX_WORD_PIECES; an endpoint's limit is its own: not counted
-                "Truncated chunks": number(info.over_limit) if info.embedder_ref.builtin else "—",
-                "Created": info.created[:19].replace("T", " "),
+                # MiniLM's share; an endpoint's limit is its own: not counted
+                "Text read": _read_text(info) if info.embedder_ref.builtin else "—",
+                "Created": info.created[:16].replace("T", " "),
             }
             for info in infos
         ]
@@ -83,9 +90,11 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
 
 def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
     active = store.active_set()
-    st.dataframe(sets_table(infos, active), hide_index=True, width="stretch")
-    st.caption("Truncated chunks: longer than MiniLM reads (their tail does not count for "
-               "retrieval).")
+    st.dataframe(sets_table(infos, active), hide_index=True, width="stretch",
+                 column_config=SETS_COLUMNS)
+    st.caption("Text read: the share of the chunks' text MiniLM embeds (a chunk longer than it "
+               "reads at once is embedded in overlapping windows; a table embedded by its "
+               "summary is not read).")
     for info in infos:
         name = md_escape(info.name)
         show_failed_documents(info)
@@ -96,22 +105,33 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
             retry(info)
         if info.stale:
             st.warning(
-                f"“{name}” was embedded the way an older ChunkLab did (before tables got "
-                "one vector per row), so retrieval from it differs from what the "
-                "Evaluate page measures. Create it again under a new name to re-process it.",
+                f"“{name}” was embedded the way an older ChunkLab did (before long chunks were "
+                "read in windows), so retrieval from it differs from what the Evaluate page "
+                "measures. Create it again under a new name to re-process it.",
                 icon=":material/history:",
             )
         read = info.read_share
-        if info.over_limit and (read is None or read < 1):  # sets stored by older versions
-            # counted tables whose rows were all read (in windows) as truncated
+        if info.over_limit and (read is None or read < 1):
             st.warning(
-                f"“{name}”: {info.over_limit:,} of {info.chunks:,} chunks are longer than "
-                f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces:,}); they "
-                "are embedded truncated, so their tails do not count for retrieval"
+                f"“{name}”: {info.over_limit:,} of {info.chunks:,} chunks were embedded "
+                f"truncated at MiniLM's {MAX_WORD_PIECES} word pieces (longest "
+                f"{info.max_word_pieces:,}), so their tails do not count for retrieval"
                 + ("." if read is None else
                    f" (the embedder read {md_escape(share(read))} of the set's text)."),
                 icon=":material/content_cut:",
             )
+        elif info.windowed:
+            st.caption(
+                f"“{name}”: {info.windowed:,} of {info.chunks:,} chunks are longer than "
+                f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces:,}); "
+                "each is embedded in overlapping windows and scores its best one, so every "
+                "word is read."
+            )
+
+
+def _read_text(info: ChunkSetInfo) -> str:
+    read = info.read_share
+    return "–" if read is None else share(read)
 
 
 def retry(info: ChunkSetInfo) -> None:

@@ -13,6 +13,7 @@ from core.evaluation.metrics import score_question
 from core.operations.chunk_map import (
     ChunkMap,
     MapPoint,
+    MapQuestion,
     build_map,
     chunk_set_map,
     evaluation_map,
@@ -202,3 +203,15 @@ def test_an_evaluated_result_is_mapped_from_the_chunks_it_keeps(tmp_path, monkey
     assert drawn.points == rebuilt.points
     [again] = evaluate(loaded.questions, loaded.documents, [candidate], embedding=settings)
     assert again.cached and again.chunk_spans == result.chunk_spans
+
+
+def test_retrieved_points_keep_their_documents_colour():
+    points = (_point(0, "a.md"), _point(1, "b.md"), _point(2, "b.md"))
+    chunk_map = ChunkMap(points, pca(np.eye(3)))
+    question = MapQuestion("Which?", 0.5, 0.5, {2: 1, 0: 2})
+    figure = map_figure(chunk_map, "document", question)
+    legend = {t.name: t.marker.color for t in figure.data if t.name in ("a.md", "b.md")}
+    [retrieved] = [t for t in figure.data if t.name == "retrieved (rank)"]
+    assert list(retrieved.customdata) == [2, 0] and list(retrieved.text) == ["#1", "#2"]
+    assert list(retrieved.marker.color) == [legend["b.md"], legend["a.md"]]  # not black
+    assert retrieved.marker.symbol == "diamond"

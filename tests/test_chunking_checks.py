@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.chunking.base import ChunkFactory
-from core.chunking.checks import LABELS, SizeLimit, check_chunks, size_limit
+from core.chunking.checks import LABELS, SizeLimit, check_chunks, size_limit, table_limit
 from core.chunking.chunk import Chunk
 from core.chunking.recursive import RecursiveConfig
 from core.documents import convert
@@ -86,3 +86,19 @@ def test_table_rows_split(guide: Document) -> None:
     assert len(rows) == 1 and guide.text[rows[0].start:rows[0].end] == "| web | 8080 |"
     clean = check_chunks(guide, spans(guide, [(0, between_rows - 1), (between_rows, 368)]))
     assert clean.check("split_table_row").count == 0
+
+
+def test_a_table_over_the_table_max_tokens_is_a_warning(guide: Document) -> None:
+    whole = chunk(guide, "recursive", {"size": 200, "overlap": 0, "table_max_tokens": 5})
+    (table,) = [c for c in whole if c.chunk_type == "table"]
+    assert table.tokens > 5 and table_limit(table.config) == 5
+    report = check_chunks(guide, whole)
+    over = report.check("over_table_max")
+    assert [p.chunk for p in over.places] == [whole.index(table)] and not over.invariant
+    assert over.places[0].note == f"{table.tokens} tokens > table max tokens 5"
+    assert report.ok  # kept whole by choice: a warning, not a broken promise
+    roomy = chunk(guide, "recursive", {"size": 200, "overlap": 0, "table_max_tokens": 500})
+    assert check_chunks(guide, roomy).check("over_table_max").count == 0
+    edited = {"base_settings": {"table_max_tokens": 7}}
+    assert table_limit(edited) == 7 and table_limit({"size": 20}) is None
+    assert table_limit({"table_max_tokens": 5, "tables": False}) is None

@@ -11,6 +11,7 @@ from core.chunking.boundaries import sentence_spans
 from core.chunking.registry import LOCAL_STRATEGIES, build_chunker
 from core.chunking.semantic import best_split
 from core.chunking.stats import chunk_stats
+from core.documents import convert
 from core.documents.model import Block, Document, Section, Table
 from core.errors import ChunkingError
 from core.operations.presets import BUILTIN_PRESETS
@@ -229,3 +230,18 @@ def test_a_made_chunk_is_the_chunk_validation_would_make() -> None:
         assert c.heading_path == ["Intro"] and c.config["size"] == 120
         key = f"{d.doc_id}|recursive|{chunker.config.key()}|{c.start}|{c.end}"
         assert c.id == hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def test_a_semantic_heading_joins_what_it_heads(monkeypatch) -> None:
+    monkeypatch.setattr(semantic, "embed", fake_embed)
+    cats = " ".join(["Cats purr cats nap."] * 4)
+    cars = " ".join(["Cars honk cars race."] * 4)
+    text = f"# Harbourline Homeowner Policy\n\n## Cars\n\n{cars}\n\n## Cats\n\n{cats}\n"
+    document = convert(text.encode(), "policy.md")
+    assert {b.kind for b in document.blocks[:2]} <= {"title", "heading"}
+    chunks = chunk_document(document, "semantic", size=200)
+    assert [c.text for c in chunks] == [f"# Harbourline Homeowner Policy\n\n## Cars\n\n{cars}",
+                                        f"## Cats\n\n{cats}"]
+    # headings and text too long together: the headings stay a unit of their own
+    small = [c.text for c in chunk_document(document, "semantic", size=12)]
+    assert "# Harbourline Homeowner Policy\n\n## Cars" in small

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -166,6 +168,30 @@ def test_xlsx_sheets_become_tables_with_pages():
     assert [t.page for t in doc.tables] == [1, 2] and doc.pages == 2
     assert titles(doc) == [(1, "Limits", None), (1, "Staff", None)]
     assert doc.heading_path(doc.tables[1].start) == ["Staff"]
+
+
+def _macro_enabled(workbook: bytes) -> bytes:
+    """The workbook as Excel saves one with macros: its main part's content type says so."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(workbook)) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "[Content_Types].xml":
+                data = data.replace(
+                    b"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml",
+                    b"application/vnd.ms-excel.sheet.macroEnabled.main+xml")
+            target.writestr(item, data)
+    return out.getvalue()
+
+
+def test_a_workbook_with_macros_is_read_as_xlsx():
+    assert ".xlsm" in SUPPORTED_EXTENSIONS
+    data = _macro_enabled(xlsx_bytes())
+    assert b"macroEnabled" in zipfile.ZipFile(io.BytesIO(data)).read("[Content_Types].xml")
+    doc = convert(data, "sheet.xlsm")
+    assert_spans_exact(doc)
+    assert doc.format == "xlsx" and [t.rows for t in doc.tables] == [
+        t.rows for t in convert(xlsx_bytes(), "sheet.xlsx").tables]
 
 
 def test_pptx_slides_titles_lists_and_tables():

@@ -8,7 +8,13 @@ import pytest
 
 from core.embeddings import MAX_WORD_PIECES, embed, word_pieces
 from core.retrieval.ranking import ChunkVectors, chunk_vectors, rank_chunks
-from core.store.views import chunk_views, embedding_text, embedding_views
+from core.store.views import (
+    chunk_views,
+    embedding_text,
+    embedding_views,
+    read_figures,
+    text_windows,
+)
 from tests.retrieval_helpers import annotated, make_chunk
 
 LATE_ROW = "| Hot air balloons and paragliders | 750 USD | only while stored on the ground |"
@@ -91,13 +97,44 @@ def test_the_read_share_says_how_much_of_a_chunk_the_embedder_reads():
     assert chunk_views(CHUNKS[0]).read_share == 1.0
     assert chunk_views(TABLE_CHUNK).read_share == 1.0  # every row is in a view that fits
     assert chunk_views(annotated(TABLE_CHUNK, summary="Limits.")).read_share == 0.0
-    words = " ".join(f"clause{n % 10} applies" for n in range(400))
-    long = make_chunk("long", words, 0, len(words))
-    read = chunk_views(long)
-    assert word_pieces(words) > 2 * MAX_WORD_PIECES
-    assert 0.2 < read.read_share < 0.5 and read.chars == len(words)
-    assert words[: read.read_chars].endswith(("applies", "clause", "clause0", "clause1",
-                                              "clause2", "clause3", "clause4", "clause5",
-                                              "clause6", "clause7", "clause8", "clause9"))
-    prefixed = chunk_views(annotated(long, context_prefix="From the policy wording."))
-    assert prefixed.read_chars < read.read_chars  # the prefix takes some of the budget
+    assert read_figures([CHUNKS[0], annotated(TABLE_CHUNK, summary="Limits.")]) == (
+        pytest.approx(len(PROSE[0]) / (len(PROSE[0]) + len(TABLE))), 2)
+
+
+LONG = " ".join(f"Clause {n} says the insurer{'’s' * (n % 3 == 0)} duty-{n % 7} applies."
+                for n in range(120))
+TAIL = " Hot air balloons and paragliders are insured up to 750 USD while on the ground."
+
+
+def test_a_long_chunk_is_read_whole_in_overlapping_windows():
+    text = LONG + TAIL
+    chunk = make_chunk("long", text, 0, len(text))
+    assert word_pieces(text) > 3 * MAX_WORD_PIECES
+    views = embedding_views(chunk)
+    spans = text_windows(text, MAX_WORD_PIECES - 2)
+    assert views == [text[start:end] for start, end in spans] and len(views) >= 4
+    assert all(word_pieces(view) <= MAX_WORD_PIECES for view in views)  # each read to its end
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+        assert start < end  # neighbours overlap ...
+        for cut in (start, end):  # ... and are cut between words, never inside one
+            assert not (text[cut - 1].isalnum() and text[cut].isalnum())
+    read = chunk_views(chunk)
+    assert read.read_share == 1.0 and not read.truncated and read.texts == views
+    prefixed = annotated(chunk, context_prefix="From the policy wording.")
+    windows = embedding_views(prefixed)
+    assert all(v.startswith("From the policy wording.\n\n") for v in windows)
+    assert all(word_pieces(v) <= MAX_WORD_PIECES for v in windows)
+    assert len(windows) >= len(views) and chunk_views(prefixed).read_share == 1.0
+
+
+def test_a_question_about_the_end_of_a_long_chunk_meets_its_words():
+    text = "\n\n".join([*PROSE, LONG + TAIL])
+    at = text.index(LONG)
+    chunks = [make_chunk("doc", text, text.index(p), text.index(p) + len(p)) for p in PROSE]
+    chunks.append(make_chunk("doc", text, at, len(text)))
+    question = "Up to what amount are hot air balloons and paragliders insured?"
+    first = ChunkVectors.single(embed([embedding_text(c) for c in chunks]))  # truncated
+    truncated = dict(rank_chunks(question, chunks, "vector", embeddings=first, limit=None))
+    (best, score), = rank_chunks(question, chunks, "vector", limit=1)
+    assert best == len(chunks) - 1 and score > truncated[best] + 0.2

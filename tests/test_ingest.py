@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -99,13 +100,14 @@ def test_a_bad_document_is_reported_and_the_others_are_stored(folder, store):
     assert "empty.txt" in summary.warnings()[0]
 
 
-def test_long_chunks_are_warned_about(store):
+def test_long_chunks_are_read_in_windows(store):
     long = convert((inspection_markdown("attics") * 3).encode(), "attics.md")
     short = convert(inspection_markdown("doors").encode(), "doors.md")
     summary = ingest([Source.from_document(long), Source.from_document(short)], "big",
                      "recursive", {"size": 1000, "overlap": 0}, store=store)
-    assert (summary.chunks, summary.over_limit) == (2, 1)
-    assert "embedded truncated" in summary.warnings()[-1]
+    assert (summary.chunks, summary.over_limit) == (2, 0)  # read in windows, not truncated
+    assert not any("truncated" in line for line in summary.warnings())
+    assert store.info("big").windowed == 1
 
 
 def test_a_document_half_written_before_a_kill_is_rewritten_on_resume(folder, store):
@@ -176,3 +178,24 @@ def test_cli_bad_settings_are_one_line(folder, tmp_path):
     missing = _cli(str(folder), data=tmp_path / "d")
     _, err = missing.communicate(timeout=120)
     assert missing.returncode == 2 and "--chunk-set" in err
+
+
+def test_a_folder_ingested_with_the_cli_names_its_sources_by_file_name(folder, tmp_path):
+    data = tmp_path / "named"
+    ingested = _cli(str(folder), "--chunk-set", "named", "--strategy", "recursive",
+                    data=data)
+    _, err = ingested.communicate(timeout=300)
+    assert ingested.returncode == 0, err
+    env = {**os.environ, "CHUNKLAB_DATA_DIR": str(data)}
+    env.pop("CHROMA_HOST", None)
+    done = subprocess.run([sys.executable, "-m", "core", "assemble", "--chunk-set", "named",
+                           "--question", "How often are the chimneys inspected?"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    prompt = json.loads(done.stdout)
+    names = {path.name for path in folder.iterdir()}
+    sources = [c["source"] for c in prompt["citations"]]
+    assert sources and set(sources) <= names and "chimneys.md" in sources
+    text = prompt["prompt"]["system"] + prompt["prompt"]["user"]
+    assert "Doc: chimneys.md" in text
+    assert not any(f"Doc: {c['doc_id']}" in text for c in prompt["citations"])  # no hash

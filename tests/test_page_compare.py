@@ -59,6 +59,10 @@ def test_two_configurations_side_by_side(data_dir) -> None:
     assert table["1. fixed 1000 chars"]["tables kept whole"] == "0 of 1"
     assert table["2. recursive 500/50"]["tables kept whole"] == "1 of 1"
     assert table["2. recursive 500/50"]["tables split by rows"] == "0 of 1"
+    # fixed 1000 chars makes chunks longer than MiniLM reads at once: windows read them whole
+    assert {c["text MiniLM reads"] for c in table.values()} == {"100 %"}
+    views = {label: int(c["embedding views"]) for label, c in table.items()}
+    assert views["1. fixed 1000 chars"] > int(table["1. fixed 1000 chars"]["chunks"])
     html = [h.proto.body for h in at.get("html") if "cl-text" in h.proto.body]
     assert len(html) == 2 and all("<mark" in h for h in html)
     assert 'class="cl-table"' in html[1] and 'class="cl-table"' not in html[0]
@@ -265,13 +269,7 @@ def test_configurations_and_edits_survive_a_page_switch(data_dir) -> None:
     at.selectbox(key="cmp2:semantic:strategy").set_value("fixed")
     at.text_input(key="cmp0:label").set_value("mine")
     run(at)
-    at.selectbox(key="cmp_edit_slot").set_value(1)
-    run(at)
-    at.number_input(key="cmp_edit_chunk").set_value(2)
-    at.number_input(key="cmp_edit_pos").set_value(100)
-    run(at)
-    at.button(key="cmpb_split").click()
-    run(at)
+    _split_second_chunk(at, 100)
     before = stats(at)
     assert list(before) == ["1. mine", "2. recursive 500/50 · hand-edited", "3. fixed 1000 chars"]
     at.switch_page("pages/settings.py")
@@ -346,3 +344,38 @@ def test_a_document_without_sections_is_compared(tmp_path, monkeypatch) -> None:
     for _ in use_samples(tmp_path, monkeypatch, {"minutes.txt": text}):
         at = run()
         assert list(stats(at)) == ["1. fixed 1000 chars", "2. recursive 500/50"]
+
+
+def _split_second_chunk(at: AppTest, position: int) -> None:
+    """Split the second configuration's second chunk at ``position``."""
+    at.selectbox(key="cmp_edit_slot").set_value(1)
+    run(at)
+    at.number_input(key="cmp_edit_chunk").set_value(2)
+    at.number_input(key="cmp_edit_pos").set_value(position)
+    run(at)
+    at.button(key="cmpb_split").click()
+    run(at)
+
+
+def test_an_edit_renames_its_column_and_starts_the_next_position_afresh(data_dir) -> None:
+    at = run()
+    _split_second_chunk(at, 118)
+    edited = "2. recursive 500/50 · hand-edited"
+    assert f"**{edited}**" in [m.value for m in at.markdown]  # the column's title
+    picker = at.selectbox(key="cmp_edit_slot")
+    assert picker.format_func(picker.value) == edited
+    # chunk 2 now ends near 118: the position is its middle, not the last edit's
+    assert 0 < at.number_input(key="cmp_edit_pos").value < 100
+
+
+def test_split_here_disabled_says_why(data_dir) -> None:
+    at = run()
+    at.selectbox(key="cmp_edit_slot").set_value(1)
+    run(at)
+    length = at.number_input(key="cmp_edit_pos").value * 2  # the default is the middle
+    at.number_input(key="cmp_edit_pos").set_value(length + 5)  # in the next chunk
+    run(at)
+    split = at.button(key="cmpb_split")
+    assert split.disabled and "past chunk 1's end" in split.help
+    assert any("past chunk 1's end" in c.value for c in at.caption)
+    assert not at.button(key="cmpb_move").disabled

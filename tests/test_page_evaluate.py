@@ -211,3 +211,13 @@ def test_inputs_survive_a_page_switch_and_results_say_what_they_were_computed_fo
     again = AppTest.from_file(PAGE, default_timeout=240).run()  # a reload or a restart
     assert again.selectbox(key="evaluate_set").value == "insurance_policy"
     assert again.radio(key="evaluate_rank").value == "bm25"
+    assert "The last results for these inputs" not in texts(again)  # never run
+    again.selectbox(key="evaluate_set").set_value("technical_handbook").run()
+    assert not again.exception
+    assert "The last results for these inputs" in texts(again)  # from the run history
+    last = again.dataframe[0].value
+    assert list(last["Configuration"]) == ["fixed 1000 chars", "recursive 500/50", "semantic"]
+    assert set(last["Retrieval"]) == {"bm25 · top-3"} and set(last["Question set"]) == {
+        "technical_handbook"}
+    again.number_input(key="evaluate_k").set_value(4).run()
+    assert "The last results for these inputs" not in texts(again)  # other inputs: none kept

@@ -90,3 +90,33 @@ def test_bad_excerpt_and_heading_are_explained_and_nothing_is_lost(data):
 def _picker(at: AppTest):
     """The question picker (its key follows the questions it lists)."""
     return next(s for s in at.selectbox if s.label == "Question")
+
+
+def test_a_generated_set_and_the_generator_inputs_survive_a_reload(data, fake_llm,  # noqa: F811
+                                                                     monkeypatch):
+    monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("LLM_MODEL", "fake")
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.multiselect(key="questions_gen_docs").set_value(["claims_handbook.md"])
+    at.number_input(key="questions_gen_n").set_value(4)
+    at.text_input(key="questions_gen_name").set_value("claims draft").run()
+    at = click(at, "questions_generate")
+    at.text_input(key=_edit_key(at, "qe_text_")).set_value("How long is the waiting period?")
+    at = click(at, "questions_apply")
+
+    again = AppTest.from_file(page_path("questions"), default_timeout=120).run()  # a reload
+    assert not again.exception
+    assert "claims draft · 4 questions" in [s.value for s in again.subheader]
+    assert again.dataframe[0].value.loc[0, "Question"] == "How long is the waiting period?"
+    assert "kept as a draft in the data folder" in texts(again)
+    assert again.multiselect(key="questions_gen_docs").value == ["claims_handbook.md"]
+    assert again.number_input(key="questions_gen_n").value == 4
+    assert again.text_input(key="questions_gen_name").value == "claims draft"
+    assert again.button(key="questions_generate").disabled  # still unsaved: consent first
+
+    again = click(again, "questions_discard_draft")
+    assert "my questions · 0 questions" in [s.value for s in again.subheader]
+    fresh = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    assert "my questions · 0 questions" in [s.value for s in fresh.subheader]
+    assert not fresh.button(key="questions_generate").disabled
+

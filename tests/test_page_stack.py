@@ -97,7 +97,7 @@ def test_a_chunk_set_built_with_the_endpoint(data, fake_embed):
     at = click(at, "store_create")
     assert "Chunk set “own”: stored 2 documents" in texts(at)
     assert list(at.dataframe[0].value["Embedder"]) == [f"{label}, {DIMENSION}-d"]
-    assert list(at.dataframe[0].value["Truncated chunks"]) == ["—"]  # its limit is its own
+    assert list(at.dataframe[0].value["Text read"]) == ["—"]  # its limit is its own
     info = ChunkStore().info("own")
     assert (info.embedder, info.dimension) == ("fake-embed", DIMENSION)
 

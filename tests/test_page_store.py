@@ -88,9 +88,11 @@ def test_long_chunks_get_a_note_and_bad_settings_a_sentence(data):
     at.text_input(key="store_name").set_value("long")
     at = click(at, "store_create")
     info = ChunkStore().info("long")
-    assert info.docs == 3 and info.over_limit >= 1
-    assert f"“long”: {info.over_limit} of {info.chunks} chunks are longer than MiniLM's " \
+    assert info.docs == 3 and info.windowed >= 1 and info.over_limit == 0
+    assert f"“long”: {info.windowed} of {info.chunks} chunks are longer than MiniLM's " \
         f"{MAX_WORD_PIECES} word pieces" in texts(at)
+    assert "every word is read" in texts(at) and "truncated" not in texts(at)
+    assert list(at.dataframe[0].value["Text read"]) == ["100 %"]
 
     ChunkStore().create_set(ChunkSetInfo(name="taken", strategy="fixed"))
     at = run()
@@ -115,7 +117,7 @@ def test_a_table_read_to_its_last_row_is_not_called_truncated(data):
     info = ChunkStore().info("tables")
     assert info.read_share == 1.0
     assert info.over_limit == 0 and "embedded truncated" not in texts(at)
-    assert list(at.dataframe[0].value["Truncated chunks"]) == ["0"]
+    assert list(at.dataframe[0].value["Text read"]) == ["100 %"]
 
 
 def test_a_share_of_text_read_never_rounds_up_to_all_of_it():

@@ -126,7 +126,7 @@ def test_cli_generates_a_set_the_eval_command_reads(fake_llm, tmp_path, monkeypa
     monkeypatch.setenv("LLM_MODEL", "fake")
     out = tmp_path / "set.csv"
     assert main(["questions", "generate", str(doc), "--out", str(out), "--per-doc", "3"]) == 0
-    assert "3 questions for 1 document(s) written" in capsys.readouterr().out
+    assert "3 questions for 1 document written" in capsys.readouterr().out
     assert len(parse_questions(out.read_bytes()).questions) == 3
     code = main(["eval", "--questions", str(out), "--docs", str(doc.parent), "--preset",
                  "fixed 1000 chars", "--preset", "recursive 500/50", "--rank", "bm25",

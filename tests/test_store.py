@@ -240,15 +240,19 @@ def test_views_of_a_long_table_find_it_but_never_come_back_as_chunks(store):
     assert store.info("views").chunks == len(HANDBOOK_CHUNKS) == records.count()
 
 
-def test_long_chunks_are_counted_as_over_the_word_piece_limit(store):
+def test_long_chunks_are_read_whole_in_windows(store):
     store.create_set(ChunkSetInfo(name="long", strategy="fixed"))
     long = POLICY_CHUNKS[0].model_copy(update={"id": "long", "text": "coverage " * 400})
     info = store.add_chunks("long", [long, HANDBOOK_CHUNKS[0]])
-    assert info.over_limit == 1 and info.max_word_pieces > MAX_WORD_PIECES
-    # "coverage" is one word piece: the embedder reads ~254 of the long chunk's 400 words.
-    unread = len(long.text) - 254 * len("coverage ")
-    assert info.chars == len(long.text) + len(HANDBOOK_CHUNKS[0].text)
-    assert info.read_chars == pytest.approx(info.chars - unread, abs=2)
+    assert info.max_word_pieces <= MAX_WORD_PIECES < 400  # each window fits
+    assert (info.over_limit, info.windowed) == (0, 1)
+    assert info.chars == len(long.text) + len(HANDBOOK_CHUNKS[0].text) == info.read_chars
+    records = store._collection("long")
+    assert records.count() == 2 + 1  # the long chunk's second window is an extra view
+    assert store.get_chunks("long") == sorted([long, HANDBOOK_CHUNKS[0]],
+                                              key=lambda c: (c.doc_id, c.start))
+    assert store.add_chunks("long", [long]).chunks == 2
+    assert records.count() == 3  # its windows replaced, not doubled
 
 
 def test_delete_set_and_clear_errors(store):

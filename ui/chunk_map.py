@@ -32,7 +32,7 @@ ColourBy = Literal["document", "section"]
 COLOURS = qualitative.Dark24
 MAX_LEGEND = len(COLOURS)  # more groups than colours: one trace, no legend
 REFERENCE_COLOUR = "#f0b400"
-RETRIEVED_COLOUR = "#111111"
+RETRIEVED_OUTLINE = "#111111"  # a retrieved point: its group's colour, a dark-edged diamond
 CHUNK_COLOUR = "#cfe3ff"
 HIGHLIGHT_REFERENCE = "#ffe066"
 MARGIN = 300  # characters of the document shown around an opened chunk
@@ -100,7 +100,8 @@ def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
                               marker={"size": 8, "color": colour}, hoverinfo="skip")
                    for name, colour in colour_of.items()]
     if question is not None:
-        traces += _question_traces(xy, hover, question)
+        traces += _question_traces(xy, hover, question,
+                                   np.array(list(colour_of.values()), dtype=object)[group_of])
     explained = chunk_map.explained
     figure = go.Figure(traces)
     figure.update_layout(
@@ -115,10 +116,11 @@ def map_figure(chunk_map: ChunkMap, colour_by: ColourBy = "document",
     return figure
 
 
-def _question_traces(xy: np.ndarray, hover: np.ndarray,
-                     question: MapQuestion) -> list[go.Scatter]:
+def _question_traces(xy: np.ndarray, hover: np.ndarray, question: MapQuestion,
+                     colours: np.ndarray) -> list[go.Scatter]:
+    """The question's marks; ``colours``: each point's colour (its document's or section's)."""
     keep = {"selected": PICKED, "unselected": {"marker": {"opacity": 1.0},
-                                               "textfont": {"color": RETRIEVED_COLOUR}}}
+                                               "textfont": {"color": RETRIEVED_OUTLINE}}}
     traces = []
     touching = np.array(sorted(question.touching), dtype=int)
     if len(touching):
@@ -136,8 +138,8 @@ def _question_traces(xy: np.ndarray, hover: np.ndarray,
             text=[f"#{rank}" for _, rank in order], textposition="top center",
             customdata=idx, hovertext=hover[idx],
             hovertemplate="%{hovertext}<extra>retrieved %{text}</extra>",
-            marker={"size": 10, "color": RETRIEVED_COLOUR,
-                    "line": {"width": 1, "color": "#ffffff"}}, **keep))
+            marker={"size": 13, "symbol": "diamond", "color": list(colours[idx]),
+                    "line": {"width": 2, "color": RETRIEVED_OUTLINE}}, **keep))
     if question.references:
         traces.append(go.Scatter(
             x=[r.x for r in question.references], y=[r.y for r in question.references],
@@ -191,7 +193,7 @@ def _legend(question: MapQuestion | None) -> list[str]:
         return []
     parts = ["✕ the question"]
     if question.retrieved:
-        parts.append("black points what it retrieved (#rank)")
+        parts.append("◆ what it retrieved (#rank), coloured as its chunk")
     if question.references:
         parts.append("★ its reference excerpts, gold rings the chunks that hold their text")
     return parts

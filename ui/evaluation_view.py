@@ -39,6 +39,7 @@ from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
 from ui.resources import embedding_settings, result_map
 from ui.state import picker_key, show_error
+from ui.wording import count
 
 QUESTION_KEY = "evaluate_question"  # the drill-down's question index (its widget: picker_key)
 OPENED = "_evaluate_opened"  # the outcome row last opened in the drill-down
@@ -127,7 +128,8 @@ def show_metrics(results: list[CandidateResult]) -> None:
                                   lambda r: r.candidate.ranks_with(r.ranking), "ranking {}")
     retrievals = _per_configuration(results, "retrieval", lambda r: r.retrieval)
     st.caption(md_escape(
-        f"{first.metrics.overall.questions} questions · {rankings} · {retrievals} · chunks: "
+        f"{count(first.metrics.overall.questions, 'question')} · {rankings} · {retrievals} · "
+        "chunks: "
         + ", ".join(f"{r.candidate.label} {sum(r.chunk_counts.values()):,}" for r in results)
         + " · times: " + ", ".join(
             f"{r.candidate.label} {'cached' if r.cached else f'{r.seconds:.1f} s'}"
@@ -219,11 +221,13 @@ def show_comparison(results: list[CandidateResult]) -> None:
     result = compare(by_label[a], by_label[b], metric)
     (st.success if result.significant else st.info)(md_escape(verdict(result)))
     low, high = result.diff_ci95
+    decided = result.wins + result.losses
     st.caption(md_escape(
         f"Mean {metric_name(metric)}: A {result.mean_a:.1%}, B {result.mean_b:.1%}; B − A "
         f"{result.mean_b - result.mean_a:+.1%}, 95 % interval {low:+.1%} to {high:+.1%} "
         f"(paired bootstrap). The p-value is the sign test's over the "
-        f"{result.wins + result.losses} questions that are not ties."))
+        f"{count(decided, 'question')} that "
+        + ("is not a tie." if decided == 1 else "are not ties.")))
     every = [compare(by_label[a], by_label[b], m) for m in METRICS]
     st.dataframe(pd.DataFrame([
         {"Metric": METRIC_LABELS[c.metric], "B wins": c.wins, "A wins": c.losses,
@@ -367,9 +371,19 @@ def _history_rows(record: RunRecord) -> list[dict[str, object]]:
                    for f in record.failures]
 
 
+def show_last_runs(records: list[RunRecord]) -> None:
+    """The kept runs of the inputs on screen, when their full results are gone (a reload)."""
+    when = max(r.created for r in records).replace("T", " ")[:16]
+    st.info(f"The last results for these inputs (run {when} UTC), from the run history. Run "
+            "the evaluation again for each question's detail and the comparisons.",
+            icon=":material/history:")
+    st.dataframe(pd.DataFrame([row for r in records for row in _history_rows(r)]),
+                 hide_index=True, key="evaluate_last")
+
+
 def show_history() -> None:
     records = run_history()
-    with st.expander(f"Run history ({len(records)} runs kept)"):
+    with st.expander(f"Run history ({count(len(records), 'run')} kept)"):
         if not records:
             st.caption("Runs are kept here once you run an evaluation.")
             return

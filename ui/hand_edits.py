@@ -32,11 +32,12 @@ from core.chunking.edits import (
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.edits import edit_chunks, edited_config, save_edited
-from ui.persist import set_aside
+from ui.persist import forget, set_aside
 from ui.render import md_escape
 
 EDITS = "cmp_hand_edits"  # {column key: [edit as a dict]}
 MESSAGE = "_cmp_edit_message"  # (kind, sentence) shown under the edit buttons
+POSITION_FOR = "_cmp_edit_pos_for"  # the column and edit count the position was picked for
 CONTEXT = 60
 
 
@@ -164,7 +165,7 @@ def edit_panel(document: Document, columns: Sequence[EditedColumn]) -> None:
         st.info("No chunks to edit yet.")
         return
     slot = st.selectbox("Configuration to edit", usable, key="cmp_edit_slot",
-                        format_func=lambda i: f"{i + 1}. {columns[i].base_label}")
+                        format_func=lambda i: f"{i + 1}. {columns[i].label}")
     column = columns[slot]
     if column.base_strategy == EDITED:
         source = column.base_settings.get("source") or "its source configuration"
@@ -180,6 +181,10 @@ def edit_panel(document: Document, columns: Sequence[EditedColumn]) -> None:
     chunk = chunks[k - 1]
     following = chunks[k] if k < len(chunks) else None
     reach = (following.end if following else chunk.end) - chunk.start - 1
+    picked_for = [column.key, len(column.edits)]
+    if st.session_state.get(POSITION_FOR, picked_for) != picked_for:  # an edit was made
+        forget("cmp_edit_pos")  # a position picked for the chunks before it: start afresh
+    st.session_state[POSITION_FOR] = picked_for
     if not 1 <= st.session_state.get("cmp_edit_pos", 0) <= max(1, reach):  # default: middle
         st.session_state["cmp_edit_pos"] = max(1, min(reach, (chunk.end - chunk.start) // 2))
     position = int(right.number_input(
@@ -189,19 +194,28 @@ def edit_panel(document: Document, columns: Sequence[EditedColumn]) -> None:
     at = chunk.start + position
     st.code(_preview(document.text, at), language=None, wrap_lines=True)
     row = st.container(horizontal=True)
+    past_end = at >= chunk.end
+    why_not_split = (f"The position is past chunk {k}'s end (character {chunk.end:,}, "
+                     f"position {chunk.end - chunk.start:,}): a split falls inside the chunk. "
+                     "Move the chunk's end there instead, or pick a smaller position.")
+    last = f"Chunk {k} is the last one: there is no next chunk."
     row.button("Split here", key="cmpb_split", icon=":material/content_cut:",
-               disabled=at >= chunk.end, on_click=_add,
+               disabled=past_end, on_click=_add, help=why_not_split if past_end else None,
                args=(column, document, Split(index=k - 1, at=at)))
     row.button("Move the chunk's end here", key="cmpb_move", icon=":material/swap_horiz:",
                disabled=following is None, on_click=_add,
+               help=last if following is None else None,
                args=(column, document, MoveBoundary(index=k - 1, at=at)))
     row.button("Merge with the next chunk", key="cmpb_merge", icon=":material/merge:",
                disabled=following is None, on_click=_add,
+               help=last if following is None else None,
                args=(column, document, Merge(index=k - 1)))
     row.button("Undo", key="cmpb_undo", icon=":material/undo:", disabled=not column.edits,
                on_click=_undo, args=(column,))
     row.button("Reset", key="cmpb_reset", icon=":material/restart_alt:",
                disabled=not column.edits, on_click=_reset, args=(column,))
+    if past_end or following is None:
+        st.caption(md_escape(why_not_split if past_end else last))
     if message := st.session_state.pop(MESSAGE, None):
         (st.error if message[0] == "error" else st.success)(md_escape(message[1]))
     for n, edit in enumerate(column.edits, 1):

@@ -9,7 +9,8 @@ the end of a chunk while its body starts the next one.
 Over the size counts text chunks only: a table kept whole may be larger than the size by design.
 A chunk that ends inside a word counts as a cut word, not also as a cut sentence. Ends are
 checked, not starts, so a boundary counts once and overlap material (which may start inside a
-sentence) is not blamed.
+sentence) is not blamed. A table chunk over the configuration's table max tokens is a warning:
+kept whole by choice (table split "whole"), or a single row longer than that.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from typing import Any, Literal
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
 
-CheckKind = Literal["offsets", "empty", "over_size", "uncovered", "cut_word", "cut_sentence",
-                    "split_table_row", "lonely_heading"]
+CheckKind = Literal["offsets", "empty", "over_size", "uncovered", "over_table_max", "cut_word",
+                    "cut_sentence", "split_table_row", "lonely_heading"]
 LABELS: dict[CheckKind, str] = {
     "offsets": "offsets wrong",
     "empty": "empty chunks",
     "over_size": "over the size",
     "uncovered": "text not in any chunk",
+    "over_table_max": "tables over table max",
     "cut_word": "cut words",
     "cut_sentence": "cut sentences",
     "split_table_row": "table rows split",
@@ -59,6 +61,22 @@ def size_limit(settings: Mapping[str, Any]) -> SizeLimit | None:
     if not isinstance(size, int) or unit not in ("tokens", "chars"):
         return None
     return SizeLimit(size, unit)
+
+
+def table_limit(settings: Mapping[str, Any]) -> int | None:
+    """The table max tokens a strategy's settings name (a hand-edited configuration: its
+    base's), or None when it has none."""
+    base = settings.get("base_settings")
+    if isinstance(base, Mapping):
+        return table_limit(base)
+    limit = settings.get("table_max_tokens")
+    return limit if isinstance(limit, int) and settings.get("tables", True) else None
+
+
+def _over_table_max(chunks: list[Chunk], limit: int | None) -> list[Place]:
+    return [Place(c.start, c.end, k, f"{c.tokens:,} tokens > table max tokens {limit:,}")
+            for k, c in enumerate(chunks)
+            if limit is not None and c.chunk_type == "table" and c.tokens > limit]
 
 
 @dataclass(frozen=True)
@@ -231,6 +249,8 @@ def check_chunks(document: Document, chunks: list[Chunk],
             if limit and c.chunk_type == "text" and limit.measure(c) > limit.size
         ],
         "uncovered": _uncovered(document, chunks),
+        "over_table_max": _over_table_max(chunks, table_limit(chunks[0].config) if chunks
+                                          else None),
         "cut_word": words,
         "cut_sentence": sentences,
         "split_table_row": _split_rows(document, chunks),

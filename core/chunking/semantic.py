@@ -11,17 +11,23 @@ construction and looks at the whole chunk rather than one neighbouring pair, so 
 noisy similarity dip does not cut a paragraph, and there is no percentile that changes meaning
 with document length. Its knobs: ``size`` (maximum per chunk), ``bias`` (higher: smaller,
 tighter chunks) and ``window`` (sentences per DP block; bounds memory at ``window**2``).
-A sentence longer than ``size`` is cut into windows at token boundaries.
+A sentence longer than ``size`` is cut into windows at token boundaries. A heading joins the
+sentence it heads (one unit, never a chunk of a few tokens by itself or the tail of the chunk
+before its text), as long as the two fit in ``size``.
 """
 
 from __future__ import annotations
+
+import bisect
 
 import numpy as np
 from pydantic import Field, model_validator
 
 from core.chunking.boundaries import sentence_spans
+from core.chunking.chunk import Chunk
 from core.chunking.table_aware import Cut, SegmentChunker, Size, SizedConfig
 from core.chunking.token_index import TokenIndex
+from core.documents.model import Document
 from core.embeddings import embed
 
 
@@ -70,16 +76,49 @@ def best_split(similarity: np.ndarray, sizes: np.ndarray, limit: int, bias: floa
 class SemanticChunker(SegmentChunker):
     strategy = "semantic"
     config: SemanticConfig
+    _headings: list[tuple[int, int]] = []  # spans of the chunked document's headings, sorted
 
-    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
-        text, size = index.text, self.config.size
+    def chunk(self, document: Document) -> list[Chunk]:
+        self._headings = sorted((b.start, b.end) for b in document.blocks
+                                if b.kind in ("heading", "title"))
+        return super().chunk(document)
+
+    def _is_heading(self, text: str, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` is a heading (with its Markdown marks, if any)."""
+        i = bisect.bisect_left(self._headings, (end, -1)) - 1  # the last one starting before end
+        if i < 0:
+            return False
+        first, last = self._headings[i]
+        return (last > start and not text[start:max(start, first)].strip("# \t")
+                and not text[min(end, last):end].strip())
+
+    def _units(self, index: TokenIndex, start: int, end: int) -> list[tuple[int, int]]:
+        """The sentences of ``text[start:end]`` (windows of one over ``size``), each run of
+        headings joined to the sentence after it when they fit together."""
+        size = self.config.size
         units: list[tuple[int, int]] = []
-        out: list[Cut] = []
-        for a, b in sentence_spans(text, start, end):
+        heads: tuple[int, int] | None = None  # the headings waiting for their text
+        for a, b in sentence_spans(index.text, start, end):
+            if self._is_heading(index.text, a, b):
+                heads = (a, b) if heads is None else (heads[0], b)
+                continue
+            if heads is not None and self.measure(index, heads[0], b) <= size:
+                a = heads[0]
+            elif heads is not None:  # too long together: the headings stay a unit of their own
+                units.append(heads)
+            heads = None
             if self.measure(index, a, b) <= size:
                 units.append((a, b))
             else:  # an oversized sentence: cut in windows, each its own unit
                 units += [(x, y) for x, y, _ in self.window_cut(index, a, b, size, 0)]
+        if heads is not None:  # headings with no text after them in the segment
+            units.append(heads)
+        return units
+
+    def split(self, index: TokenIndex, start: int, end: int) -> list[Cut]:
+        text, size = index.text, self.config.size
+        units = self._units(index, start, end)
+        out: list[Cut] = []
         if not units:
             return out
         bounds = [a for a, _ in units] + [units[-1][1]]

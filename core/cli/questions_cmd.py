@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     if not generated.questions.questions:
         raise ChunkLabError("The model gave no usable question; see the reasons above.")
     write_atomic(args.out, to_csv(generated.questions.questions))
-    print(f"{len(generated.questions.questions)} questions for {len(documents)} document(s) "
+    asked, docs = len(generated.questions.questions), len(documents)
+    print(f"{asked} question{'s' * (asked != 1)} for {docs} document{'s' * (docs != 1)} "
           f"written to {args.out} ({len(generated.dropped)} dropped, {generated.requests} "
           f"requests, {generated.cache_hits} cached, {time.perf_counter() - started:.1f} s)")
     return 0

@@ -17,7 +17,8 @@ MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 FORMATS = {
     ".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".md": "md",
-    ".markdown": "md", ".xlsx": "xlsx", ".pptx": "pptx", ".csv": "csv", ".txt": "txt",
+    ".markdown": "md", ".xlsx": "xlsx", ".xlsm": "xlsx", ".pptx": "pptx", ".csv": "csv",
+    ".txt": "txt",
 }
 SUPPORTED_EXTENSIONS = tuple(FORMATS)
 TEXT_FORMATS = {"md", "txt", "csv", "html"}

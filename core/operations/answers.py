@@ -80,7 +80,8 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
              embedding: EmbeddingSettings | None = None,
              reranking: RerankSettings | None = None) -> Assembly:
     """Retrieve and build the prompt; sources are named by file name (``doc_names``, else the
-    document library's), the citations keep the document ids. ``embedding`` and ``reranking``
+    document library's, else the name the chunk set kept at ingest), the citations keep the
+    document ids. ``embedding`` and ``reranking``
     are the session's endpoint settings (default: the saved ones and the environment)."""
     store = store or ChunkStore()
     if doc_names is None:
@@ -101,6 +102,7 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
     finally:
         if reranker is not None:
             reranker.close()
+    doc_names = {**store.info(name).doc_names, **doc_names} if name else doc_names
     system = (library_system_prompt(options.locale, library or PromptLibrary())
               if options.system == "library" else None)
     assembled = assemble_prompt(

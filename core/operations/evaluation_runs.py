@@ -191,3 +191,21 @@ def history_csv(records: list[RunRecord]) -> bytes:
 
 def history_json(records: list[RunRecord]) -> bytes:
     return json.dumps([r.to_json() for r in records], indent=1, ensure_ascii=False).encode()
+
+
+def last_runs(question_set: QuestionSet, labels: list[str], ranking: str,
+              retrievals: list[str]) -> list[RunRecord]:
+    """The newest kept run of each of ``retrievals`` that evaluated exactly the configurations
+    ``labels`` on this version of ``question_set`` with ``ranking``: what a page shows for its
+    inputs when their results are no longer in memory (a reload, a restart)."""
+    wanted = sorted(labels)
+    found: dict[str, RunRecord] = {}
+    for record in run_history():
+        if (record.retrieval in retrievals and record.retrieval not in found
+                and record.question_set == question_set.name
+                and record.question_set_version == question_set.version
+                and record.ranking == ranking
+                and sorted([c.label for c in record.configurations]
+                           + [str(f.config.get("label", "")) for f in record.failures]) == wanted):
+            found[record.retrieval] = record
+    return [found[r] for r in retrievals if r in found]

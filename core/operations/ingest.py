@@ -28,7 +28,7 @@ from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
 from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.embeddings.port import Embedder, MiniLM
-from core.errors import StoreError
+from core.errors import ChunkLabError, StoreError
 from core.llm.pipeline import RunWarning
 from core.operations.chunk_task import ChunkTask
 from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, validated_config
@@ -283,7 +283,9 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
             report(min(done + len(batch), start + share * part / max(whole, 1)),
                    f"embedding {part:,}/{whole:,} texts of {_count(len(names), 'document')}")
         before = store.info(info.name).over_limit
-        after = store.add_chunks(info.name, chunks, documents=ids, embedder=embedder).over_limit
+        after = store.add_chunks(info.name, chunks, documents=ids,
+                                 names=dict(zip(ids, names, strict=True)),
+                                 embedder=embedder).over_limit
         if failed:  # the set says so wherever it is picked; ingesting them again retries
             store.record_failed(info.name, failed)
         summary.documents += len(names)

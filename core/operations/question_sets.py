@@ -31,10 +31,11 @@ from core.evaluation.questions import (
     to_csv,
     validate,
 )
-from core.files import write_atomic
+from core.files import read_json_object, write_atomic, write_json
 from core.library import DocumentLibrary, UnknownDocumentError
 
 SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.\-]{0,59}")
+DRAFT_FILE = "question_draft.json"  # in the data folder, beside (not among) the saved sets
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,41 @@ def load_saved(name: str, library: DocumentLibrary) -> LoadedSet:
 
 def delete_saved(name: str) -> None:
     _saved_path(name).unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A question set being made that is not saved yet (generated, edited), with the generated
+    questions the generator dropped and why."""
+
+    name: str
+    questions: tuple[Question, ...]
+    dropped: tuple[str, ...] = ()
+
+
+def save_draft(draft: Draft) -> None:
+    """Keep ``draft`` in the data folder until it is saved or discarded, so a reload, a new tab
+    or a restart finds it (one draft: the data folder is one user's workspace)."""
+    write_json(data_dir() / DRAFT_FILE, {"name": draft.name,
+                                         "questions": to_csv(draft.questions).decode("utf-8"),
+                                         "dropped": list(draft.dropped)}, ensure_ascii=False)
+
+
+def load_draft() -> Draft | None:
+    """The kept draft (None when there is none, or it cannot be read)."""
+    saved = read_json_object(data_dir() / DRAFT_FILE)
+    name, text, dropped = saved.get("name"), saved.get("questions"), saved.get("dropped", [])
+    if not isinstance(name, str) or not isinstance(text, str) or not isinstance(dropped, list):
+        return None
+    try:
+        questions = parse_questions(text, DRAFT_FILE).questions
+    except QuestionSetError:  # a draft with every question deleted
+        questions = ()
+    return Draft(name, questions, tuple(str(d) for d in dropped))
+
+
+def discard_draft() -> None:
+    (data_dir() / DRAFT_FILE).unlink(missing_ok=True)
 
 
 def make_question(document: Document, question: str, start: int, end: int,

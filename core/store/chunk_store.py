@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,7 +40,7 @@ from core.errors import StoreError, StoreUnreachable
 from core.store.active import active_flag
 from core.store.connection import Connection, StoreAddress
 from core.store.info import ChunkSetInfo, FailedDocument
-from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records
+from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records, with_extra_views
 from core.store.undo import Undo, UndoJournal
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
@@ -203,11 +203,12 @@ class ChunkStore:
         chunks: Iterable[Chunk],
         *,
         documents: Iterable[str] = (),
+        names: Mapping[str, str] | None = None,
         progress: Callable[[int, int], None] | None = None,
         embedder: Embedder | None = None,
     ) -> ChunkSetInfo:
         """Embed (cached) and store ``chunks``; their documents (and ``documents``, ids of
-        documents that gave no chunk) then count as stored in the set.
+        documents that gave no chunk; ``names``: file names by id) then count as stored in the set.
 
         ``progress(done, total)`` is called after each write. Chunks with an id already in the
         set replace it, so adding a document again after an interruption is safe. ``embedder``
@@ -223,16 +224,16 @@ class ChunkStore:
         pieces = ([max(word_pieces(text) for text in chunk_views) for chunk_views in views]
                   if embedder.ref.builtin else [])
         planned = records(unique, views)
-        tables = [chunk.id for chunk in unique if chunk.chunk_type == "table"]
+        viewed = with_extra_views(unique, views)
         added = [*(chunk.doc_id for chunk in unique), *documents]
         with self._talking():
             step = max(1, min(1000, self.client.get_max_batch_size()))
         done = 0
         with self._locked():  # the embedding above runs in parallel, the writes one at a time
             collection = self._collection(name)
-            if tables:  # a replaced table's old extra views go first (it may have fewer now)
+            if viewed:
                 with self._talking():
-                    collection.delete(where={VIEW_OF: {"$in": tables}})
+                    collection.delete(where={VIEW_OF: {"$in": viewed}})
             for start in range(0, len(planned), step):
                 part = planned[start : start + step]
                 with self._talking():
@@ -247,9 +248,11 @@ class ChunkStore:
                     progress(done, len(unique))
             return self._write_info(name, lambda info: {
                 "doc_ids": list(dict.fromkeys([*info.doc_ids, *added])),
+                "doc_names": {**info.doc_names, **(names or {})},
                 "failed": [f for f in info.failed if f.doc_id not in added],
                 "max_word_pieces": max([info.max_word_pieces, *pieces]),
                 **({"over_limit": info.over_limit + sum(r.truncated for r in read),
+                    "windowed": info.windowed + sum(r.windowed for r in read),
                     "read_chars": info.read_chars + sum(r.read_chars for r in read),
                     "chars": info.chars + sum(r.chars for r in read)} if pieces else {}),
                 **({"dimension": int(vectors.shape[1])} if len(vectors) else {}),

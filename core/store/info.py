@@ -36,8 +36,12 @@ class ChunkSetInfo(BaseModel):
     docs: int = 0
     chunks: int = 0
     doc_ids: list[str] = []  # documents stored completely (an interrupted ingest redoes the rest)
+    # Document id -> file name, as ingested: prompts and citations name a source by it even
+    # when the document is not in the library (a folder ingested with the CLI).
+    doc_names: dict[str, str] = {}
     over_limit: int = 0  # chunks MiniLM does not read to their end (ChunkViews.truncated;
     # MiniLM sets only: an endpoint's limit is its own)
+    windowed: int = 0  # text chunks MiniLM reads in several windows (ChunkViews.windowed)
     max_word_pieces: int = 0
     # Characters of the chunks' texts, and those inside a view MiniLM reads to its end.
     read_chars: int = 0

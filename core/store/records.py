@@ -81,3 +81,10 @@ def records(chunks: list[Chunk], views: list[list[str]]) -> list[Record]:
                               {**meta, VIEW_OF: chunk.id, VIEW_NUMBER: number}, row + number))
         row += len(chunk_views)
     return out
+
+
+def with_extra_views(chunks: list[Chunk], views: list[list[str]]) -> list[str]:
+    """Ids of the chunks whose old extra views a write deletes first: a table, or a chunk whose
+    windows a new context prefix changes, may have fewer views now."""
+    return [chunk.id for chunk, texts in zip(chunks, views, strict=True)
+            if chunk.chunk_type == "table" or chunk.context_prefix or len(texts) > 1]

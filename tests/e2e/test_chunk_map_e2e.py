@@ -28,7 +28,7 @@ def test_a_click_on_the_map_opens_the_chunk_in_its_document(page, start_app, tmp
     question.fill(QUESTION)
     question.press("Enter")
     wait_for_app(page)
-    expect(page.get_by_text("black points what it retrieved")).to_be_visible()
+    expect(page.get_by_text("◆ what it retrieved (#rank), coloured as its chunk")).to_be_visible()
     names = page.evaluate(TRACES)
     assert names == ["chunks", HANDBOOK, "retrieved (rank)", "question"]
     page.locator(".js-plotly-plot").scroll_into_view_if_needed()

@@ -69,6 +69,15 @@ def test_generate_edit_and_evaluate_with_a_verdict(page, start_app, tmp_path, fa
     expect(page.locator(".cl-text mark.cl-reference").first).to_be_attached()
 
     _edit(page, "How long is the waiting period for water damage?")
+    page.reload()  # the unsaved set is a draft in the data folder: a reload finds it, edited
+    wait_for_app(page)
+    expect(page.get_by_text("generated · 6 questions")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text("kept as a draft in the data folder")).to_be_visible()
+    expect(page.get_by_label("Question text")).to_have_value(
+        "How long is the waiting period for water damage?")
+    expect(page.get_by_label("Questions per document")).to_have_value("6")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "questions_draft_after_reload.png"))
     picker = page.get_by_role("combobox", name="Question", exact=True)
     picker.click()
     if not page.get_by_role("option").first.is_visible():
