@@ -26,7 +26,7 @@ from core.errors import ConversionError
 
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-MAX_FORM_DEPTH = 8  # forms inside forms: deeper nesting is not followed
+MAX_FORM_DEPTH = 8  # forms inside forms: deeper nesting is neither read nor searched for fonts
 
 
 def open_document(data: bytes, filename: str) -> Any:
