@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.documents.hygiene import is_clean
 
 BlockKind = Literal["title", "heading", "paragraph", "list_item", "table", "caption", "code"]
 Route = Literal["text", "markdown", "docling", "docling-pdf", "pdf-offline"]
@@ -137,6 +139,14 @@ class ConvertedText(BaseModel):
     notes: list[str] = []
     page_info: list[PageInfo] = []
     quality: PdfQuality | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _cleaned(cls, text: str) -> str:
+        """Every route cleans its text (:mod:`core.documents.hygiene`) while writing it."""
+        if not is_clean(text):
+            raise ValueError("converted text holds characters the text hygiene pass removes")
+        return text
 
     def with_notes(self, notes: list[str]) -> ConvertedText:
         return self.model_copy(update={"notes": [*self.notes, *notes]})

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core.documents.docling_doc import convert_with_docling
+from core.documents.hygiene import Hygiene
 from core.documents.model import ConvertedText, PageInfo, PdfQuality
 from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
 from core.documents.pdf.fonts import GlyphTexts
@@ -116,6 +117,7 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
             "available offline."
         )
     running = find_running([(p.words, p.height) for p in pages])
+    running_clean = Hygiene()  # the running lines are not in the text: not counted there
     items: list[Line | TableBlock] = []
     infos: list[PageInfo] = []
     ruled = unruled = multi = most = 0
@@ -136,7 +138,8 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         multi += layout.columns > 1
         most = max(most, layout.columns)
         infos.append(PageInfo(number=page.number, width=page.width, height=page.height,
-                              columns=layout.columns, running=removed,
+                              columns=layout.columns,
+                              running=[running_clean.clean(r) for r in removed],
                               line_numbers=page.line_numbers))
     merged = unruled_tables(items)
     unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
