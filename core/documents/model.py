@@ -78,10 +78,18 @@ class PdfQuality(BaseModel):
     running_removed: int = 0  # header, footer and page-number lines taken out of the text
     tables_ruled: int = 0
     tables_unruled: int = 0
+    right_to_left_share: float = 0.0  # share of the letters in right-to-left scripts
+    right_to_left_lines: int = 0  # lines read from the page right to left, put in reading order
+    presentation_forms: int = 0  # shaped letters (Arabic presentation forms) normalised
 
     def summary(self) -> str:
         """One line a user reads: what was repaired, found or lost."""
         parts = []
+        if self.right_to_left_lines:
+            parts.append(f"{self.right_to_left_share:.0%} of the letters right-to-left: "
+                         f"{self.right_to_left_lines:,} lines put in reading order")
+        if self.presentation_forms:
+            parts.append(f"{self.presentation_forms:,} presentation forms normalised")
         if self.unmappable_dropped:
             parts.append(f"{self.unmappable_dropped:,} unmappable characters dropped")
         if self.unmappable_recovered:

@@ -3,7 +3,8 @@
 The page is cut recursively (an XY cut): a region is split into columns at full-height vertical
 gaps when every column it would make reads like prose (several lines of running text, no wide
 gaps inside its lines, widths alike); otherwise it is split at its widest full-width horizontal
-gap. Leaves are read top to bottom, columns left to right. A table's cells never pass the
+gap. Leaves are read top to bottom, columns left to right (right to left where most of the
+region's letters are right-to-left). A table's cells never pass the
 prose test, so a table is never read column by column.
 
 Invariants: every word given is in exactly one line; lines of one region never mix columns;
@@ -17,6 +18,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from core.documents.pdf.chars import Word
+from core.documents.pdf.direction import logical, right_to_left_line
 
 MIN_PROSE_LINES = 3
 MIN_PROSE_CHARS = 12  # median characters per line of a column of running text
@@ -71,12 +73,14 @@ def cjk(char: str) -> bool:
 
 
 def join_words(words: list[Word]) -> str:
+    """The words of a line, given left to right, in reading order (right-to-left lines
+    reordered, :func:`~core.documents.pdf.direction.logical`)."""
     out = ""
     for w in words:
         if out and not (cjk(out[-1]) and cjk(w.text[0])):
             out += " "
         out += w.text
-    return out
+    return logical(out)
 
 
 def group_lines(words: list[Word], page: int, column: str = "") -> list[Line]:
@@ -174,7 +178,10 @@ def _cut(words: list[Word], column: str, page: int, layout: Layout) -> None:
             cut = None
     if cut:
         layout.columns = max(layout.columns, len(cut[0]))
-        for i, part in enumerate(cut[0]):
+        parts = list(enumerate(cut[0]))
+        if right_to_left_line(" ".join(w.text for w in words)):
+            parts.reverse()  # right-to-left columns are read from the right
+        for i, part in parts:
             _cut(part, f"{column}/{i}", page, layout)
         return
     if widest is None:

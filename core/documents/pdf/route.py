@@ -24,6 +24,11 @@ from core.documents.docling_doc import convert_with_docling
 from core.documents.hygiene import Hygiene
 from core.documents.model import ConvertedText, PageInfo, PdfQuality
 from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
+from core.documents.pdf.direction import (
+    has_right_to_left,
+    presentation_forms,
+    right_to_left_share,
+)
 from core.documents.pdf.fonts import GlyphTexts
 from core.documents.pdf.layout import Line, read_page_lines
 from core.documents.pdf.reader import open_document, read_page
@@ -143,10 +148,15 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
                               line_numbers=page.line_numbers))
     merged = unruled_tables(items)
     unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
+    words = [w for p in pages for w in p.words]
     quality = PdfQuality(
         unmappable_recovered=facts.recovered, unmappable_dropped=facts.dropped,
         overprinted_removed=facts.overprinted, multi_column_pages=multi, most_columns=most,
-        running_removed=sum(len(r) for r in running), tables_ruled=ruled, tables_unruled=unruled)
+        running_removed=sum(len(r) for r in running), tables_ruled=ruled, tables_unruled=unruled,
+        right_to_left_share=right_to_left_share("".join(w.text for w in words)),
+        right_to_left_lines=sum(isinstance(i, Line) and has_right_to_left(i.text)
+                                for i in items),
+        presentation_forms=sum(presentation_forms(w.text) for w in words))
     return write(merged, infos, quality, [OFFLINE_NOTE])
 
 

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.documents.pdf.chars import Word
-from core.documents.pdf.layout import group_lines, rotated_lines
+from core.documents.pdf.layout import group_lines, join_words, rotated_lines
 
 EDGE_SHARE = 0.14
 EDGE_BANDS = 2
@@ -43,7 +43,7 @@ class _Band:
 
     @property
     def text(self) -> str:
-        return " ".join(w.text for w in self.words)  # in reading order
+        return join_words(self.words)  # in reading order
 
 
 def _edge_bands(words: list[Word], height: float) -> list[_Band]:

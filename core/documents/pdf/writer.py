@@ -16,6 +16,8 @@ import statistics
 from dataclasses import dataclass, field
 
 from core.documents.model import ConvertedText, PageInfo, PdfQuality
+from core.documents.pdf.chars import Word
+from core.documents.pdf.direction import right_to_left_line
 from core.documents.pdf.headings import (
     NUMBER_ONLY,
     HeadingRules,
@@ -31,7 +33,7 @@ from core.documents.pdf.tables import TableBlock
 from core.documents.spans import TextBuilder, rows_to_markdown
 
 BULLET = re.compile(r"^([•●▪◦‣∙·○■□➢➤►▸→✓✔\-–—*]|\d{1,3}[.)]|[a-z][.)])\s+(?=[\w(\"'“‘])")
-SENTENCE_END = re.compile(r"[.!?:;。！？]['\"”’)\]]*$")
+SENTENCE_END = re.compile(r"[.!?:;。！？؟۔]['\"”’)\]]*$")
 HYPHENATED = re.compile(r"[^\W\d_][-\u00ad]$")
 DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
 PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
@@ -129,32 +131,60 @@ class _Gatherer:
         ended = bool(SENTENCE_END.search(prev.text))
         if prev.page != line.page or prev.column != line.column:
             # a column or page break inside a sentence
-            return block.kind == "paragraph" and not ended and line.text[:1].islower()
+            # (it goes on in lower case, or in a script without capitals)
+            letter = line.text[:1]
+            return (block.kind == "paragraph" and not ended and letter.isalpha()
+                    and not letter.isupper())
         if not self._near(prev, line, self.spacing.get((line.page, line.column), PARAGRAPH_GAP)):
             return False
-        left, right = self.margins[(line.page, line.column)]
+        # measured along the reading direction: from the right edge in a right-to-left line
+        rtl = right_to_left_line(line.text)
+        at = _Reading(rtl)
+        left, right = at.margins(*self.margins[(line.page, line.column)])
+        prev_start, prev_end = at.extent(prev)
+        start = at.extent(line)[0]
+        first = at.words(line)[0]
         # the line broke early when the next line's first word would have fitted on it
         gaps = [b.x0 - a.x1 for a, b in zip(prev.words, prev.words[1:], strict=False)]
         space = min(statistics.median(gaps), 0.6 * size) if gaps else 0.3 * size
-        room = right - (prev.x1 + space + (line.words[0].x1 - line.words[0].x0))
+        room = right - (prev_end + space + (first.x1 - first.x0))
         early = room > 0.5 * size
         # a line that stops well short of the column, though the next word would fit: a
         # deliberate break (address lines, a caption), even without a full stop
         # (lines centred one under the other are one block of centred text, a title, a caption)
         centred = (abs(prev.x0 + prev.x1 - line.x0 - line.x1) < 2 * size
-                   and min(prev.x0, line.x0) - left > size)
-        short = early and prev.x1 < right - SHORT_LINE * (right - left) and not centred
+                   and min(prev_start, start) - left > size)
+        short = early and prev_end < right - SHORT_LINE * (right - left) and not centred
         if block.kind == "list_item":
-            first = block.lines[0]
-            text_x = first.words[1].x0 if len(first.words) > 1 else first.x0
-            return line.x0 >= text_x - 0.5 * size or not early
+            opening = at.words(block.lines[0])
+            text_x = at.extent(Line(opening[1:2], line.page))[0] if len(opening) > 1 else (
+                at.extent(block.lines[0])[0])
+            return start >= text_x - 0.5 * size or not early
         # a first-line indent starts a paragraph; in double-spaced text (transcripts, pleadings)
         # an indent after a full line that goes on mid-sentence is a hanging indent instead
         hanging = (line.page, line.column) in self.spacing and not ended and room <= size
-        indented = (size <= line.x0 - left <= 6 * size and prev.x0 - left < 0.5 * size
+        indented = (size <= start - left <= 6 * size and prev_start - left < 0.5 * size
                     and not hanging)
-        run_in = ended and line.words[0].bold >= 0.9 and prev.words[-1].bold < 0.5
+        run_in = ended and first.bold >= 0.9 and at.words(prev)[-1].bold < 0.5
         return not (indented or run_in or (ended and early) or short)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """Positions along a line's reading direction: x from the left edge, or, for a
+    right-to-left line, the distance from the right edge (negated x)."""
+
+    rtl: bool
+
+    def margins(self, left: float, right: float) -> tuple[float, float]:
+        return (-right, -left) if self.rtl else (left, right)
+
+    def extent(self, line: Line) -> tuple[float, float]:
+        """Where the line starts and ends, read in its direction."""
+        return (-line.x1, -line.x0) if self.rtl else (line.x0, line.x1)
+
+    def words(self, line: Line) -> list[Word]:
+        return line.words[::-1] if self.rtl else line.words
 
 
 def _spacing(lines: list[Line]) -> dict[tuple[int, str], float]:
