@@ -9,7 +9,10 @@ same or a higher level).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
+import itertools
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -50,6 +53,27 @@ class Table(TextSpan):
     caption_start: int | None = None  # span of the caption inside ``text`` when it has one
     caption_end: int | None = None
     page: int | None = None
+
+
+class PageBox(BaseModel):
+    """A region of a page: 1-based page number and a box in PDF points from the page's top-left
+    corner (the upright page a reader sees)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page: int = Field(ge=1)
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+class LineBox(PageBox):
+    """Where a line (or a table) of a paginated original stands, and the span of ``text`` it
+    became."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
 
 
 class PageInfo(BaseModel):
@@ -123,6 +147,7 @@ class Document(BaseModel):
     notes: list[str] = []  # things the user should know about this conversion
     page_info: list[PageInfo] = []  # paginated originals: one entry per page
     quality: PdfQuality | None = None  # the offline PDF route's repairs and findings
+    boxes: list[LineBox] = []  # paginated originals read by the offline PDF route, text order
 
     def heading_path(self, position: int) -> list[str]:
         """Titles of the sections containing ``position``, from the top level down."""
@@ -131,6 +156,33 @@ class Document(BaseModel):
 
     def slice(self, span: TextSpan) -> str:
         return self.text[span.start : span.end]
+
+    def provenance(self, start: int, end: int) -> tuple[list[int], list[PageBox]]:
+        """The pages (1-based, ascending) and line boxes ``text[start:end]`` was read from: from
+        the line boxes where the route kept them, else from the pages of its blocks."""
+        lines = self.boxes[bisect.bisect_right(self._box_ends, start):
+                           bisect.bisect_left(self._box_starts, max(end, start + 1))]
+        boxes = [PageBox(page=b.page, x0=b.x0, top=b.top, x1=b.x1, bottom=b.bottom)
+                 for b in lines]
+        pages = {b.page for b in lines}
+        if not self.boxes:
+            stop = max(end, start + 1)
+            blocks = self.blocks[bisect.bisect_right(self._block_ends, start):]
+            pages = {b.page for b in itertools.takewhile(lambda b: b.start < stop, blocks)
+                     if b.page is not None}
+        return sorted(pages), boxes
+
+    @functools.cached_property
+    def _box_starts(self) -> list[int]:
+        return [b.start for b in self.boxes]
+
+    @functools.cached_property
+    def _box_ends(self) -> list[int]:
+        return [b.end for b in self.boxes]
+
+    @functools.cached_property
+    def _block_ends(self) -> list[int]:
+        return [b.end for b in self.blocks]
 
 
 class ConvertedText(BaseModel):
@@ -147,6 +199,7 @@ class ConvertedText(BaseModel):
     notes: list[str] = []
     page_info: list[PageInfo] = []
     quality: PdfQuality | None = None
+    boxes: list[LineBox] = []
 
     @field_validator("text")
     @classmethod
@@ -164,6 +217,7 @@ class ConvertedText(BaseModel):
             doc_id=doc_id, source_name=source_name, format=format, route=self.route,
             text=self.text, blocks=self.blocks, sections=self.sections, tables=self.tables,
             pages=self.pages, notes=self.notes, page_info=self.page_info, quality=self.quality,
+            boxes=self.boxes,
         )
 
 

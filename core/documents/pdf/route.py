@@ -73,7 +73,16 @@ def _glyph_text(glyphs: GlyphTexts, page: int, char: dict[str, Any]) -> str | No
     return glyphs.text(page, char["fontname"], char["code"]) or char.get("guess")
 
 
-def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
+def _cleaned(words: list[Word], hygiene: Hygiene) -> list[Word]:
+    """The words with their text cleaned (:mod:`core.documents.hygiene`) as they are read, so
+    the spans of the lines written from them are exact."""
+    for word in words:
+        word.text = hygiene.clean(word.text)
+    return [w for w in words if w.text.strip()]
+
+
+def _read_pages(data: bytes, filename: str, facts: CharFacts, hygiene: Hygiene
+                ) -> list[_Page]:
     document = open_document(data, filename)
     glyphs = GlyphTexts(data)
     pages = []
@@ -88,7 +97,7 @@ def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
             glyphs.take_codes(number, reading.chars)
             chars = clean_chars(reading.chars, functools.partial(_glyph_text, glyphs, number),
                                 facts)
-            line_numbers, words = line_number_gutter(words_of(chars))
+            line_numbers, words = line_number_gutter(_cleaned(words_of(chars), hygiene))
             tables, words = ruled_tables(reading.edges, words, number) if words else ([], words)
             pages.append(_Page(number, reading.width, reading.height, words, tables,
                                line_numbers))
@@ -108,7 +117,8 @@ def _table_stand_in(index: int, table: TableBlock, size: float) -> Word:
 
 def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
     facts = CharFacts()
-    pages = _read_pages(data, filename, facts)
+    hygiene = Hygiene()
+    pages = _read_pages(data, filename, facts, hygiene)
     if not pages:
         raise ConversionError(f"{filename} has no pages.")
     if not any(p.words or p.tables for p in pages) and facts.dropped:
@@ -157,7 +167,7 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         right_to_left_lines=sum(isinstance(i, Line) and has_right_to_left(i.text)
                                 for i in items),
         presentation_forms=sum(presentation_forms(w.text) for w in words))
-    return write(merged, infos, quality, [OFFLINE_NOTE])
+    return write(merged, infos, quality, [OFFLINE_NOTE, *hygiene.notes()])
 
 
 def convert_pdf(data: bytes, filename: str) -> ConvertedText:

@@ -15,7 +15,7 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
-from core.documents.model import ConvertedText, PageInfo, PdfQuality
+from core.documents.model import ConvertedText, LineBox, PageInfo, PdfQuality, TextSpan
 from core.documents.pdf.chars import Word
 from core.documents.pdf.direction import right_to_left_line
 from core.documents.pdf.headings import (
@@ -54,19 +54,26 @@ class _Block:
 
 
 def join_lines(texts: list[str]) -> str:
+    return joined_lines(texts)[0]
+
+
+def joined_lines(texts: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The lines as one text, and the span each line's text takes in it."""
     out = ""
+    spans: list[tuple[int, int]] = []
     for text in texts:
         if not out:
-            out = text
+            pass
         elif HYPHENATED.search(out) and text[:1].islower():
-            out = out[:-1] + text
+            out = out[:-1]
+            spans[-1] = (spans[-1][0], min(spans[-1][1], len(out)))
         elif DASH_END.search(out) and text[:1].isdigit():
-            out += text  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
-        elif cjk(out[-1]) and cjk(text[0]):
-            out += text
-        else:
-            out += " " + text
-    return out
+            pass  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
+        elif not (cjk(out[-1]) and cjk(text[0])):
+            out += " "
+        spans.append((len(out), len(out) + len(text)))
+        out += text
+    return out, spans
 
 
 def _bullet(line: Line) -> re.Match[str] | None:
@@ -239,7 +246,9 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
         (style_of(b.lines[0]), outline_depth(_heading_text(b))) for b in headings]
     levels = dict(zip(map(id, headings), assign_levels(keys), strict=True))
     builder = TextBuilder()
+    boxes: list[LineBox] = []
     for block in blocks:
+        written = len(builder.blocks)
         if block.table is not None:
             builder.table(rows_to_markdown(block.table.rows), block.table.rows, block.page)
         elif block.kind == "heading":
@@ -252,5 +261,27 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
             text = join_lines([ln.text for ln in block.lines])
             if not builder.trailing_caption(text, block.page):
                 builder.paragraph(text, block.page)
+        if len(builder.blocks) > written:
+            boxes += _boxes(block, builder.blocks[-1])
     result = builder.result("pdf-offline", pages=len(pages), notes=notes)
-    return result.model_copy(update={"page_info": pages, "quality": quality})
+    return result.model_copy(update={"page_info": pages, "quality": quality, "boxes": boxes})
+
+
+def _boxes(block: _Block, span: TextSpan) -> list[LineBox]:
+    """Where each line of ``block`` stands on its page and the span of the text it became
+    (the block written at ``span``; its bullet, when it had one, left out)."""
+    if block.table is not None:
+        t = block.table
+        return [LineBox(page=t.page, x0=t.x0, top=t.top, x1=t.x1, bottom=t.bottom,
+                        start=span.start, end=span.end)]
+    lines = block.prefix + block.lines
+    text, spans = joined_lines([ln.text for ln in lines])
+    shift = len(text) - (span.end - span.start)  # a bullet taken off the front
+    out = []
+    for line, (start, end) in zip(lines, spans, strict=True):
+        start, end = max(start - shift, 0), end - shift
+        if end > 0:
+            out.append(LineBox(page=line.page, x0=round(line.x0, 2), top=round(line.top, 2),
+                               x1=round(line.x1, 2), bottom=round(line.bottom, 2),
+                               start=span.start + start, end=span.start + end))
+    return out
