@@ -19,7 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|extrab|ultrab|[-,](b|bd|sb)$|bd$",
+# "-Medi": the bold of the Times clones LaTeX embeds (NimbusRomNo9L-Medi)
+BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|extrab|ultrab|[-,](b|bd|sb)$|bd$"
+                       r"|-medi(ital)?$", re.IGNORECASE)
+MONO_FONT = re.compile(r"mono|courier|consol|menlo|typewriter|^(\w+\+)?(cm|lm)tt|code",
                        re.IGNORECASE)
 SYMBOL_FONT = re.compile(r"symbol|dingbat|wingding|webding", re.IGNORECASE)
 WORD_GAP = 0.15  # a gap wider than this times the font size between two glyphs starts a word
@@ -51,6 +54,7 @@ class Word:
     size: float
     bold: float  # share of its characters set bold, 0..1
     symbol: bool = False  # set in a symbol font (bullets, dingbats)
+    mono: bool = False  # set in a monospaced font (code, commands)
     upright: bool = True
     upward: bool = False  # rotated text that reads from the bottom of the page up
     chars: int = field(default=0)
@@ -62,9 +66,10 @@ class Word:
 
 
 @functools.lru_cache(maxsize=256)
-def _font_kind(name: str) -> tuple[bool, bool]:
-    """(bold, symbol) read from a font's name."""
-    return bool(BOLD_FONT.search(name)), bool(SYMBOL_FONT.search(name))
+def _font_kind(name: str) -> tuple[bool, bool, bool]:
+    """(bold, symbol, monospaced) read from a font's name."""
+    return bool(BOLD_FONT.search(name)), bool(SYMBOL_FONT.search(name)), bool(
+        MONO_FONT.search(name))
 
 
 Recover = Callable[[dict[str, Any]], "str | None"]
@@ -134,6 +139,7 @@ def _word(chars: list[dict[str, Any]], text: str) -> Word:
         top=min(c["top"] for c in chars), bottom=max(c["bottom"] for c in chars),
         size=statistics.median(sizes), bold=bold / len(visible),
         symbol=all(_font_kind(c["fontname"])[1] for c in visible),
+        mono=all(_font_kind(c["fontname"])[2] for c in visible),
         upright=bool(chars[0].get("upright", True)), upward=bool(chars[0].get("upward")),
         chars=len(visible),
     )

@@ -38,6 +38,7 @@ HYPHENATED = re.compile(r"[^\W\d_][-\u00ad]$")
 DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
 PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
 MIN_SPACING_GAPS = 5  # lines a column needs before its own usual spacing counts
+RUN_IN_WORDS = 8  # a bold run-in heading has at most this many words
 SHORT_LINE = 0.3  # a line ending this share of the column's width short of its right edge
 
 
@@ -129,6 +130,10 @@ class _Gatherer:
             if self._continues(last, prev, line):
                 last.lines.append(line)
                 return
+        heading, rest = _run_in(line)
+        if heading is not None and rest is not None:
+            self.blocks += [_Block("heading", [heading]), _Block("paragraph", [rest])]
+            return
         self.blocks.append(_Block("paragraph", [line]))
 
     def _continues(self, block: _Block, prev: Line, line: Line) -> bool:
@@ -174,6 +179,22 @@ class _Gatherer:
                     and not hanging)
         run_in = ended and first.bold >= 0.9 and at.words(prev)[-1].bold < 0.5
         return not (indented or run_in or (ended and early) or short)
+
+
+def _run_in(line: Line) -> tuple[Line | None, Line | None]:
+    """A bold run-in heading opening a paragraph ("Boots Self-Locking Nut. The nut…"): the
+    heading's words and the rest of the line, or (None, None)."""
+    words = line.words
+    bold = next((k for k, w in enumerate(words) if w.bold < 0.9), len(words))
+    if (not 2 <= bold <= RUN_IN_WORDS or len(words) - bold < 2 or words[bold].bold >= 0.5
+            or any(w.mono for w in words[:bold]) or right_to_left_line(line.text)):
+        return None, None
+    heading = Line(words[:bold], line.page, line.column)
+    text = heading.text
+    if sum(c.isalpha() for c in text) < 4 or not (text[0].isupper()
+                                                   or numbering_depth(text) is not None):
+        return None, None
+    return heading, Line(words[bold:], line.page, line.column)
 
 
 @dataclass(frozen=True)
