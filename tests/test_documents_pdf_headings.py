@@ -55,3 +55,31 @@ def test_latex_times_medium_is_bold() -> None:
     assert _font_kind("NimbusRomNo9L-MediItal")[0]
     assert not _font_kind("NimbusRomNo9L-Regu")[0]
     assert _font_kind("Courier-Bold")[2] and not _font_kind("Helvetica")[2]
+
+
+def one_page(header: str | None) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    if header:
+        pdf.set_font("Helvetica", "", 8)
+        pdf.cell(0, 4, header, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(8)
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.cell(0, 8, "Table Structure Recognition", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 10)
+    for _ in range(4):
+        pdf.multi_cell(0, 5, BODY * 3, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(3)
+    return bytes(pdf.output())
+
+
+def test_a_one_page_papers_running_header_is_taken_out_by_its_place_and_font() -> None:
+    converted = convert_pdf_offline(one_page("Published as a conference paper at ICLR 2024"),
+                                    "paper.pdf")
+    assert "Published as" not in converted.text
+    assert converted.page_info[0].running == ["Published as a conference paper at ICLR 2024"]
+    plain = convert_pdf_offline(one_page(None), "paper.pdf")
+    assert plain.text.startswith("# Table Structure Recognition")
+    assert plain.page_info[0].running == []
