@@ -240,9 +240,8 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
                     step = (right - left) / (len(group) + 1)
                     slots = [(left + k * step, left + (k + 1) * step)
                              for k in range(len(group) + 1)]
-                    letters = "".join(m["text"] or "" for m in group) + chr(code)
-                    if (not unmapped and right_to_left(chr(code))
-                            and reading_first(letters)):
+                    if not unmapped and right_to_left(chr(code)) and reading_first(
+                            "".join(m["text"] or "" for m in group) + chr(code)):
                         slots.reverse()
                     for member, (a, b) in zip(group, slots, strict=False):
                         member["x0"], member["x1"] = a, b
