@@ -89,3 +89,13 @@ def test_exports_store_records_packs_and_prompts_carry_the_pages(document: Docum
 def test_page_labels() -> None:
     assert [page_label(p) for p in ([], [3], [3, 4, 5], [3, 7])] == [
         "", "p. 3", "pp. 3–5", "pp. 3, 7"]
+
+
+def test_slides_are_the_pages_of_a_deck() -> None:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "sample_docs" / "onboarding_deck.pptx"
+    deck = convert(path.read_bytes(), path.name)
+    chunks = chunk(deck, "recursive", {"size": 200, "overlap": 0, "unit": "chars"})
+    assert all(c.pages and set(c.pages) <= set(range(1, (deck.pages or 0) + 1)) for c in chunks)
+    assert len({p for c in chunks for p in c.pages}) == deck.pages
