@@ -19,7 +19,10 @@ from core.documents.pdf import convert_pdf_offline
 from corpora.pdf_score import doubled_glyph_words, unmapped
 
 FOLDER = Path(__file__).resolve().parent / "golden" / "pdf"
-PDFS = sorted(p.name for p in FOLDER.glob("*.pdf"))
+# right-to-left PDFs printed by Chromium, kept beside their HTML and reference text
+RTL = Path(__file__).resolve().parent / "fixtures" / "pdf" / "rtl"
+SOURCES = {p.name: p for folder in (FOLDER, RTL) for p in folder.glob("*.pdf")}
+PDFS = sorted(SOURCES)
 
 
 def golden_text(converted: ConvertedText) -> str:
@@ -42,7 +45,7 @@ def golden_path(name: str) -> Path:
 
 @pytest.mark.parametrize("name", PDFS)
 def test_real_pdf_reads_as_its_golden_file(name):
-    converted = convert_pdf_offline((FOLDER / name).read_bytes(), name)
+    converted = convert_pdf_offline(SOURCES[name].read_bytes(), name)
     assert unmapped(converted.text) == 0
     assert doubled_glyph_words(converted.text) == []
     for span in [*converted.blocks, *converted.sections, *converted.tables]:
@@ -60,7 +63,7 @@ def test_real_pdf_reads_as_its_golden_file(name):
 
 def regenerate() -> None:
     for name in PDFS:
-        converted = convert_pdf_offline((FOLDER / name).read_bytes(), name)
+        converted = convert_pdf_offline(SOURCES[name].read_bytes(), name)
         text = golden_text(converted)
         golden_path(name).write_text(text, encoding="utf-8")
         print(f"{golden_path(name).name}: {len(text):,} characters")

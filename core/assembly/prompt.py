@@ -105,6 +105,7 @@ class Citation(BaseModel):
     source: str = ""  # the document's file name, as the prompt names it
     heading_path: list[str]
     span_offsets: list[tuple[int, int]]
+    pages: list[int] = []  # pages of the original the source was read from (1-based)
 
 
 class Budget(BaseModel):
@@ -168,7 +169,7 @@ class AssembledPrompt(BaseModel):
     def footnotes(self) -> str:
         """Markdown footnote definitions for the citations, one per line."""
         return "\n".join(
-            f"[^{n}]: {c.source or c.doc_id}"
+            f"[^{n}]: {source_name(c.source or c.doc_id, c.pages)}"
             + (f" — {' > '.join(c.heading_path)}" if c.heading_path else "")
             for n, c in enumerate(self.citations, start=1)
         )
@@ -185,8 +186,25 @@ def heading_text(path: Sequence[str]) -> str:
     return " > ".join(path)
 
 
+def page_label(pages: Sequence[int]) -> str:
+    """"p. 3", "pp. 3–5" or "pp. 3, 7" ("" without pages)."""
+    if not pages:
+        return ""
+    if len(pages) == 1:
+        return f"p. {pages[0]}"
+    if list(pages) == list(range(pages[0], pages[-1] + 1)):
+        return f"pp. {pages[0]}–{pages[-1]}"
+    return "pp. " + ", ".join(map(str, pages))
+
+
+def source_name(source: str, pages: Sequence[int]) -> str:
+    """A source as the prompt names it: its file name and, for a paginated one, its pages."""
+    label = page_label(pages)
+    return f"{source}, {label}" if label else source
+
+
 def context_block(mark: str, pack: Pack, source: str = "") -> str:
-    lines = [mark, f"Doc: {source or pack.doc_id}"]
+    lines = [mark, f"Doc: {source_name(source or pack.doc_id, pack.pages)}"]
     if pack.heading_path:
         lines.append(f"Path: {heading_text(pack.heading_path)}")
     lines += ["---", pack.text]
@@ -251,7 +269,8 @@ def assemble_prompt(
     sources = [names.get(p.doc_id, p.doc_id) for p in ranked]
     blocks = [context_block(m, p, s) for m, p, s in zip(marks, ranked, sources, strict=True)]
     references = [
-        f"{m} Doc: {s}" + (f" · Path: {heading_text(p.heading_path)}" if p.heading_path else "")
+        f"{m} Doc: {source_name(s, p.pages)}"
+        + (f" · Path: {heading_text(p.heading_path)}" if p.heading_path else "")
         for m, p, s in zip(marks, ranked, sources, strict=True)
     ]
 
@@ -293,7 +312,8 @@ def assemble_prompt(
     )
     citations = [
         Citation(marker=m, pack_id=p.id, doc_id=p.doc_id, source=s,
-                 heading_path=list(p.heading_path), span_offsets=list(p.spans))
+                 heading_path=list(p.heading_path), span_offsets=list(p.spans),
+                 pages=list(p.pages))
         for m, p, s in zip(marks[:kept], ranked[:kept], sources[:kept], strict=True)
     ]
     return AssembledPrompt(

@@ -66,6 +66,7 @@ class ChunkFactory:
         text = document.text[start:end]
         hasher = self._hasher.copy()
         hasher.update(f"|{start}|{end}".encode())
+        pages, boxes = document.provenance(start, end)
         # Every field is made here with its right type: no validation (speed: a third of the
         # chunker's own time on short chunks went to it)
         return Chunk.trusted(
@@ -81,6 +82,8 @@ class ChunkFactory:
             heading_path=document.heading_path(start) if heading_path is None else heading_path,
             table_header=table_header,
             llm=llm,
+            pages=pages,
+            boxes=boxes,
         )
 
 

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.documents.model import PageBox
+
 ChunkType = Literal["text", "table"]
 _set = object.__setattr__  # what a frozen model's own ``__setattr__`` refuses
 
@@ -54,6 +56,8 @@ class Chunk(BaseModel):
     heading_path: list[str] = []
     table_header: str | None = None  # header lines of a table part that does not hold them
     llm: LLMAnnotations | None = None
+    pages: list[int] = []  # pages of the original the span was read from (1-based)
+    boxes: list[PageBox] = []  # the lines' boxes on those pages (PDFs read offline)
 
     @classmethod
     def trusted(cls, **values: Any) -> Chunk:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 from core.documents.docling_doc import convert_with_docling
+from core.documents.hygiene import Hygiene
 from core.documents.limits import check_limits
 from core.documents.markdown_doc import convert_markdown
 from core.documents.model import ConvertedText, Document, content_id
@@ -23,6 +24,9 @@ IN_PROCESS = ("txt", "md")  # fast and bounded by the upload size: no worker nee
 def _route(data: bytes, filename: str, fmt: str) -> ConvertedText:
     if fmt in ("txt", "md"):
         text, notes = decode_text(data, filename)
+        hygiene = Hygiene()
+        text = hygiene.clean(text)
+        notes += hygiene.notes()
         converted = convert_text(text) if fmt == "txt" else convert_markdown(text)
         return converted.with_notes(notes)
     if fmt == "csv":

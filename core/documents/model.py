@@ -9,10 +9,15 @@ same or a higher level).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
+import itertools
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.documents.hygiene import is_clean
 
 BlockKind = Literal["title", "heading", "paragraph", "list_item", "table", "caption", "code"]
 Route = Literal["text", "markdown", "docling", "docling-pdf", "pdf-offline"]
@@ -50,6 +55,27 @@ class Table(TextSpan):
     page: int | None = None
 
 
+class PageBox(BaseModel):
+    """A region of a page: 1-based page number and a box in PDF points from the page's top-left
+    corner (the upright page a reader sees)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page: int = Field(ge=1)
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+class LineBox(PageBox):
+    """Where a line (or a table) of a paginated original stands, and the span of ``text`` it
+    became."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
 class PageInfo(BaseModel):
     """A page of a paginated original: its size in points and what was read where."""
 
@@ -76,10 +102,18 @@ class PdfQuality(BaseModel):
     running_removed: int = 0  # header, footer and page-number lines taken out of the text
     tables_ruled: int = 0
     tables_unruled: int = 0
+    right_to_left_share: float = 0.0  # share of the letters in right-to-left scripts
+    right_to_left_lines: int = 0  # lines read from the page right to left, put in reading order
+    presentation_forms: int = 0  # shaped letters (Arabic presentation forms) normalised
 
     def summary(self) -> str:
         """One line a user reads: what was repaired, found or lost."""
         parts = []
+        if self.right_to_left_lines:
+            parts.append(f"{self.right_to_left_share:.0%} of the letters right-to-left: "
+                         f"{self.right_to_left_lines:,} lines put in reading order")
+        if self.presentation_forms:
+            parts.append(f"{self.presentation_forms:,} presentation forms normalised")
         if self.unmappable_dropped:
             parts.append(f"{self.unmappable_dropped:,} unmappable characters dropped")
         if self.unmappable_recovered:
@@ -113,6 +147,7 @@ class Document(BaseModel):
     notes: list[str] = []  # things the user should know about this conversion
     page_info: list[PageInfo] = []  # paginated originals: one entry per page
     quality: PdfQuality | None = None  # the offline PDF route's repairs and findings
+    boxes: list[LineBox] = []  # paginated originals read by the offline PDF route, text order
 
     def heading_path(self, position: int) -> list[str]:
         """Titles of the sections containing ``position``, from the top level down."""
@@ -136,6 +171,33 @@ class Document(BaseModel):
         spans = [(b.start, b.end) for b in self.blocks if b.page == page]
         return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
 
+    def provenance(self, start: int, end: int) -> tuple[list[int], list[PageBox]]:
+        """The pages (1-based, ascending) and line boxes ``text[start:end]`` was read from: from
+        the line boxes where the route kept them, else from the pages of its blocks."""
+        lines = self.boxes[bisect.bisect_right(self._box_ends, start):
+                           bisect.bisect_left(self._box_starts, max(end, start + 1))]
+        boxes = [PageBox(page=b.page, x0=b.x0, top=b.top, x1=b.x1, bottom=b.bottom)
+                 for b in lines]
+        pages = {b.page for b in lines}
+        if not self.boxes:
+            stop = max(end, start + 1)
+            blocks = self.blocks[bisect.bisect_right(self._block_ends, start):]
+            pages = {b.page for b in itertools.takewhile(lambda b: b.start < stop, blocks)
+                     if b.page is not None}
+        return sorted(pages), boxes
+
+    @functools.cached_property
+    def _box_starts(self) -> list[int]:
+        return [b.start for b in self.boxes]
+
+    @functools.cached_property
+    def _box_ends(self) -> list[int]:
+        return [b.end for b in self.boxes]
+
+    @functools.cached_property
+    def _block_ends(self) -> list[int]:
+        return [b.end for b in self.blocks]
+
 
 class ConvertedText(BaseModel):
     """What a converter gives: the text and its structure; :meth:`document` names it."""
@@ -151,6 +213,15 @@ class ConvertedText(BaseModel):
     notes: list[str] = []
     page_info: list[PageInfo] = []
     quality: PdfQuality | None = None
+    boxes: list[LineBox] = []
+
+    @field_validator("text")
+    @classmethod
+    def _cleaned(cls, text: str) -> str:
+        """Every route cleans its text (:mod:`core.documents.hygiene`) while writing it."""
+        if not is_clean(text):
+            raise ValueError("converted text holds characters the text hygiene pass removes")
+        return text
 
     def with_notes(self, notes: list[str]) -> ConvertedText:
         return self.model_copy(update={"notes": [*self.notes, *notes]})
@@ -160,6 +231,7 @@ class ConvertedText(BaseModel):
             doc_id=doc_id, source_name=source_name, format=format, route=self.route,
             text=self.text, blocks=self.blocks, sections=self.sections, tables=self.tables,
             pages=self.pages, notes=self.notes, page_info=self.page_info, quality=self.quality,
+            boxes=self.boxes,
         )
 
 

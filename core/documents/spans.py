@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.documents.hygiene import Hygiene
 from core.documents.model import Block, BlockKind, ConvertedText, Route, Section, Table
 
 # "Table 3: Deductibles", "Tab. 2 – Limits", "Table IV. Exclusions"
@@ -58,13 +59,15 @@ def sections_from_headings(text: str, headings: list[Heading]) -> list[Section]:
 @dataclass
 class TextBuilder:
     """Writes a document's text as Markdown-like blocks separated by blank lines and records the
-    exact span of every block, heading and table while writing."""
+    exact span of every block, heading and table while writing. Every piece given is cleaned
+    (:class:`~core.documents.hygiene.Hygiene`) before its span is measured."""
 
     parts: list[str] = field(default_factory=list)
     length: int = 0
     blocks: list[Block] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
     tables: list[dict[str, Any]] = field(default_factory=list)
+    hygiene: Hygiene = field(default_factory=Hygiene)
     _last_kind: str | None = None
 
     def _write(self, piece: str, kind: str) -> int:
@@ -84,7 +87,7 @@ class TextBuilder:
 
     def heading(self, title: str, level: int, page: int | None = None, *, title_kind: bool = False
                 ) -> None:
-        title = " ".join(title.split())
+        title = " ".join(self.hygiene.clean(title).split())
         if not title:
             return
         level = max(1, min(level, 6))
@@ -96,7 +99,7 @@ class TextBuilder:
         self.headings.append(Heading(level, start, end, line_start))
 
     def paragraph(self, text: str, page: int | None = None, kind: BlockKind = "paragraph") -> None:
-        text = text.strip()
+        text = self.hygiene.clean(text).strip()
         if text:
             start = self._write(text, kind)
             self._block(kind, start, start + len(text), page)
@@ -104,14 +107,14 @@ class TextBuilder:
     def list_item(self, text: str, page: int | None = None, *, marker: str = "-",
                   indent: int = 0) -> None:
         """``- text`` (or ``1. text``), indented two spaces per nesting level."""
-        text = " ".join(text.split())
+        text = " ".join(self.hygiene.clean(text).split())
         if text:
             prefix = "  " * indent + marker + " "
             start = self._write(prefix + text, "list_item") + len(prefix)
             self._block("list_item", start, start + len(text), page)
 
     def code(self, text: str, page: int | None = None) -> None:
-        text = text.strip("\n")
+        text = self.hygiene.clean(text).strip("\n")
         if text.strip():
             start = self._write(f"```\n{text}\n```", "code") + 4
             self._block("code", start, start + len(text), page)
@@ -119,11 +122,13 @@ class TextBuilder:
     def table(self, markdown: str, rows: list[list[str]], page: int | None = None,
               caption: str | None = None) -> None:
         """A table as Markdown, preceded by its caption when it has one."""
-        markdown = markdown.strip("\n")
+        markdown = self.hygiene.clean(markdown).strip("\n")
         if not markdown.strip():
             return
+        scratch = Hygiene()  # the cells are counted once, in the Markdown
+        rows = [[scratch.clean(cell) for cell in row] for row in rows]
         entry: dict[str, Any] = {"rows": rows, "page": page, "caption": None}
-        caption = " ".join((caption or "").split())
+        caption = " ".join(self.hygiene.clean(caption or "").split())
         if not caption and (leading := self._caption_just_written()):
             entry.update(caption=self.text[leading.start : leading.end],
                          caption_start=leading.start, caption_end=leading.end)
@@ -150,11 +155,13 @@ class TextBuilder:
 
     def trailing_caption(self, text: str, page: int | None = None) -> bool:
         """Write ``text`` as the caption of the table just written, if it reads like one."""
-        text = " ".join(text.split())
+        cleaning = Hygiene()  # counted only when written here
+        text = " ".join(cleaning.clean(text).split())
         last = self.tables[-1] if self.tables else None
         if (self._last_kind != "table" or last is None or last["caption"]
                 or not looks_like_table_caption(text)):
             return False
+        self.hygiene.add(cleaning)
         start = self._write(text, "caption")
         self._block("caption", start, start + len(text), page)
         last.update(caption=text, caption_start=start, caption_end=start + len(text))
@@ -171,7 +178,8 @@ class TextBuilder:
         return ConvertedText(
             route=route, text=text, blocks=self.blocks,
             sections=sections_from_headings(text, self.headings),
-            tables=[Table(**entry) for entry in self.tables], pages=pages, notes=notes or [],
+            tables=[Table(**entry) for entry in self.tables], pages=pages,
+            notes=[*(notes or []), *self.hygiene.notes()],
         )
 
 

@@ -1,8 +1,9 @@
 """Chunks in the shapes other tools read, and a configuration as Python that reproduces it.
 
-- ``jsonl``: one object per chunk: text, offsets, type, heading path, tokens, metadata;
+- ``jsonl``: one object per chunk: text, offsets, type, heading path, tokens, pages and line
+  boxes (paginated originals), metadata;
 - ``langchain``: a JSON list of LangChain ``Document``-shaped objects (``page_content``,
-  ``metadata`` with ``start_index``);
+  ``metadata`` with ``start_index``, and ``page`` 0-based as LangChain's PDF loaders give it);
 - ``llamaindex``: a JSON list of LlamaIndex ``TextNode``-shaped objects (``id_``, ``text``,
   ``start_char_idx``, ``end_char_idx``, ``metadata``, previous/next/source relationships).
 """
@@ -43,6 +44,8 @@ def chunk_metadata(document: Document, chunk: Chunk) -> dict[str, Any]:
         "heading_path": list(chunk.heading_path), "tokens": chunk.tokens,
         "start": chunk.start, "end": chunk.end,
     }
+    if chunk.pages:  # the page label readers cite: the first page, 1-based, as text
+        meta.update(pages=list(chunk.pages), page_label=str(chunk.pages[0]))
     if chunk.llm:
         meta.update({k: v for k, v in chunk.llm.model_dump().items() if v is not None})
     return meta
@@ -51,13 +54,16 @@ def chunk_metadata(document: Document, chunk: Chunk) -> dict[str, Any]:
 def _jsonl(document: Document, chunks: Sequence[Chunk]) -> str:
     rows = [{"text": c.text, "start": c.start, "end": c.end, "chunk_type": c.chunk_type,
              "heading_path": list(c.heading_path), "tokens": c.tokens,
+             **({"pages": c.pages, "boxes": [b.model_dump() for b in c.boxes]} if c.pages
+                else {}),
              "metadata": chunk_metadata(document, c)} for c in chunks]
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 def _langchain(document: Document, chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
     return [{"id": c.id, "page_content": c.text, "type": "Document",
-             "metadata": {**chunk_metadata(document, c), "start_index": c.start}}
+             "metadata": {**chunk_metadata(document, c), "start_index": c.start,
+                          **({"page": c.pages[0] - 1} if c.pages else {})}}
             for c in chunks]
 
 

@@ -38,6 +38,7 @@ class Pack(BaseModel):
     text: str
     chunk_ids: list[str]  # every chunk in the pack, in document order
     hit_ids: list[str]  # the retrieved chunks among them, best first
+    pages: list[int] = []  # pages of the original its chunks were read from (1-based)
 
 
 def merge_spans(chunks: Sequence[Chunk]) -> list[tuple[tuple[int, int], str]]:
@@ -109,6 +110,7 @@ def _pack(order: int, hit: Chunk, score: float, members: Sequence[Chunk],
         id=hit.id, score=score, order=order, doc_id=hit.doc_id, heading_path=hit.heading_path,
         spans=[span for span, _ in runs], text="\n\n".join(text for _, text in runs),
         chunk_ids=[c.id for c in members], hit_ids=hit_ids,
+        pages=sorted({page for c in members for page in c.pages}),
     )
 
 

@@ -17,6 +17,7 @@ VIEW_OF = "view_of"  # metadata key of an extra view record: the id of its chunk
 VIEW_NUMBER = "view"  # … and its number (1, 2, …): Chroma filters match it only where it is set
 LLM_KEY = "llm"  # the chunk's LLM annotations as JSON
 TABLE_HEADER_KEY = "table_header"  # header lines of a table part that does not hold them
+PAGES_KEY, BOXES_KEY = "pages", "boxes"  # where the chunk was read from, as JSON
 Metadata = dict[str, str | int | float | bool]
 
 
@@ -43,6 +44,9 @@ def chunk_metadata(chunk: Chunk) -> Metadata:
         meta[LLM_KEY] = chunk.llm.model_dump_json()
     if chunk.table_header is not None:
         meta[TABLE_HEADER_KEY] = chunk.table_header
+    if chunk.pages:
+        meta[PAGES_KEY] = json.dumps(chunk.pages)
+        meta[BOXES_KEY] = json.dumps([b.model_dump() for b in chunk.boxes])
     return meta
 
 
@@ -66,6 +70,8 @@ def chunk_from_record(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
         heading_path=json.loads(meta.get("heading_path") or "[]"),
         table_header=meta.get(TABLE_HEADER_KEY),
         llm=_annotations(meta),
+        pages=json.loads(meta.get(PAGES_KEY) or "[]"),
+        boxes=json.loads(meta.get(BOXES_KEY) or "[]"),
     )
 
 

@@ -19,7 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|extrab|ultrab|[-,](b|bd|sb)$|bd$",
+# "-Medi": the bold of the Times clones LaTeX embeds (NimbusRomNo9L-Medi)
+BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|extrab|ultrab|[-,](b|bd|sb)$|bd$"
+                       r"|-medi(ital)?$", re.IGNORECASE)
+MONO_FONT = re.compile(r"mono|courier|consol|menlo|typewriter|^(\w+\+)?(cm|lm)tt|code",
                        re.IGNORECASE)
 SYMBOL_FONT = re.compile(r"symbol|dingbat|wingding|webding", re.IGNORECASE)
 WORD_GAP = 0.15  # a gap wider than this times the font size between two glyphs starts a word
@@ -51,9 +54,11 @@ class Word:
     size: float
     bold: float  # share of its characters set bold, 0..1
     symbol: bool = False  # set in a symbol font (bullets, dingbats)
+    mono: bool = False  # set in a monospaced font (code, commands)
     upright: bool = True
     upward: bool = False  # rotated text that reads from the bottom of the page up
     chars: int = field(default=0)
+    spaced: bool = True  # a blank (drawn or inferred) follows it; False: split by a gap only
     table: int | None = None  # a stand-in for the table with this index (its whole box)
 
     @property
@@ -62,9 +67,10 @@ class Word:
 
 
 @functools.lru_cache(maxsize=256)
-def _font_kind(name: str) -> tuple[bool, bool]:
-    """(bold, symbol) read from a font's name."""
-    return bool(BOLD_FONT.search(name)), bool(SYMBOL_FONT.search(name))
+def _font_kind(name: str) -> tuple[bool, bool, bool]:
+    """(bold, symbol, monospaced) read from a font's name."""
+    return bool(BOLD_FONT.search(name)), bool(SYMBOL_FONT.search(name)), bool(
+        MONO_FONT.search(name))
 
 
 Recover = Callable[[dict[str, Any]], "str | None"]
@@ -134,9 +140,21 @@ def _word(chars: list[dict[str, Any]], text: str) -> Word:
         top=min(c["top"] for c in chars), bottom=max(c["bottom"] for c in chars),
         size=statistics.median(sizes), bold=bold / len(visible),
         symbol=all(_font_kind(c["fontname"])[1] for c in visible),
+        mono=all(_font_kind(c["fontname"])[2] for c in visible),
         upright=bool(chars[0].get("upright", True)), upward=bool(chars[0].get("upward")),
-        chars=len(visible),
+        chars=len(visible), spaced=bool(chars[-1].get("blank_after", True)),
     )
+
+
+def joined_word(parts: list[Word]) -> Word:
+    """One word from fragments of it standing side by side on a line."""
+    chars = sum(w.chars for w in parts) or 1
+    return Word(
+        text="".join(w.text for w in parts), x0=parts[0].x0, x1=parts[-1].x1,
+        top=min(w.top for w in parts), bottom=max(w.bottom for w in parts),
+        size=max(w.size for w in parts), bold=sum(w.bold * w.chars for w in parts) / chars,
+        symbol=all(w.symbol for w in parts), upright=parts[0].upright,
+        upward=parts[0].upward, chars=sum(w.chars for w in parts), spaced=parts[-1].spaced)
 
 
 def words_of(chars: list[dict[str, Any]]) -> list[Word]:
@@ -146,6 +164,10 @@ def words_of(chars: list[dict[str, Any]]) -> list[Word]:
     from pdfplumber.utils.text import WordExtractor
 
     words = []
+    for char, after in zip(chars, chars[1:], strict=False):
+        char["blank_after"] = not after["text"].strip()
+    if chars:
+        chars[-1]["blank_after"] = True
     # pdfplumber orders bottom-to-top glyphs by their height too
     upward = [{**c, "height": c["bottom"] - c["top"]} for c in chars if c.get("upward")]
     parts: list[tuple[list[dict[str, Any]], Literal["ttb", "btt"]]] = [

@@ -3,7 +3,8 @@
 A line is a heading when it stands out from the body text: set clearly larger than every size
 running text is set in, or entirely bold, or numbered and in capitals (or numbered and a little
 larger), and short; and not when it reads as a sentence (long, ending with a full stop,
-unnumbered) or is a row of far-apart fields. The body size is the size that carries most
+unnumbered), is a row of far-apart fields, or is code (a monospaced line, a statement ending with
+";"). The body size is the size that carries most
 characters; a style that carries a large share of the text is body text too. Levels: see
 :func:`assign_levels`. A number alone on its line ("1", "Chapter 2", "IV.") is the start of the
 heading that follows it.
@@ -33,6 +34,7 @@ NUMBERING = re.compile(
     r"|(?P<roman>[IVXLC]{1,6})\.|(?P<letter>[A-Z])\.(?=\s))(?:\s+|$)",
     re.IGNORECASE,
 )
+CODE_END = re.compile(r";\s*$")
 NUMBER_ONLY = re.compile(
     r"^(?:(?:chapter|chapitre|kapitel|part|partie|section|appendix|annex|annexe|article)\s+)?"
     r"(?:[0-9]{1,2}(?:\.[0-9]{1,2}){0,5}|[IVXLC]{1,6}|[A-Z])\.?$", re.IGNORECASE)
@@ -112,6 +114,8 @@ class HeadingRules:
         text = line.text
         if len(text) > MAX_HEADING_CHARS or not any(c.isalpha() for c in text):
             return False
+        if all(w.mono for w in line.words) or CODE_END.search(text):
+            return False  # code and commands (monospaced, or a statement ending with ";")
         if _spread(line):
             return False
         if style_of(line) in self.styles:

@@ -3,7 +3,8 @@
 The page is cut recursively (an XY cut): a region is split into columns at full-height vertical
 gaps when every column it would make reads like prose (several lines of running text, no wide
 gaps inside its lines, widths alike); otherwise it is split at its widest full-width horizontal
-gap. Leaves are read top to bottom, columns left to right. A table's cells never pass the
+gap. Leaves are read top to bottom, columns left to right (right to left where most of the
+region's letters are right-to-left). A table's cells never pass the
 prose test, so a table is never read column by column.
 
 Invariants: every word given is in exactly one line; lines of one region never mix columns;
@@ -16,11 +17,15 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from core.documents.pdf.chars import Word
+from core.documents.pdf.chars import Word, joined_word
+from core.documents.pdf.direction import logical, right_to_left_line
 
 MIN_PROSE_LINES = 3
 MIN_PROSE_CHARS = 12  # median characters per line of a column of running text
 INNER_GAP = 1.2  # a gap this many font sizes wide inside a line is not a word space
+LETTER_SPACING = 0.5  # share of the line's word space: a narrower gap with no blank is inside
+MIN_SPACES = 2  # blanks a line needs before its word space is known
+CLOSING = ".,;:!?)]’”"  # punctuation that closes the word before it
 
 
 @dataclass
@@ -71,12 +76,38 @@ def cjk(char: str) -> bool:
 
 
 def join_words(words: list[Word]) -> str:
+    """The words of a line, given left to right, in reading order (right-to-left lines
+    reordered, :func:`~core.documents.pdf.direction.logical`)."""
     out = ""
     for w in words:
         if out and not (cjk(out[-1]) and cjk(w.text[0])):
             out += " "
         out += w.text
-    return out
+    return logical(out)
+
+
+def rejoin_spaced(words: list[Word]) -> list[Word]:
+    """The words of one line (left to right), with words whose letters the producer set apart
+    (tracking, justified text: "S p e c i f i e s") joined again. In a line whose words are
+    separated by blanks, two fragments of the same size on one baseline, a letter where they
+    meet (or a closing punctuation mark after a letter), with no blank between them and a gap
+    under :data:`LETTER_SPACING` of the line's word space are one word."""
+    spaces = [b.x0 - a.x1 for a, b in zip(words, words[1:], strict=False) if a.spaced]
+    if len(spaces) < MIN_SPACES:
+        return words
+    limit = LETTER_SPACING * statistics.median(spaces)
+    out = [[words[0]]]
+    for word in words[1:]:
+        last = out[-1][-1]
+        if (not last.spaced and last.text[-1].isalpha()
+                and (word.text[0].isalpha() or not word.text.strip(CLOSING))
+                and abs(last.size - word.size) < 0.1 and word.upright
+                and abs(last.bottom - word.bottom) < 0.1 * word.size
+                and 0 <= word.x0 - last.x1 < limit):
+            out[-1].append(word)
+        else:
+            out.append([word])
+    return [joined_word(part) if len(part) > 1 else part[0] for part in out]
 
 
 def group_lines(words: list[Word], page: int, column: str = "") -> list[Line]:
@@ -92,8 +123,8 @@ def group_lines(words: list[Word], page: int, column: str = "") -> list[Line]:
                 continue
         lines.append((word.top, word.bottom, [word]))
     out = []
-    for _, _, members in lines:
-        members.sort(key=lambda w: w.x0)
+    for _, _, found in lines:
+        members = rejoin_spaced(sorted(found, key=lambda w: w.x0))
         start = 0
         for i in range(1, len(members)):
             a, b = members[i - 1], members[i]
@@ -174,7 +205,10 @@ def _cut(words: list[Word], column: str, page: int, layout: Layout) -> None:
             cut = None
     if cut:
         layout.columns = max(layout.columns, len(cut[0]))
-        for i, part in enumerate(cut[0]):
+        parts = list(enumerate(cut[0]))
+        if right_to_left_line(" ".join(w.text for w in words)):
+            parts.reverse()  # right-to-left columns are read from the right
+        for i, part in parts:
             _cut(part, f"{column}/{i}", page, layout)
         return
     if widest is None:

@@ -22,11 +22,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from core.documents.pdf.direction import reading_first, right_to_left
 from core.errors import ConversionError
 
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-MAX_FORM_DEPTH = 8  # forms inside forms: deeper nesting is not followed
+MAX_FORM_DEPTH = 8  # forms inside forms: deeper nesting is neither read nor searched for fonts
 
 
 def open_document(data: bytes, filename: str) -> Any:
@@ -223,17 +224,28 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
                 x0, baseline = view.point(*origin)
                 bottom = baseline + font.descent * size
                 top = bottom - size
-                advance = None if unmapped else fonts.advance(font, code)
-                if origin == last_origin and out:
-                    # one glyph, several letters (a ligature "ffi"): its box shared out evenly
+                # pdfium finds an advance through the font's code for the letter: a shaped
+                # script draws one letter with several glyphs (Arabic initial, medial, final
+                # forms), so there the glyph's own box is read instead
+                advance = (None if unmapped or right_to_left(chr(code))
+                           else fonts.advance(font, code))
+                group = out[group_start:] if origin == last_origin else []
+                if group:
+                    # one glyph, several letters (a ligature "ffi"): its box shared out evenly,
+                    # from the right when the letters are right-to-left and given in reading
+                    # order (a lam-alef "لا")
                     loose_box(tp, i, rect_ref)
                     box_x0, _, box_x1, _ = view.box(rect.left, rect.bottom, rect.right, rect.top)
-                    group = out[group_start:]
                     left, right = group[0]["x0"], max(box_x1, box_x0, group[0]["x1"])
                     step = (right - left) / (len(group) + 1)
-                    for k, member in enumerate(group):
-                        member["x0"], member["x1"] = left + k * step, left + (k + 1) * step
-                    x0, x1 = left + len(group) * step, right
+                    slots = [(left + k * step, left + (k + 1) * step)
+                             for k in range(len(group) + 1)]
+                    if not unmapped and right_to_left(chr(code)) and reading_first(
+                            "".join(m["text"] or "" for m in group) + chr(code)):
+                        slots.reverse()
+                    for member, (a, b) in zip(group, slots, strict=False):
+                        member["x0"], member["x1"] = a, b
+                    x0, x1 = slots[-1]
                 else:
                     group_start = len(out)
                     if advance is not None:

@@ -21,8 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from core.documents.docling_doc import convert_with_docling
+from core.documents.hygiene import Hygiene
 from core.documents.model import ConvertedText, PageInfo, PdfQuality
 from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
+from core.documents.pdf.direction import (
+    has_right_to_left,
+    presentation_forms,
+    right_to_left_share,
+)
 from core.documents.pdf.fonts import GlyphTexts
 from core.documents.pdf.layout import Line, read_page_lines
 from core.documents.pdf.reader import open_document, read_page
@@ -67,7 +73,16 @@ def _glyph_text(glyphs: GlyphTexts, page: int, char: dict[str, Any]) -> str | No
     return glyphs.text(page, char["fontname"], char["code"]) or char.get("guess")
 
 
-def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
+def _cleaned(words: list[Word], hygiene: Hygiene) -> list[Word]:
+    """The words with their text cleaned (:mod:`core.documents.hygiene`) as they are read, so
+    the spans of the lines written from them are exact."""
+    for word in words:
+        word.text = hygiene.clean(word.text)
+    return [w for w in words if w.text.strip()]
+
+
+def _read_pages(data: bytes, filename: str, facts: CharFacts, hygiene: Hygiene
+                ) -> list[_Page]:
     document = open_document(data, filename)
     glyphs = GlyphTexts(data)
     pages = []
@@ -82,7 +97,7 @@ def _read_pages(data: bytes, filename: str, facts: CharFacts) -> list[_Page]:
             glyphs.take_codes(number, reading.chars)
             chars = clean_chars(reading.chars, functools.partial(_glyph_text, glyphs, number),
                                 facts)
-            line_numbers, words = line_number_gutter(words_of(chars))
+            line_numbers, words = line_number_gutter(_cleaned(words_of(chars), hygiene))
             tables, words = ruled_tables(reading.edges, words, number) if words else ([], words)
             pages.append(_Page(number, reading.width, reading.height, words, tables,
                                line_numbers))
@@ -102,7 +117,8 @@ def _table_stand_in(index: int, table: TableBlock, size: float) -> Word:
 
 def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
     facts = CharFacts()
-    pages = _read_pages(data, filename, facts)
+    hygiene = Hygiene()
+    pages = _read_pages(data, filename, facts, hygiene)
     if not pages:
         raise ConversionError(f"{filename} has no pages.")
     if not any(p.words or p.tables for p in pages) and facts.dropped:
@@ -116,6 +132,7 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
             "available offline."
         )
     running = find_running([(p.words, p.height) for p in pages])
+    running_clean = Hygiene()  # the running lines are not in the text: not counted there
     items: list[Line | TableBlock] = []
     infos: list[PageInfo] = []
     ruled = unruled = multi = most = 0
@@ -136,15 +153,21 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         multi += layout.columns > 1
         most = max(most, layout.columns)
         infos.append(PageInfo(number=page.number, width=page.width, height=page.height,
-                              columns=layout.columns, running=removed,
+                              columns=layout.columns,
+                              running=[running_clean.clean(r) for r in removed],
                               line_numbers=page.line_numbers))
     merged = unruled_tables(items)
     unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
+    words = [w for p in pages for w in p.words]
     quality = PdfQuality(
         unmappable_recovered=facts.recovered, unmappable_dropped=facts.dropped,
         overprinted_removed=facts.overprinted, multi_column_pages=multi, most_columns=most,
-        running_removed=sum(len(r) for r in running), tables_ruled=ruled, tables_unruled=unruled)
-    return write(merged, infos, quality, [OFFLINE_NOTE])
+        running_removed=sum(len(r) for r in running), tables_ruled=ruled, tables_unruled=unruled,
+        right_to_left_share=right_to_left_share("".join(w.text for w in words)),
+        right_to_left_lines=sum(isinstance(i, Line) and has_right_to_left(i.text)
+                                for i in items),
+        presentation_forms=sum(presentation_forms(w.text) for w in words))
+    return write(merged, infos, quality, [OFFLINE_NOTE, *hygiene.notes()])
 
 
 def convert_pdf(data: bytes, filename: str) -> ConvertedText:

@@ -5,7 +5,9 @@ last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height), or
 rotated text in a side margin, beside all of the page's upright text. A band is running
 when its text with the numbers taken out recurs near the same edge on at least
 :func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
-"iv"). Invariant: only words of such bands are removed; they are kept as page metadata.
+"iv"), or, in a document of one page, when it is the first line, set smaller than the running
+text and not bold. Invariant: only words of such bands are removed; they are kept as page
+metadata.
 
 A line-number gutter (court transcripts, pleadings, numbered legislation) is a column of small
 integers at the page's left edge, one per text line, counting up by one, with all of the
@@ -20,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.documents.pdf.chars import Word
-from core.documents.pdf.layout import group_lines, rotated_lines
+from core.documents.pdf.layout import group_lines, join_words, rotated_lines
 
 EDGE_SHARE = 0.14
 EDGE_BANDS = 2
@@ -30,6 +32,7 @@ PAGE_NUMBER = re.compile(
 NUMBERS = re.compile(r"\d+")
 LINE_NUMBER = re.compile(r"^[0-9]{1,3}$")
 MIN_GUTTER_LINES = 5
+LONE_HEADER_STEP = 1.0  # points below the running text's size: a lone page's header line
 
 
 def _key(text: str) -> str:
@@ -43,7 +46,7 @@ class _Band:
 
     @property
     def text(self) -> str:
-        return " ".join(w.text for w in self.words)  # in reading order
+        return join_words(self.words)  # in reading order
 
 
 def _edge_bands(words: list[Word], height: float) -> list[_Band]:
@@ -69,6 +72,20 @@ def min_repeats(pages: int) -> int:
     return 2 if pages <= 6 else 3
 
 
+def _lone_header(band: _Band, bands: list[_Band], words: list[Word]) -> bool:
+    """On a document of one page, where nothing can recur: its first line, at the top edge,
+    set clearly smaller than the running text and not bold (a paper's "Published as a
+    conference paper at …", a journal's issue line) is a running header."""
+    if band.edge != "top" or band is not bands[0] or len(_key(band.text)) < 8:
+        return False
+    weight: Counter[float] = Counter()
+    for word in words:
+        weight[round(word.size * 2) / 2] += word.chars
+    body = weight.most_common(1)[0][0] if weight else 0.0
+    return (max(w.size for w in band.words) <= body - LONE_HEADER_STEP
+            and all(w.bold < 0.5 for w in band.words))
+
+
 def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
     """For each page (its words and height), the running lines; removes their words in place."""
     bands = [_edge_bands(words, height) for words, height in pages]
@@ -84,7 +101,8 @@ def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
         for band in page_bands:
             key = _key(band.text)
             if PAGE_NUMBER.match(band.text.strip()) or (
-                    len(key) >= 3 and seen[(band.edge, key)] >= need):
+                    len(key) >= 3 and seen[(band.edge, key)] >= need) or (
+                    len(pages) == 1 and _lone_header(band, page_bands, words)):
                 gone.append(band.text)
                 drop.update(id(w) for w in band.words)
         if drop:

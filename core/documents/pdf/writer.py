@@ -15,7 +15,9 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
-from core.documents.model import ConvertedText, PageInfo, PdfQuality
+from core.documents.model import ConvertedText, LineBox, PageInfo, PdfQuality, TextSpan
+from core.documents.pdf.chars import Word
+from core.documents.pdf.direction import right_to_left_line
 from core.documents.pdf.headings import (
     NUMBER_ONLY,
     HeadingRules,
@@ -31,11 +33,12 @@ from core.documents.pdf.tables import TableBlock
 from core.documents.spans import TextBuilder, rows_to_markdown
 
 BULLET = re.compile(r"^([•●▪◦‣∙·○■□➢➤►▸→✓✔\-–—*]|\d{1,3}[.)]|[a-z][.)])\s+(?=[\w(\"'“‘])")
-SENTENCE_END = re.compile(r"[.!?:;。！？]['\"”’)\]]*$")
+SENTENCE_END = re.compile(r"[.!?:;。！？؟۔]['\"”’)\]]*$")
 HYPHENATED = re.compile(r"[^\W\d_][-\u00ad]$")
 DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
 PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
 MIN_SPACING_GAPS = 5  # lines a column needs before its own usual spacing counts
+RUN_IN_WORDS = 8  # a bold run-in heading has at most this many words
 SHORT_LINE = 0.3  # a line ending this share of the column's width short of its right edge
 
 
@@ -52,19 +55,26 @@ class _Block:
 
 
 def join_lines(texts: list[str]) -> str:
+    return joined_lines(texts)[0]
+
+
+def joined_lines(texts: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The lines as one text, and the span each line's text takes in it."""
     out = ""
+    spans: list[tuple[int, int]] = []
     for text in texts:
         if not out:
-            out = text
+            pass
         elif HYPHENATED.search(out) and text[:1].islower():
-            out = out[:-1] + text
+            out = out[:-1]
+            spans[-1] = (spans[-1][0], min(spans[-1][1], len(out)))
         elif DASH_END.search(out) and text[:1].isdigit():
-            out += text  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
-        elif cjk(out[-1]) and cjk(text[0]):
-            out += text
-        else:
-            out += " " + text
-    return out
+            pass  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
+        elif not (cjk(out[-1]) and cjk(text[0])):
+            out += " "
+        spans.append((len(out), len(out) + len(text)))
+        out += text
+    return out, spans
 
 
 def _bullet(line: Line) -> re.Match[str] | None:
@@ -120,6 +130,10 @@ class _Gatherer:
             if self._continues(last, prev, line):
                 last.lines.append(line)
                 return
+        heading, rest = _run_in(line)
+        if heading is not None and rest is not None:
+            self.blocks += [_Block("heading", [heading]), _Block("paragraph", [rest])]
+            return
         self.blocks.append(_Block("paragraph", [line]))
 
     def _continues(self, block: _Block, prev: Line, line: Line) -> bool:
@@ -129,32 +143,76 @@ class _Gatherer:
         ended = bool(SENTENCE_END.search(prev.text))
         if prev.page != line.page or prev.column != line.column:
             # a column or page break inside a sentence
-            return block.kind == "paragraph" and not ended and line.text[:1].islower()
+            # (it goes on in lower case, or in a script without capitals)
+            letter = line.text[:1]
+            return (block.kind == "paragraph" and not ended and letter.isalpha()
+                    and not letter.isupper())
         if not self._near(prev, line, self.spacing.get((line.page, line.column), PARAGRAPH_GAP)):
             return False
-        left, right = self.margins[(line.page, line.column)]
+        # measured along the reading direction: from the right edge in a right-to-left line
+        rtl = right_to_left_line(line.text)
+        at = _Reading(rtl)
+        left, right = at.margins(*self.margins[(line.page, line.column)])
+        prev_start, prev_end = at.extent(prev)
+        start = at.extent(line)[0]
+        first = at.words(line)[0]
         # the line broke early when the next line's first word would have fitted on it
         gaps = [b.x0 - a.x1 for a, b in zip(prev.words, prev.words[1:], strict=False)]
         space = min(statistics.median(gaps), 0.6 * size) if gaps else 0.3 * size
-        room = right - (prev.x1 + space + (line.words[0].x1 - line.words[0].x0))
+        room = right - (prev_end + space + (first.x1 - first.x0))
         early = room > 0.5 * size
         # a line that stops well short of the column, though the next word would fit: a
         # deliberate break (address lines, a caption), even without a full stop
         # (lines centred one under the other are one block of centred text, a title, a caption)
         centred = (abs(prev.x0 + prev.x1 - line.x0 - line.x1) < 2 * size
-                   and min(prev.x0, line.x0) - left > size)
-        short = early and prev.x1 < right - SHORT_LINE * (right - left) and not centred
+                   and min(prev_start, start) - left > size)
+        short = early and prev_end < right - SHORT_LINE * (right - left) and not centred
         if block.kind == "list_item":
-            first = block.lines[0]
-            text_x = first.words[1].x0 if len(first.words) > 1 else first.x0
-            return line.x0 >= text_x - 0.5 * size or not early
+            opening = at.words(block.lines[0])
+            text_x = at.extent(Line(opening[1:2], line.page))[0] if len(opening) > 1 else (
+                at.extent(block.lines[0])[0])
+            return start >= text_x - 0.5 * size or not early
         # a first-line indent starts a paragraph; in double-spaced text (transcripts, pleadings)
         # an indent after a full line that goes on mid-sentence is a hanging indent instead
         hanging = (line.page, line.column) in self.spacing and not ended and room <= size
-        indented = (size <= line.x0 - left <= 6 * size and prev.x0 - left < 0.5 * size
+        indented = (size <= start - left <= 6 * size and prev_start - left < 0.5 * size
                     and not hanging)
-        run_in = ended and line.words[0].bold >= 0.9 and prev.words[-1].bold < 0.5
+        run_in = ended and first.bold >= 0.9 and at.words(prev)[-1].bold < 0.5
         return not (indented or run_in or (ended and early) or short)
+
+
+def _run_in(line: Line) -> tuple[Line | None, Line | None]:
+    """A bold run-in heading opening a paragraph ("Boots Self-Locking Nut. The nut…"): the
+    heading's words and the rest of the line, or (None, None)."""
+    words = line.words
+    bold = next((k for k, w in enumerate(words) if w.bold < 0.9), len(words))
+    if (not 2 <= bold <= RUN_IN_WORDS or len(words) - bold < 2 or words[bold].bold >= 0.5
+            or any(w.mono for w in words[:bold]) or right_to_left_line(line.text)):
+        return None, None
+    heading = Line(words[:bold], line.page, line.column)
+    text = heading.text
+    if sum(c.isalpha() for c in text) < 4 or not (text[0].isupper()
+                                                   or numbering_depth(text) is not None):
+        return None, None
+    return heading, Line(words[bold:], line.page, line.column)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """Positions along a line's reading direction: x from the left edge, or, for a
+    right-to-left line, the distance from the right edge (negated x)."""
+
+    rtl: bool
+
+    def margins(self, left: float, right: float) -> tuple[float, float]:
+        return (-right, -left) if self.rtl else (left, right)
+
+    def extent(self, line: Line) -> tuple[float, float]:
+        """Where the line starts and ends, read in its direction."""
+        return (-line.x1, -line.x0) if self.rtl else (line.x0, line.x1)
+
+    def words(self, line: Line) -> list[Word]:
+        return line.words[::-1] if self.rtl else line.words
 
 
 def _spacing(lines: list[Line]) -> dict[tuple[int, str], float]:
@@ -209,7 +267,9 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
         (style_of(b.lines[0]), outline_depth(_heading_text(b))) for b in headings]
     levels = dict(zip(map(id, headings), assign_levels(keys), strict=True))
     builder = TextBuilder()
+    boxes: list[LineBox] = []
     for block in blocks:
+        written = len(builder.blocks)
         if block.table is not None:
             builder.table(rows_to_markdown(block.table.rows), block.table.rows, block.page)
         elif block.kind == "heading":
@@ -222,5 +282,27 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
             text = join_lines([ln.text for ln in block.lines])
             if not builder.trailing_caption(text, block.page):
                 builder.paragraph(text, block.page)
+        if len(builder.blocks) > written:
+            boxes += _boxes(block, builder.blocks[-1])
     result = builder.result("pdf-offline", pages=len(pages), notes=notes)
-    return result.model_copy(update={"page_info": pages, "quality": quality})
+    return result.model_copy(update={"page_info": pages, "quality": quality, "boxes": boxes})
+
+
+def _boxes(block: _Block, span: TextSpan) -> list[LineBox]:
+    """Where each line of ``block`` stands on its page and the span of the text it became
+    (the block written at ``span``; its bullet, when it had one, left out)."""
+    if block.table is not None:
+        t = block.table
+        return [LineBox(page=t.page, x0=t.x0, top=t.top, x1=t.x1, bottom=t.bottom,
+                        start=span.start, end=span.end)]
+    lines = block.prefix + block.lines
+    text, spans = joined_lines([ln.text for ln in lines])
+    shift = len(text) - (span.end - span.start)  # a bullet taken off the front
+    out = []
+    for line, (start, end) in zip(lines, spans, strict=True):
+        start, end = max(start - shift, 0), end - shift
+        if end > 0:
+            out.append(LineBox(page=line.page, x0=round(line.x0, 2), top=round(line.top, 2),
+                               x1=round(line.x1, 2), bottom=round(line.bottom, 2),
+                               start=span.start + start, end=span.start + end))
+    return out
