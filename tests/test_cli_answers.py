@@ -1,0 +1,100 @@
+"""`python -m core answers` and `python -m core prompts` against the fake LLM server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.prompts.library import PromptLibrary
+from tests.fakellm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "sample_docs"
+NO_CITES = "Never cite the passages."
+
+
+def no_citation_variant(folder: Path) -> Path:
+    """The shipped RAG answer prompt told never to cite."""
+    locales = json.loads(PromptLibrary().default("rag_system").text)
+    locales["default"]["format_instruction"] = NO_CITES
+    locales["default"]["rules"] = ["Answer in one sentence."]
+    path = folder / "no_cites.json"
+    path.write_text(json.dumps(locales), encoding="utf-8")
+    return path
+
+
+def answer(request: FakeRequest) -> Reply | str:
+    """Quote the first passage; cite it unless told not to; fail one question outright."""
+    prompt = request.prompt
+    if "heat up" in prompt:
+        return Reply(status=400, text="bad request")
+    passage = prompt.split("\n---\n", 1)[1].split("\n\n")[0] if "\n---\n" in prompt else ""
+    return passage[:200] + ("" if NO_CITES in prompt else " [1]")
+
+
+@pytest.fixture
+def endpoint(tmp_path, monkeypatch, fake_llm):  # noqa: F811
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("LLM_MODEL", "fake")
+    fake_llm.respond(answer)
+    return fake_llm
+
+
+def test_prompts_list_show_save(endpoint, tmp_path, capsys):
+    assert main(["prompts", "save", "rag_system", "no cites",
+                 "--file", str(no_citation_variant(tmp_path))]) == 0
+    saved = json.loads(capsys.readouterr().out)
+    assert saved["variant"] == "no cites" and re.fullmatch(r"[0-9a-f]{12}", saved["version"])
+    assert main(["prompts", "list"]) == 0
+    listed = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
+    assert listed["rag_system"]["variants"] == ["no cites"]
+    assert listed["rag_system"]["active"] == "default"
+    assert main(["prompts", "show", "rag_system", "--variant", "no cites"]) == 0
+    assert NO_CITES in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["prompts", "save", "rag_system", "broken", "--file", str(bad)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path, capsys):
+    assert main(["prompts", "save", "rag_system", "no cites",
+                 "--file", str(no_citation_variant(tmp_path))]) == 0
+    capsys.readouterr()
+    argv = ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
+            "--docs", str(DOCS), "--strategy", "fixed", "--size", "400", "--unit", "chars",
+            "--rank", "bm25", "--variant", "default", "--variant", "no cites", "--limit", "8"]
+    assert main(argv) == 3  # one question's answers failed
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "Answer 16 of 16" in captured.err or "16 of 16" in captured.err
+    assert out["temperature"] == 0.0 and out["asked"] == 16
+    default, no_cites = out["variants"]
+    assert (default["variant"], no_cites["variant"]) == ("default", "no cites")
+    assert default["configuration"]["strategy"] == "fixed"
+    assert default["overall"]["cited"] == 1.0 and no_cites["overall"]["cited"] == 0.0
+    assert default["overall"]["answered"] == pytest.approx(7 / 8)
+    assert default["overall"]["citations_valid"] == 1.0
+    assert set(default["overall"]["ci95"]) >= {"cited", "reference_coverage"}
+    [comparison] = out["comparison"]
+    cited = comparison["grades"]["cited"]
+    assert (cited["wins"], cited["losses"], cited["ties"]) == (0, 7, 0)
+    assert cited["p_value"] < 0.05 and cited["more_questions"] == 0
+    assert comparison["verdict"].startswith("no cites is worse on citing a source")
+    failed = [a for a in out["answers"] if a["status"] == "failed"]
+    assert len(failed) == 2 and all("heat up" in a["question"] for a in failed)
+    assert "failed: row" in captured.err
+    first = next(a for a in out["answers"] if a["status"] == "ok" and a["variant"] == "default")
+    assert first["cited"] == ["[¹]"] and first["citations"][0]["marker"] == "[¹]"
+    assert first["grades"]["citations_valid"] == 1.0
+
+    asked = len(endpoint.calls)
+    assert main(argv) == 3
+    again = json.loads(capsys.readouterr().out)
+    assert len(endpoint.calls) == asked + 2  # only the failed answers are asked again
+    assert again["variants"][0]["overall"] == default["overall"]
