@@ -9,31 +9,11 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.prompts.library import PromptLibrary
-from tests.fakellm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
+from tests.answer_variants import NO_CITES, no_citation_file, quote_first_passage
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "sample_docs"
-NO_CITES = "Never cite the passages."
-
-
-def no_citation_variant(folder: Path) -> Path:
-    """The shipped RAG answer prompt told never to cite."""
-    locales = json.loads(PromptLibrary().default("rag_system").text)
-    locales["default"]["format_instruction"] = NO_CITES
-    locales["default"]["rules"] = ["Answer in one sentence."]
-    path = folder / "no_cites.json"
-    path.write_text(json.dumps(locales), encoding="utf-8")
-    return path
-
-
-def answer(request: FakeRequest) -> Reply | str:
-    """Quote the first passage; cite it unless told not to; fail one question outright."""
-    prompt = request.prompt
-    if "heat up" in prompt:
-        return Reply(status=400, text="bad request")
-    passage = prompt.split("\n---\n", 1)[1].split("\n\n")[0] if "\n---\n" in prompt else ""
-    return passage[:200] + ("" if NO_CITES in prompt else " [1]")
 
 
 @pytest.fixture
@@ -41,13 +21,13 @@ def endpoint(tmp_path, monkeypatch, fake_llm):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("LLM_MODEL", "fake")
-    fake_llm.respond(answer)
+    fake_llm.respond(quote_first_passage)
     return fake_llm
 
 
 def test_prompts_list_show_save(endpoint, tmp_path, capsys):
     assert main(["prompts", "save", "rag_system", "no cites",
-                 "--file", str(no_citation_variant(tmp_path))]) == 0
+                 "--file", str(no_citation_file(tmp_path))]) == 0
     saved = json.loads(capsys.readouterr().out)
     assert saved["variant"] == "no cites" and re.fullmatch(r"[0-9a-f]{12}", saved["version"])
     assert main(["prompts", "list"]) == 0
@@ -64,7 +44,7 @@ def test_prompts_list_show_save(endpoint, tmp_path, capsys):
 
 def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path, capsys):
     assert main(["prompts", "save", "rag_system", "no cites",
-                 "--file", str(no_citation_variant(tmp_path))]) == 0
+                 "--file", str(no_citation_file(tmp_path))]) == 0
     capsys.readouterr()
     argv = ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
             "--docs", str(DOCS), "--strategy", "fixed", "--size", "400", "--unit", "chars",
@@ -72,7 +52,7 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
     assert main(argv) == 3  # one question's answers failed
     captured = capsys.readouterr()
     out = json.loads(captured.out)
-    assert "Answer 16 of 16" in captured.err or "16 of 16" in captured.err
+    assert "Answer 16 of 16" in captured.err
     assert out["temperature"] == 0.0 and out["asked"] == 16
     default, no_cites = out["variants"]
     assert (default["variant"], no_cites["variant"]) == ("default", "no cites")

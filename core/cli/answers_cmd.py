@@ -29,10 +29,15 @@ from core.cli.options import (
 from core.cli.output import say, show_progress
 from core.llm.settings import load_answer_settings, load_settings
 from core.operations.answer_compare import run_json
-from core.operations.answer_eval import AnswerOptions, AnswerRunError, arms_for, run_answers
+from core.operations.answer_eval import (
+    AnswerOptions,
+    AnswerRunError,
+    arms_for,
+    configurations,
+    run_answers,
+)
 from core.operations.answer_runs import record_answer_run
 from core.operations.evaluation import DEFAULT_K, Candidate
-from core.operations.presets import preset
 from core.operations.question_sets import load_from_folder
 from core.prompts.library import DEFAULT
 from core.retrieval.ranking import RANK_MODES
@@ -64,11 +69,9 @@ def _candidates(args: argparse.Namespace) -> list[Candidate]:
     if chosen != 1:
         raise AnswerRunError("Give one of --strategy (with its settings), --preset or "
                              "--chunk-set.")
-    if args.chunk_set:
-        return [Candidate(name, chunk_set=name) for name in args.chunk_set]
-    if args.preset:
+    if args.chunk_set or args.preset:
         refuse_settings_with_preset(args)
-        return [preset(name).candidate() for name in args.preset]
+        return configurations(args.preset or (), args.chunk_set or ())
     settings = chunking_settings(args)
     label = " ".join([args.strategy, *(f"{k}={v}" for k, v in settings.items())])
     return [Candidate(label, args.strategy, settings)]

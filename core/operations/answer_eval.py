@@ -23,6 +23,7 @@ from typing import Any, Literal
 from core.assembly import AssembledPrompt, assemble_prompt, check_citations
 from core.assembly.grades import AnswerGrades, grade_answer
 from core.documents.model import Document
+from core.embeddings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import Question, QuestionSet
 from core.llm.cache import LLMCache
@@ -38,6 +39,7 @@ from core.operations.evaluation import (
     QuestionResult,
     evaluate,
 )
+from core.operations.presets import preset
 from core.progress import ProgressFn, Tracker
 from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME
@@ -61,6 +63,12 @@ class Arm:
     label: str
     variant: str  # "default" is the shipped text
     candidate: Candidate
+
+
+def configurations(presets: Sequence[str] = (), chunk_sets: Sequence[str] = ()) -> list[Candidate]:
+    """Chunking presets (with their own way to retrieve) and stored chunk sets, by name."""
+    return ([preset(name).candidate() for name in presets]
+            + [Candidate(name, chunk_set=name) for name in chunk_sets])
 
 
 def arms_for(variants: Sequence[str], candidates: Sequence[Candidate]) -> list[Arm]:
@@ -97,6 +105,7 @@ class AnswerRow:
     status: Literal["ok", "failed"] = "ok"
     reason: str = ""
     answer: str = ""
+    references: list[list[int]] = field(default_factory=list)  # [start, end] of each excerpt
     citations: list[dict[str, Any]] = field(default_factory=list)  # the prompt's sources
     cited: list[str] = field(default_factory=list)  # markers the answer cites, in order
     grades: AnswerGrades | None = None
@@ -105,7 +114,8 @@ class AnswerRow:
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "row": self.row, "corpus_id": self.corpus_id,
                 "question": self.question, "kind": self.kind, "status": self.status,
-                "reason": self.reason, "answer": self.answer, "citations": self.citations,
+                "reason": self.reason, "answer": self.answer, "references": self.references,
+                "citations": self.citations,
                 "cited": self.cited, "cached": self.cached,
                 "grades": None if self.grades is None else self.grades.to_json()}
 
@@ -155,9 +165,12 @@ class _Job:
     key: str
 
 
-def _citation_json(assembled: AssembledPrompt) -> list[dict[str, Any]]:
+def _citation_json(assembled: AssembledPrompt, packs: list[Pack]) -> list[dict[str, Any]]:
+    """The prompt's sources: marker, file name, span and passage text."""
+    texts = {p.id: p.text for p in packs}
     return [{"marker": c.marker, "source": c.source, "doc_id": c.doc_id,
-             "spans": [list(s) for s in c.span_offsets]} for c in assembled.citations]
+             "spans": [list(s) for s in c.span_offsets], "text": texts[c.pack_id]}
+            for c in assembled.citations]
 
 
 def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
@@ -175,7 +188,7 @@ def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
 def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms: Sequence[Arm],
                 settings: LLMSettings, options: AnswerOptions = AnswerOptions(), *,
                 library: PromptLibrary | None = None, store: ChunkStore | None = None,
-                progress: ProgressFn | None = None,
+                embedding: EmbeddingSettings | None = None, progress: ProgressFn | None = None,
                 cancel: threading.Event | None = None) -> AnswerEvaluation:
     """Answer and grade every question under every arm (see the module docstring)."""
     if not arms:
@@ -191,7 +204,7 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
     tracker = Tracker(progress, len(questions) * len(arms) + 2, cancel, what="The answer run")
     tracker.step(0, "Retrieving for each configuration")
     retrieved = evaluate(subset, documents, candidates, ranking=options.ranking, k=options.k,
-                         store=store, cancel=cancel)
+                         store=store, cancel=cancel, embedding=embedding)
     by_key: dict[str, CandidateResult | str] = {
         r.candidate.key(): r for r in retrieved.results}
     by_key.update({f.candidate.key(): f.reason for f in retrieved.failures})
@@ -201,7 +214,8 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
     for arm_index, arm in enumerate(arms):
         outcome = by_key.get(arm.candidate.key(), "The configuration retrieved nothing.")
         template = templates[arm.variant]
-        rows = [AnswerRow(i, q.row, q.corpus_id, q.question, q.kind)
+        rows = [AnswerRow(i, q.row, q.corpus_id, q.question, q.kind,
+                          references=[list(r.span) for r in q.references])
                 for i, q in enumerate(questions)]
         if isinstance(outcome, str):
             for row in rows:
@@ -211,10 +225,11 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
         system = template_system_prompt(template, options.locale)
         for row, q, found in zip(rows, questions, outcome.questions, strict=True):
             document = documents[q.corpus_id]
-            assembled = assemble_prompt(q.question, _packs(found, document),
-                                        headroom_tokens=KEEP_EVERY_PACK, system_prompt=system,
+            packs = _packs(found, document)
+            assembled = assemble_prompt(q.question, packs, headroom_tokens=KEEP_EVERY_PACK,
+                                        system_prompt=system,
                                         doc_names={document.doc_id: document.source_name})
-            row.citations = _citation_json(assembled)
+            row.citations = _citation_json(assembled, packs)
             key = LLMCache.key(CACHE_PHASE, template.version, model, options.temperature,
                                question=q.question, locale=options.locale or DEFAULT,
                                chunks=[c.pack_id for c in assembled.citations])
