@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
+from core.llm.phases.judge import Judgement, parse_judgement
 from tests.answer_variants import NO_CITES, no_citation_file, quote_first_passage
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.fakellm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "sample_docs"
@@ -65,7 +66,8 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
     cited = comparison["grades"]["cited"]
     assert (cited["wins"], cited["losses"], cited["ties"]) == (0, 7, 0)
     assert cited["p_value"] < 0.05 and cited["more_questions"] == 0
-    assert comparison["verdict"].startswith("no cites is worse on citing a source")
+    assert comparison["verdict"].startswith(
+        "no cites is worse than default on citing a source (p = ")
     failed = [a for a in out["answers"] if a["status"] == "failed"]
     assert len(failed) == 2 and all("heat up" in a["question"] for a in failed)
     assert "failed: row" in captured.err
@@ -78,3 +80,48 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
     again = json.loads(capsys.readouterr().out)
     assert len(endpoint.calls) == asked + 2  # only the failed answers are asked again
     assert again["variants"][0]["overall"] == default["overall"]
+
+
+def judge_or_quote(request: FakeRequest) -> Reply | str:
+    """The judge scores a cited answer 5, an uncited one 3; answers as quote_first_passage."""
+    if request.phase == "answer_judge":
+        graded = request.prompt.split("Answer to grade:", 1)[1]
+        return '{"faithfulness": 5, "reason": "cited"}' if "[1]" in graded.split(
+            "How faithful")[0] else 'Score: {"faithfulness": 3, "reason": "uncited"}'
+    return quote_first_passage(request)
+
+
+def test_the_judge_is_off_by_default_and_reported_apart(endpoint, tmp_path, capsys):
+    endpoint.respond(judge_or_quote)
+    assert main(["prompts", "save", "rag_system", "no cites",
+                 "--file", str(no_citation_file(tmp_path))]) == 0
+    capsys.readouterr()
+    argv = ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
+            "--docs", str(DOCS), "--strategy", "fixed", "--size", "400", "--unit", "chars",
+            "--rank", "bm25", "--variant", "default", "--variant", "no cites", "--limit", "3"]
+    assert main(argv) == 3
+    plain = json.loads(capsys.readouterr().out)
+    assert "answer_judge" not in endpoint.phases
+    assert "judge" not in plain["variants"][0]["overall"] and plain["answers"][0]["judge"] is None
+
+    assert main([*argv, "--judge"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    assert endpoint.phases.count("answer_judge") == 4  # 2 answered questions x 2 variants
+    default, no_cites = (v["overall"]["judge"] for v in out["variants"])
+    assert (default["faithfulness"], no_cites["faithfulness"]) == (5.0, 3.0)
+    assert default["judged"] == 2
+    judged = out["comparison"][0]["judge"]
+    assert (judged["wins"], judged["losses"]) == (0, 2)
+    assert set(out["comparison"][0]["grades"]) == {"cited", "reference_coverage",
+                                                   "abstention_right"}
+    first = next(a for a in out["answers"] if a["status"] == "ok")
+    assert first["judge"] == {"faithfulness": 5, "reason": "cited"}
+    asked = len(endpoint.calls)
+    assert main([*argv, "--judge"]) == 3
+    assert len(endpoint.calls) == asked + 2  # the judgements are cached; the failed asked again
+
+
+def test_a_judge_answer_without_a_score_is_not_judged():
+    assert parse_judgement('{"faithfulness": 9}').faithfulness is None
+    assert parse_judgement("I think 4").reason == "I think 4"
+    assert parse_judgement('x {"faithfulness": "4", "reason": "fine"} y') == Judgement(4, "fine")

@@ -42,7 +42,7 @@ def test_two_variants_run_and_the_verdict_is_shown(page):
     at.button(key="answers_run").click().run()
     assert not at.exception, at.exception
     [verdict] = [i.value for i in at.info]
-    assert "no cites is worse on citing a source" in verdict.replace("\\", "")
+    assert "no cites is worse than default on citing a source" in verdict.replace("\\", "")
     figures = next(d.value for d in at.dataframe if "variant" in d.value.columns)
     assert list(figures["variant"]) == ["default", "no cites"]
     assert figures["citing a source"][0].startswith("1.00 [")

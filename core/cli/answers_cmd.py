@@ -10,8 +10,10 @@ prompt runs over each configuration. The JSON: ``variants`` (each: ``variant``,
 ``seconds`` and ``ci95``), ``comparison`` (the first against each other: wins, losses, ties,
 p-value, interval, ``more_questions`` and a verdict), ``answers`` (per question and variant:
 the answer, its citations and grades; a failed answer has ``status: "failed"`` and its
-reason). Progress goes to stderr. Answers are cached: a re-run asks nothing twice. Exit 0, or
-3 when some answers failed.
+reason). With ``--judge`` the model also scores each answer's faithfulness to its passages
+(1-5, with a reason: ``judge`` in each answer, ``overall.judge`` and ``comparison[].judge``),
+apart from the grades. Progress goes to stderr. Answers are cached: a re-run asks nothing
+twice. Exit 0, or 3 when some answers failed.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="answer temperature, fixed for every variant (default 0)")
     parser.add_argument("--locale", help="locale of the RAG answer template (e.g. ja)")
+    parser.add_argument("--judge", action="store_true",
+                        help="also have the model judge each answer's faithfulness to its "
+                             "passages, 1-5 with a reason (the judge template; reported apart)")
     parser.add_argument("--no-cache", action="store_true", help="ask again even when cached")
 
 
@@ -84,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         say(f"skipped {problem}")
     options = AnswerOptions(temperature=args.temperature, k=args.k, ranking=args.ranking,
                             limit=args.limit, locale=args.locale,
-                            model=load_answer_settings().model, use_cache=not args.no_cache)
+                            model=load_answer_settings().model, use_cache=not args.no_cache,
+                            judge=args.judge)
     result = run_answers(loaded.questions, loaded.documents, arms, load_settings(), options,
                          progress=show_progress)
     record_answer_run(result)

@@ -24,7 +24,9 @@ GRADES = ("cited", "citations_valid", "citations_supported", "reference_coverage
 GRADE_LABELS = {"cited": "citing a source", "citations_valid": "valid citations",
                 "citations_supported": "supported citations",
                 "reference_coverage": "reference coverage",
-                "abstention_right": "abstaining when right"}
+                "abstention_right": "abstaining when right",
+                "faithfulness": "faithfulness (LLM judge)"}
+JUDGED = "faithfulness"  # the LLM judge's score, 1-5, reported apart from the grades
 
 
 def grade_values(rows: list[AnswerRow], metric: str) -> dict[int, float]:
@@ -35,6 +37,12 @@ def grade_values(rows: list[AnswerRow], metric: str) -> dict[int, float]:
         if row.status == "ok" and value is not None:
             out[row.index] = value
     return out
+
+
+def judge_values(rows: list[AnswerRow]) -> dict[int, float]:
+    """Question index → the judge's faithfulness score, for the answers it scored."""
+    return {row.index: float(row.judge[JUDGED]) for row in rows
+            if row.status == "ok" and row.judge and row.judge.get(JUDGED) is not None}
 
 
 def _mean(values: list[float]) -> float | None:
@@ -58,6 +66,12 @@ def overall(result: ArmResult) -> dict[str, Any]:
     figures["ci95"] = {metric: [round(v, 6) for v in bootstrap_ci(values)]
                        for metric in GRADES
                        for values in [list(grade_values(result.rows, metric).values())]}
+    if any(r.judge is not None for r in result.rows):
+        scores = list(judge_values(result.rows).values())
+        figures["judge"] = {JUDGED: _mean(scores), "judged": len(scores),
+                            "not_judged": sum(r.judge is not None and r.judge.get(JUDGED) is None
+                                              for r in result.rows),
+                            "ci95": [round(v, 6) for v in bootstrap_ci(scores)]}
     return figures
 
 
@@ -75,11 +89,16 @@ class GradeComparison:
                 "verdict": c.verdict(GRADE_LABELS[c.metric])}
 
 
-def compare_arms(a: ArmResult, b: ArmResult) -> dict[str, GradeComparison]:
-    """B against A per grade, on the questions both answered and both have the grade of."""
+def compare_arms(a: ArmResult, b: ArmResult, metrics: tuple[str, ...] = GRADES
+                 ) -> dict[str, GradeComparison]:
+    """B against A per grade (or the judge's score, ``(JUDGED,)``), on the questions both
+    answered and both have the grade of."""
     out = {}
-    for metric in GRADES:
-        va, vb = grade_values(a.rows, metric), grade_values(b.rows, metric)
+    for metric in metrics:
+        if metric == JUDGED:
+            va, vb = judge_values(a.rows), judge_values(b.rows)
+        else:
+            va, vb = grade_values(a.rows, metric), grade_values(b.rows, metric)
         shared = sorted(va.keys() & vb.keys())
         if not shared:
             continue
@@ -102,10 +121,11 @@ def verdict(a: ArmResult, b: ArmResult, comparisons: dict[str, GradeComparison])
                          for m in metrics)
 
     if better or worse:
-        parts = ([f"better on {named(better)}"] if better else []) + (
-            [f"worse on {named(worse)}"] if worse else [])
-        return f"{b.arm.label} is {' and '.join(parts)} than {a.arm.label} over {questions} " \
-               f"question{'s' * (questions != 1)}."
+        parts = ([f"better than {a.arm.label} on {named(better)}"] if better else []) + (
+            [f"worse {'' if better else f'than {a.arm.label} '}on {named(worse)}"]
+            if worse else [])
+        return (f"{b.arm.label} is {' and '.join(parts)}, over {questions} "
+                f"question{'s' * (questions != 1)}.")
     more = [g.more_questions for g in comparisons.values() if g.more_questions]
     hint = (f"; about {min(more)} more would separate them on the closest grade" if more
             else "; they answer alike")
@@ -118,9 +138,11 @@ def comparisons_json(run: AnswerEvaluation) -> list[dict[str, Any]]:
     first, out = run.arms[0], []
     for other in run.arms[1:]:
         found = compare_arms(first, other)
+        judged = compare_arms(first, other, (JUDGED,)).get(JUDGED)
         out.append({"a": first.arm.label, "b": other.arm.label,
                     "grades": {m: g.to_json() for m, g in found.items()},
-                    "verdict": verdict(first, other, found)})
+                    "verdict": verdict(first, other, found),
+                    **({"judge": judged.to_json()} if judged else {})})
     return out
 
 

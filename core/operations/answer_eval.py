@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,7 +29,8 @@ from core.evaluation.questions import Question, QuestionSet
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.phase import PhaseContext
-from core.llm.phases import ANSWER
+from core.llm.phases import ANSWER, JUDGE
+from core.llm.phases.judge import Judgement, JudgeRequest
 from core.llm.settings import AnswerSettings, LLMSettings
 from core.operations.answers import template_system_prompt
 from core.operations.evaluation import (
@@ -93,6 +94,7 @@ class AnswerOptions:
     locale: str | None = None  # of the RAG answer template
     model: str = ""  # empty: the connection's
     use_cache: bool = True
+    judge: bool = False  # also have the LLM judge each answer's faithfulness (reported apart)
 
 
 @dataclass
@@ -110,13 +112,14 @@ class AnswerRow:
     cited: list[str] = field(default_factory=list)  # markers the answer cites, in order
     grades: AnswerGrades | None = None
     cached: bool = False
+    judge: dict[str, Any] | None = None  # the LLM judge's faithfulness (1-5) and reason
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "row": self.row, "corpus_id": self.corpus_id,
                 "question": self.question, "kind": self.kind, "status": self.status,
                 "reason": self.reason, "answer": self.answer, "references": self.references,
                 "citations": self.citations,
-                "cited": self.cited, "cached": self.cached,
+                "cited": self.cited, "cached": self.cached, "judge": self.judge,
                 "grades": None if self.grades is None else self.grades.to_json()}
 
     @classmethod
@@ -201,7 +204,8 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
     subset = QuestionSet(question_set.name, tuple(questions))
     templates = {a.variant: library.template(TEMPLATE_NAME, a.variant) for a in arms}
     candidates = list({a.candidate.key(): a.candidate for a in arms}.values())
-    tracker = Tracker(progress, len(questions) * len(arms) + 2, cancel, what="The answer run")
+    answers = len(questions) * len(arms) * (2 if options.judge else 1)
+    tracker = Tracker(progress, answers + 2, cancel, what="The answer run")
     tracker.step(0, "Retrieving for each configuration")
     retrieved = evaluate(subset, documents, candidates, ranking=options.ranking, k=options.k,
                          store=store, cancel=cancel, embedding=embedding)
@@ -236,22 +240,43 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
             jobs.append(_Job(arm_index, row, assembled, q, document, key))
         results.append(ArmResult(arm, template.version,
                                  f"{outcome.ranking} · {outcome.retrieval}", rows))
-    asked = _answer_all(jobs, templates, arms, settings, options, cache, tracker)
+    judge = library.template(JUDGE.template) if options.judge else None
+    asked = _answer_all(jobs, templates, arms, settings, options, cache, tracker, judge)
     tracker.step(tracker.total, "Done")
     return AnswerEvaluation(question_set.name, question_set.version, model,
                             options.temperature, results, asked)
 
 
+def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
+            tracker: Tracker, done: Callable[[_Job], None], workers: int) -> None:
+    """``ask`` each job, up to ``workers`` at once; Cancel closes the client (requests in
+    flight end) and stops the run."""
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        pending: dict[Future[None], _Job] = {pool.submit(ask, j): j for j in work}
+        while pending:
+            finished_now, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            if tracker.cancel is not None and tracker.cancel.is_set():
+                for future in pending:
+                    future.cancel()
+                client.close()
+                tracker.check()
+            for future in finished_now:
+                job = pending.pop(future)
+                future.result()
+                done(job)
+
+
 def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Sequence[Arm],
                 settings: LLMSettings, options: AnswerOptions, cache: LLMCache,
-                tracker: Tracker) -> int:
-    """Grade the cached answers, ask the model the others (up to its slots at once)."""
+                tracker: Tracker, judge: PromptTemplate | None) -> int:
+    """Grade the cached answers, ask the model the others (up to its slots at once); then,
+    with ``judge``, have it judge every answer (cached too)."""
     done = [0]
-    total = len(jobs)
 
     def finished(job: _Job, what: str) -> None:
         done[0] += 1  # step 0 was the retrieval
-        tracker.step(1 + done[0], f"{what} {done[0]} of {total}: {arms[job.arm_index].label}")
+        tracker.step(1 + done[0], f"{what} {done[0]} of {int(tracker.total) - 2}: "
+                                  f"{arms[job.arm_index].label}")
 
     to_ask = []
     for job in jobs:
@@ -263,9 +288,10 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
         job.row.cached = True
         _grade(job, saved["text"], saved["tokens"], saved["seconds"])
         finished(job, "Answer (cached)")
-    if not to_ask:
-        return 0
     answer = AnswerSettings(model=options.model, temperature=options.temperature)
+    to_judge = [j for j in jobs if judge is not None and j.row.status == "ok"]
+    if not to_ask and not to_judge:
+        return 0
     with LLMClient(settings) as client:
 
         def ask(job: _Job) -> None:
@@ -283,17 +309,23 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
                 {"text": result.text, "tokens": response.completion_tokens,
                  "seconds": response.latency_s}))
 
-        with ThreadPoolExecutor(max(1, settings.concurrency)) as pool:
-            pending: dict[Future[None], _Job] = {pool.submit(ask, j): j for j in to_ask}
-            while pending:
-                finished_now, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                if tracker.cancel is not None and tracker.cancel.is_set():
-                    for future in pending:
-                        future.cancel()
-                    client.close()
-                    tracker.check()
-                for future in finished_now:
-                    job = pending.pop(future)
-                    future.result()
-                    finished(job, "Answer")
+        _pooled(client, to_ask, ask, tracker, lambda j: finished(j, "Answer"),
+                settings.concurrency)
+        if judge is not None:
+            to_judge = [j for j in jobs if j.row.status == "ok"]
+            context = PhaseContext(client, {JUDGE.name: judge}, cache=cache,
+                                   answer_settings=answer)
+            _pooled(client, to_judge, lambda j: _judge(context, j), tracker,
+                    lambda j: finished(j, "Judged"), settings.concurrency)
     return len(to_ask)
+
+
+def _judge(context: PhaseContext, job: _Job) -> None:
+    """The judge's faithfulness score and reason for one answer (a failed request is "not
+    judged" with its reason)."""
+    sources = "\n\n".join(f"{c['marker']} {c['source']}\n{c['text']}" for c in job.row.citations)
+    try:
+        verdict = context.ask(JUDGE, JudgeRequest(job.question.question, sources, job.row.answer))
+    except ChunkLabError as err:
+        verdict = Judgement(None, str(err))
+    job.row.judge = {"faithfulness": verdict.faithfulness, "reason": verdict.reason}

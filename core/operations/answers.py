@@ -53,7 +53,8 @@ class AssemblyOptions:
     citation_style: CitationStyle = "numeric"
     context_tokens: int | None = None
     estimator: Estimator = "tiktoken"
-    system: SystemChoice = "builtin"  # the style's built-in prompt, or the library's RAG template
+    system: SystemChoice = "library"  # the answer prompt of the prompt library, or the style's
+    # built-in prompt (a summary's)
     locale: str | None = None  # of the library's RAG template
     doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one pack
