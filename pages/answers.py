@@ -83,16 +83,22 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
                                  help="The same for every variant, so a difference is the "
                                  "prompt's, not chance.")
     limit = c.number_input("Questions (0: all)", 0, 10_000, key=kept("answers_limit", 0))
+    judge = st.checkbox("Also have the model judge each answer's faithfulness (1–5, with its "
+                        "reason)", key=kept("answers_judge", False),
+                        help="The judge template on the Prompts page; one more request per "
+                             "answer, reported apart from the grades made without an LLM.")
     options = AnswerOptions(temperature=float(temperature), k=int(k),
                             limit=int(limit) or None, model=answer_settings().model,
-                            locale=answer_settings().locale)
+                            locale=answer_settings().locale, judge=bool(judge))
     return variants, chosen, options
 
 
-def estimate(answers: int, slots: int) -> str:
+def estimate(answers: int, slots: int, judge: bool) -> str:
     """What a run costs before it starts, at the bundled model's pace."""
-    minutes = answers * SECONDS_PER_ANSWER / max(1, slots) / 60
-    return (f"{answers} answer{'s' * (answers != 1)} to grade: about {minutes:,.0f} min with the "
+    minutes = answers * SECONDS_PER_ANSWER * (2 if judge else 1) / max(1, slots) / 60
+    judged = " and to judge" if judge else ""
+    return (f"{answers} answer{'s' * (answers != 1)} to grade{judged}: about {minutes:,.0f} min "
+            "with the "
             f"bundled model on 2 cores (30–60 s an answer, {slots} at once); faster "
             "endpoints take less, and answers already cached are not asked again.")
 
@@ -151,7 +157,7 @@ if loaded:
     if not settings.configured:
         st.warning(md_escape(settings.missing_message()), icon=":material/link_off:")
     warn_missing_key(settings)
-    st.caption(estimate(count * arms, settings.concurrency))
+    st.caption(estimate(count * arms, settings.concurrency, options.judge))
     left, right = st.columns(2)
     start = left.button("Run", type="primary", key="answers_run", icon=":material/forum:",
                         disabled=not ready)

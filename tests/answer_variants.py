@@ -34,3 +34,12 @@ def quote_first_passage(request: FakeRequest) -> Reply | str:
         return Reply(status=400, text="bad request")
     passage = prompt.split("\n---\n", 1)[1].split("\n\n")[0] if "\n---\n" in prompt else ""
     return passage[:200] + ("" if NO_CITES in prompt else " [1]")
+
+
+def judge_or_quote(request: FakeRequest) -> Reply | str:
+    """The judge scores a cited answer 5, an uncited one 3; answers as quote_first_passage."""
+    if request.phase == "answer_judge":
+        graded = request.prompt.split("Answer to grade:", 1)[1].split("How faithful")[0]
+        return ('{"faithfulness": 5, "reason": "cited"}' if "[1]" in graded
+                else 'Score: {"faithfulness": 3, "reason": "uncited"}')
+    return quote_first_passage(request)

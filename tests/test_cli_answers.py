@@ -10,8 +10,8 @@ import pytest
 
 from core.cli import main
 from core.llm.phases.judge import Judgement, parse_judgement
-from tests.answer_variants import NO_CITES, no_citation_file, quote_first_passage
-from tests.fakellm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
+from tests.answer_variants import NO_CITES, judge_or_quote, no_citation_file, quote_first_passage
+from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "sample_docs"
@@ -80,15 +80,6 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
     again = json.loads(capsys.readouterr().out)
     assert len(endpoint.calls) == asked + 2  # only the failed answers are asked again
     assert again["variants"][0]["overall"] == default["overall"]
-
-
-def judge_or_quote(request: FakeRequest) -> Reply | str:
-    """The judge scores a cited answer 5, an uncited one 3; answers as quote_first_passage."""
-    if request.phase == "answer_judge":
-        graded = request.prompt.split("Answer to grade:", 1)[1]
-        return '{"faithfulness": 5, "reason": "cited"}' if "[1]" in graded.split(
-            "How faithful")[0] else 'Score: {"faithfulness": 3, "reason": "uncited"}'
-    return quote_first_passage(request)
 
 
 def test_the_judge_is_off_by_default_and_reported_apart(endpoint, tmp_path, capsys):

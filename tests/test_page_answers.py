@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.resources
 from core.prompts.library import PromptLibrary
-from tests.answer_variants import no_citation_text, quote_first_passage
+from tests.answer_variants import judge_or_quote, no_citation_text, quote_first_passage
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import page_path, texts
 from ui.answers_view import answer_html, passage_html
@@ -60,6 +60,20 @@ def test_two_variants_run_and_the_verdict_is_shown(page):
     fresh.run()  # a new session: the last result comes back from the run history
     assert any("no cites is worse" in i.value.replace("\\", "") for i in fresh.info)
     assert any("Run history (1 kept)" in e.label for e in fresh.expander)
+
+
+def test_the_judge_is_shown_apart_when_switched_on(page, fake_llm):  # noqa: F811
+    fake_llm.respond(judge_or_quote)
+    at = page
+    at.selectbox(key="answers_set").set_value("product_manual").run()
+    at.number_input(key="answers_limit").set_value(1).run()
+    at.checkbox(key="answers_judge").check().run()
+    assert "2 answers to grade and to judge" in texts(at)
+    at.button(key="answers_run").click().run()
+    assert not at.exception, at.exception
+    judged = next(d.value for d in at.dataframe if "not judged" in d.value.columns)
+    assert list(judged["faithfulness"]) == ["5.00 [5.00, 5.00]", "3.00 [3.00, 3.00]"]
+    assert "Judge: 5/5 — cited" in texts(at)
 
 
 def test_one_variant_over_one_configuration_cannot_run(page):

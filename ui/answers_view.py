@@ -76,18 +76,33 @@ def show_figures(run: dict[str, Any]) -> None:
              **{FIGURE_LABELS[m]: _cell(v["overall"], m) for m in FIGURES},
              "failed": v["overall"].get("failed", 0)} for v in run["variants"]]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    judged = [(v["label"], v["overall"]["judge"]) for v in run["variants"]
+              if v["overall"].get("judge")]
+    if judged:
+        st.caption("The LLM judge, apart: faithfulness to the passages, 1 (made up) to 5 "
+                   "(every statement supported).")
+        st.dataframe(pd.DataFrame([
+            {"variant": label, "faithfulness": "–" if j["faithfulness"] is None else
+             f"{j['faithfulness']:.2f} [{j['ci95'][0]:.2f}, {j['ci95'][1]:.2f}]",
+             "judged": j["judged"], "not judged": j["not_judged"]} for label, j in judged]),
+            hide_index=True, width="stretch")
+
+
+def _grade_row(metric: str, g: dict[str, Any]) -> dict[str, Any]:
+    return {"grade": GRADE_LABELS[metric], "A": f"{g['mean_a']:.2f}", "B": f"{g['mean_b']:.2f}",
+            "B wins": g["wins"], "A wins": g["losses"], "ties": g["ties"],
+            "p": format_p(g["p_value"]),
+            "B − A (95 %)": f"[{g['diff_ci95'][0]:+.2f}, {g['diff_ci95'][1]:+.2f}]",
+            "more questions to tell": ("none would" if g["more_questions"] is None
+                                       else str(g["more_questions"]))}
 
 
 def show_comparisons(run: dict[str, Any]) -> None:
     for comparison in run["comparison"]:
         st.info(md_escape(comparison["verdict"]), icon=":material/balance:")
-        rows = [{"grade": GRADE_LABELS[m], "A": f"{g['mean_a']:.2f}", "B": f"{g['mean_b']:.2f}",
-                 "B wins": g["wins"], "A wins": g["losses"], "ties": g["ties"],
-                 "p": format_p(g["p_value"]),
-                 "B − A (95 %)": f"[{g['diff_ci95'][0]:+.2f}, {g['diff_ci95'][1]:+.2f}]",
-                 "more questions to tell": ("none would" if g["more_questions"] is None
-                                            else str(g["more_questions"]))}
-                for m, g in comparison["grades"].items()]
+        rows = [_grade_row(m, g) for m, g in comparison["grades"].items()]
+        if "judge" in comparison:  # the LLM judge, last and named as such
+            rows.append(_grade_row("faithfulness", comparison["judge"]))
         with st.expander(md_escape(f"{comparison['b']} (B) against {comparison['a']} (A), "
                                    "grade by grade")):
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -134,6 +149,10 @@ def show_questions(run: dict[str, Any]) -> None:
                 f"{FIGURE_LABELS[m]} {'–' if grades.get(m) is None else round(grades[m], 2)}"
                 for m in GRADES) + f" · {grades.get('tokens', 0)} tokens, "
                 f"{grades.get('seconds', 0):.1f} s" + (" · cached" if answer["cached"] else ""))
+            if answer.get("judge"):
+                score = answer["judge"]["faithfulness"]
+                st.caption(md_escape(f"Judge: {'not judged' if score is None else f'{score}/5'}"
+                                     f" — {answer['judge']['reason']}"))
             for number, citation in enumerate(answer["citations"], start=1):
                 st.html(passage_html(citation, answer["references"], prefix, number,
                                      citation["marker"] in answer["cited"]))
