@@ -170,7 +170,7 @@ def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
     for problem in checks.warnings:
         st.warning(md_escape(problem), icon=":material/warning:")
     if not checks.errors and not checks.warnings:
-        st.success("The JSON template is complete." if working.syntax == "rag_json"
+        st.success("Every field of every locale is filled." if working.syntax == "rag_json"
                    else "Every placeholder is known and used.", icon=":material/check_circle:")
     with st.container(border=True):
         st.markdown("**Placeholders**")

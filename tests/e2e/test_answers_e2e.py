@@ -47,3 +47,19 @@ def test_two_variants_and_the_verdict(page, start_app, tmp_path, fake_llm):  # n
     expect(page.locator("#a0-0-s1")).to_be_in_viewport()
     page.get_by_text("Shares with their 95 % intervals").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "answers_figures.png"))
+
+
+def test_the_answer_prompt_is_edited_as_text(page, start_app, tmp_path):
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path / "data")})
+    open_page(page, f"{url}/prompts", "Prompts")
+    pick(page, "stSelectbox", "Template", "RAG answer (system prompt)")
+    role = page.get_by_role("textbox", name="Role", exact=True)
+    expect(role).to_have_value("an assistant who answers using passages retrieved from the "
+                               "user's documents")
+    role.fill("a careful insurance assistant")
+    role.press("Tab")
+    wait_for_app(page)
+    expect(page.get_by_text("edited, not saved")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    role.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "prompts_rag_as_text.png"))
