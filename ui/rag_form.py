@@ -35,6 +35,8 @@ def rag_fields(editor: str) -> None:
     for field in FIELDS:
         widget = f"{editor}::{locale}::{field.key}"
         st.session_state[widget] = values[field.key]
-        box = st.text_area if field.long else st.text_input
-        box(field.label, key=widget, on_change=_write, args=(editor, locale, field, widget),
-            **({"height": 110} if field.long else {}))
+        args = (editor, locale, field, widget)
+        if field.long:
+            st.text_area(field.label, key=widget, height=110, on_change=_write, args=args)
+        else:
+            st.text_input(field.label, key=widget, on_change=_write, args=args)
