@@ -20,10 +20,10 @@ from core.operations.answer_runs import record_answer_run
 from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
 from core.operations.question_sets import LoadedSet
-from core.progress import Progress
 from core.prompts.library import DEFAULT
 from core.prompts.locales import TEMPLATE_NAME
 from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
+from ui.long_run import run_with_progress, say_if_cancelled
 from ui.persist import kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
@@ -105,28 +105,15 @@ def estimate(answers: int, slots: int, judge: bool) -> str:
 
 def _run(loaded: LoadedSet, variants: list[str], chosen: list[str],
          options: AnswerOptions) -> None:
-    """Run behind a progress bar and a Cancel button (a click reruns the page, which stops the
-    run; the answers already given stay cached for Resume)."""
-    st.session_state[RUNNING] = True
-    bar = st.progress(0.0, text="Starting…")
-    st.button("Cancel", key="answers_cancel", icon=":material/stop:")
-
-    def advance(progress: Progress) -> None:
-        bar.progress(progress.fraction, text=md_escape(progress.caption()))
-
-    try:
-        result = run_answers(loaded.questions, loaded.documents, _arms(variants, chosen),
-                             llm_settings(), options, library=prompt_library(),
-                             store=chunk_store(), embedding=embedding_settings(),
-                             progress=advance)
+    """Run behind a progress bar and a Cancel button; the answers already given stay cached
+    for Resume."""
+    result = run_with_progress(RUNNING, "answers_cancel", lambda progress: run_answers(
+        loaded.questions, loaded.documents, _arms(variants, chosen), llm_settings(), options,
+        library=prompt_library(), store=chunk_store(), embedding=embedding_settings(),
+        progress=progress))
+    if result is not None:
         st.session_state[RESULT] = record_answer_run(result)
-    except ChunkLabError as err:
-        show_error(err)
-        return
-    finally:
-        st.session_state.pop(RUNNING, None)
-        bar.empty()
-    st.rerun()
+        st.rerun()
 
 
 st.title("Answers")
@@ -135,9 +122,7 @@ st.caption("Ask the model every question of a set under two or more variants of 
            "without an LLM: does it cite, are its citations in the prompt and on the "
            "reference excerpt, how much of the reference does it say, does it abstain when "
            "(and only when) the question is unanswerable. Kept in the run history.")
-if st.session_state.pop(RUNNING, None):
-    st.info("Cancelled: the answers given so far are cached; **Resume** goes on from them.",
-            icon=":material/stop:")
+say_if_cancelled(RUNNING, "the answers given so far are cached")
 
 settings = llm_settings()
 try:

@@ -43,13 +43,20 @@ def test_prompts_list_show_save(endpoint, tmp_path, capsys):
     assert "not valid JSON" in capsys.readouterr().err
 
 
-def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path, capsys):
+def two_variants(folder: Path, capsys: pytest.CaptureFixture[str], limit: int) -> list[str]:
+    """Save the no-citation variant; the argv of an answer run of it against the default on
+    the first ``limit`` questions of a shipped set."""
     assert main(["prompts", "save", "rag_system", "no cites",
-                 "--file", str(no_citation_file(tmp_path))]) == 0
+                 "--file", str(no_citation_file(folder))]) == 0
     capsys.readouterr()
-    argv = ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
+    return ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
             "--docs", str(DOCS), "--strategy", "fixed", "--size", "400", "--unit", "chars",
-            "--rank", "bm25", "--variant", "default", "--variant", "no cites", "--limit", "8"]
+            "--rank", "bm25", "--variant", "default", "--variant", "no cites",
+            "--limit", str(limit)]
+
+
+def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path, capsys):
+    argv = two_variants(tmp_path, capsys, 8)
     assert main(argv) == 3  # one question's answers failed
     captured = capsys.readouterr()
     out = json.loads(captured.out)
@@ -84,12 +91,7 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
 
 def test_the_judge_is_off_by_default_and_reported_apart(endpoint, tmp_path, capsys):
     endpoint.respond(judge_or_quote)
-    assert main(["prompts", "save", "rag_system", "no cites",
-                 "--file", str(no_citation_file(tmp_path))]) == 0
-    capsys.readouterr()
-    argv = ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
-            "--docs", str(DOCS), "--strategy", "fixed", "--size", "400", "--unit", "chars",
-            "--rank", "bm25", "--variant", "default", "--variant", "no cites", "--limit", "3"]
+    argv = two_variants(tmp_path, capsys, 3)
     assert main(argv) == 3
     plain = json.loads(capsys.readouterr().out)
     assert "answer_judge" not in endpoint.phases

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from core.prompts.library import PromptLibrary
 from tests.answer_variants import no_citation_text, quote_first_passage
-from tests.e2e.browser import ARTIFACTS, open_page, pick, wait_for_app
+from tests.e2e.browser import ARTIFACTS, open_page, pick, type_number, wait_for_app
 from tests.fakellm import fake_llm  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
@@ -22,10 +22,7 @@ def test_two_variants_and_the_verdict(page, start_app, tmp_path, fake_llm):  # n
                          "LLM_MODEL": "fake"})
     open_page(page, f"{url}/answers", "Answers")
     pick(page, "stSelectbox", "Question set", "product_manual")
-    limit = page.get_by_role("spinbutton", name="Questions (0: all)")
-    limit.fill("8")
-    limit.press("Enter")
-    wait_for_app(page)
+    type_number(page, "Questions (0: all)", 8)
     expect(page.get_by_text("16 answers to grade")).to_be_visible()
 
     page.get_by_role("button", name="Run", exact=True).click()
