@@ -211,3 +211,11 @@ def test_fields_round_trip_through_the_json(tmp_path):
     changed = with_field(text, "default", lead, "Passages:")
     assert field_values(changed, "default")["reference.lead"] == "Passages:"
     assert with_field(changed, "default", lead, "Passages:") == changed
+
+
+def test_the_judge_template_is_edited_and_previewed_like_the_others(at):
+    at.selectbox(key="pw_template").set_value("judge").run()
+    assert not at.exception, at.exception
+    assert "{{answer}}" in at.text_area(key="pw_text::judge::default").value
+    assert any("Every placeholder is known and used" in s.value for s in at.success)
+    assert any("Answer to grade:" in c.value for c in at.code)  # the preview
