@@ -11,7 +11,7 @@ import pytest
 from core.cli import main
 from core.llm.phases.judge import Judgement, parse_judgement
 from tests.answer_variants import NO_CITES, judge_or_quote, no_citation_file, quote_first_passage
-from tests.fakellm import fake_llm  # noqa: F401  (fixture)
+from tests.fakellm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "sample_docs"
@@ -118,3 +118,39 @@ def test_a_judge_answer_without_a_score_is_not_judged():
     assert parse_judgement('{"faithfulness": 9}').faithfulness is None
     assert parse_judgement("I think 4").reason == "I think 4"
     assert parse_judgement('x {"faithfulness": "4", "reason": "fine"} y') == Judgement(4, "fine")
+
+
+UNANSWERABLE = "Does the warranty cover commercial use in a cafe?"
+
+
+def abstain_or_invent(request: FakeRequest) -> Reply | str:
+    """The default prompt abstains on the unanswerable question, the variant invents."""
+    if UNANSWERABLE in request.prompt:
+        return ("Yes, for two years [1]." if NO_CITES in request.prompt
+                else "The passages do not say whether commercial use is covered.")
+    return quote_first_passage(request)
+
+
+def test_an_unanswerable_question_is_answered_and_graded_not_scored_for_retrieval(
+        endpoint, tmp_path, capsys):
+    endpoint.respond(abstain_or_invent)
+    shipped = (DOCS / "questions" / "product_manual.csv").read_text(encoding="utf-8")
+    questions = tmp_path / "with_unanswerable.csv"
+    questions.write_text("\n".join(shipped.splitlines()[:4])
+                         + f'\n"{UNANSWERABLE}",[],product_manual.html,unanswerable\n')
+    argv = two_variants(tmp_path, capsys, 10)
+    argv[argv.index("--questions") + 1] = str(questions)
+    assert main(argv) == 3  # the "heat up" question fails as before
+    out = json.loads(capsys.readouterr().out)
+    default, invented = (a for a in out["answers"] if a["question"] == UNANSWERABLE)
+    assert default["kind"] == "unanswerable" and len(default["citations"]) == 5
+    assert default["grades"]["abstained"] and default["grades"]["abstention_right"]
+    assert default["grades"]["reference_coverage"] is None
+    assert not invented["grades"]["abstained"] and not invented["grades"]["abstention_right"]
+    assert out["variants"][0]["overall"]["abstained"] == pytest.approx(1 / 3)
+
+    assert main(["eval", "--questions", str(questions), "--docs", str(DOCS),
+                 "--strategy", "fixed", "--rank", "bm25"]) == 0
+    retrieval = json.loads(capsys.readouterr().out)
+    assert retrieval["overall"]["questions"] == 3  # nothing to retrieve for the unanswerable
+    assert "unanswerable" not in retrieval["per_kind"]

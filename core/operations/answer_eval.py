@@ -17,7 +17,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from core.assembly import AssembledPrompt, assemble_prompt, check_citations
@@ -50,6 +50,7 @@ from core.store import ChunkStore
 
 CACHE_PHASE = "answer_eval"
 SECONDS_PER_ANSWER = 45.0  # the bundled model on 2 cores takes 30-60 s an answer
+RETRIEVED_AS = "text"  # the kind an unanswerable question is retrieved as
 KEEP_EVERY_PACK = 1_000_000  # headroom: the retrieval decides how much context goes in
 
 
@@ -201,7 +202,9 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
     questions = questions[: options.limit] if options.limit else questions
     if not questions:
         raise AnswerRunError("The question set has no valid question to answer.")
-    subset = QuestionSet(question_set.name, tuple(questions))
+    # Every question retrieves, an unanswerable one too (its retrieval is not scored here).
+    subset = QuestionSet(question_set.name, tuple(replace(q, kind=RETRIEVED_AS)
+                                                  if not q.answerable else q for q in questions))
     templates = {a.variant: library.template(TEMPLATE_NAME, a.variant) for a in arms}
     candidates = list({a.candidate.key(): a.candidate for a in arms}.values())
     answers = len(questions) * len(arms) * (2 if options.judge else 1)
