@@ -20,6 +20,7 @@ PAGES = {
         st.Page("pages/assemble.py", title="Assemble", icon=":material/quick_reference_all:"),
         st.Page("pages/questions.py", title="Question sets", icon=":material/quiz:"),
         st.Page("pages/evaluate.py", title="Evaluate", icon=":material/monitoring:"),
+        st.Page("pages/answers.py", title="Answers", icon=":material/forum:"),
         st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
     ],
     "Setup": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],

@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_embeddings import prose
+from bench.corpora.prose import prose
 from core.operations.chunk_task import ChunkTask
 from core.operations.ingest import Source, sources_from_paths
 from core.operations.strategies import RunOptions

@@ -127,10 +127,12 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
                  help="numeric: [¹] [²] … · footnote: [^1] [^2] … with a footnote list")
     d3.selectbox("Token estimate", ESTIMATORS, key=kept("assemble_estimator", ESTIMATORS[0]),
                  help="tiktoken counts, or characters counted as tokens")
-    d4.selectbox("System prompt", ["builtin", "library"],
-                 key=kept("assemble_system", "builtin", durable=True),
-                 format_func={"builtin": "built-in",
-                              "library": "the prompt library's RAG template"}.get)
+    d4.selectbox("System prompt", ["library", "builtin"],
+                 key=kept("assemble_system", "library", durable=True),
+                 format_func={"builtin": "built-in (of the style)",
+                              "library": "the answer prompt (Prompts page)"}.get,
+                 help="The answer prompt is the one the Prompts page edits and answer runs "
+                      "send; the built-in one is the style's (a summary's).")
     e1, e2, e3 = st.columns([1, 1, 2])
     use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", True),
                             help="Off: the context may use the headroom, whatever the model's "

@@ -23,6 +23,7 @@ from core.tokens import count_tokens
 from ui.answer import show_answer
 from ui.persist import forget, kept, kept_value, remember
 from ui.phase_inputs import choose_input
+from ui.rag_form import rag_fields
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
 from ui.resources import answer_settings, llm_settings, prompt_library
 from ui.state import show_error, warn_missing_key
@@ -140,8 +141,13 @@ def drafts(current: str) -> list[str]:
 def edit(name: str, variant: str, stored: PromptTemplate) -> PromptTemplate:
     """The editor; returns the template as typed (saved or not)."""
     key = kept(editor_key(name, variant), stored.text)
-    text = st.text_area("Template text", key=key, height=EDITOR_HEIGHT,
-                        help="Placeholders look like {{ name }}.")
+    if stored.syntax == "rag_json":  # edited as text; its JSON (every locale) below
+        rag_fields(key)
+        with st.expander("The template as JSON (every locale)"):
+            text = st.text_area("Template text", key=key, height=EDITOR_HEIGHT)
+    else:
+        text = st.text_area("Template text", key=key, height=EDITOR_HEIGHT,
+                            help="Placeholders look like {{ name }}.")
     working = stored if text == stored.text else stored.with_text(text, f"{variant}*")
     state = "saved" if text == stored.text else "**edited, not saved**"
     st.caption(f"{md_escape(variant)} · {state} · version `{working.version}` · "
@@ -164,13 +170,13 @@ def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
     for problem in checks.warnings:
         st.warning(md_escape(problem), icon=":material/warning:")
     if not checks.errors and not checks.warnings:
-        st.success("The JSON template is complete." if working.syntax == "rag_json"
+        st.success("Every field of every locale is filled." if working.syntax == "rag_json"
                    else "Every placeholder is known and used.", icon=":material/check_circle:")
     with st.container(border=True):
         st.markdown("**Placeholders**")
         if working.syntax == "rag_json":
             st.caption("The header uses the locale's fields as {role}, {background} and "
-                       "{request}; edit them as JSON fields.")
+                       "{request}; edit them in their boxes above.")
             st.markdown("\n".join(f"- `{{{p}}}` — {d}" for p, d in working.placeholders.items()))
         else:
             st.caption(f"Buttons add the placeholder in place of the first `{MARKER}` in the "

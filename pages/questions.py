@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.evaluation.questions import Question, parse_questions, to_csv
+from core.evaluation.questions import UNANSWERABLE, Question, parse_questions, to_csv
 from core.operations.question_generation import DEFAULT_PER_DOC, generate_question_set
 from core.operations.question_sets import (
     Draft,
@@ -182,23 +182,31 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
     if document is None:
         st.warning(f"{md_escape(question.corpus_id)} is not in the library; add it on Documents.")
         return
+    if not question.references:
+        st.caption("Unanswerable, with no excerpt: the documents do not say. Answer runs "
+                   "expect the model to say so.")
+        return
     reference = question.references[0]
     tag = f"{index}_{question.question}_{reference.start}_{reference.end}"
     st.html(_highlight(document, [r.span for r in question.references]))
     st.caption("Excerpt: " + reference.content[:300])
     with st.form(f"qe_form_{tag}", border=False):
         text = st.text_input("Question text", value=question.question, key=f"qe_text_{tag}")
-        left, middle, right = st.columns([1, 1, 1])
+        left, middle, right, last = st.columns([1, 1, 1, 1])
         start = left.number_input("Excerpt start", 0, len(document.text), reference.start,
                                   key=f"qe_start_{tag}")
         end = middle.number_input("Excerpt end", 0, len(document.text), reference.end,
                                   key=f"qe_end_{tag}")
         table = right.checkbox("Table question", value=question.kind == "table",
                                key=f"qe_kind_{tag}")
+        unanswerable = last.checkbox("Unanswerable", value=not question.answerable,
+                                     key=f"qe_unanswerable_{tag}",
+                                     help="The documents do not answer it: a good answer says "
+                                          "so, and retrieval is not scored on it.")
         applied = st.form_submit_button("Apply changes", key="questions_apply")
     if applied:
-        edited = make_question(document, text, int(start), int(end),
-                               "table" if table else "text")
+        edited = make_question(document, text, int(start), int(end), UNANSWERABLE
+                               if unanswerable else "table" if table else "text")
         if len(question.references) > 1 and (start, end) == reference.span:
             edited = replace(edited, references=question.references)
         _changed([edited if i == index else q for i, q in enumerate(questions)])

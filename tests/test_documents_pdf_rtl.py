@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.pdf_score import heading_recall, reference_headings, word_f1
 from core.documents.pdf import convert_pdf_offline
 from core.documents.pdf.direction import logical
+from corpora.pdf_score import heading_recall, reference_headings, word_f1
 
 RTL = Path(__file__).resolve().parent / "fixtures" / "pdf" / "rtl"
 

@@ -10,11 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 from core.config import data_dir
 from core.prompts.library import PromptLibrary
+from core.prompts.rag_fields import FIELDS, field_values, with_field
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import shown
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "prompts.py")
 TOPIC_TEXT = "pw_text::topic_detection::default"
+RAG_TEXT = "pw_text::rag_system::default"
 
 
 @pytest.fixture
@@ -168,3 +170,52 @@ def test_a_rag_test_shows_the_answer_rendered_with_its_citations_checked(at, fak
     assert answer.startswith("The **deductible** is 500 EUR [\\[1\\]](#pw-ref-1).")
     assert "~~\\[7\\]~~" in answer
     assert "[⁷]" in texts(at.error)  # no reference behind it
+
+
+def rag(at: AppTest) -> AppTest:
+    at.selectbox(key="pw_template").set_value("rag_system").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_rag_field_typed_as_text_changes_the_template(at):
+    at = rag(at)
+    role = at.text_input(key=f"{RAG_TEXT}::default::role")
+    assert role.value.startswith("an assistant who answers")
+    role.set_value("a careful insurance assistant").run()
+    assert not at.exception, at.exception
+    table = json.loads(at.session_state[RAG_TEXT])
+    assert table["default"]["role"] == "a careful insurance assistant"
+    rules = at.text_area(key=f"{RAG_TEXT}::default::rules")
+    rules.set_value("Answer briefly.\n\n  Cite every passage you use.  ").run()
+    table = json.loads(at.session_state[RAG_TEXT])
+    assert table["default"]["rules"] == ["Answer briefly.", "Cite every passage you use."]
+    assert any("edited, not saved" in c.value for c in at.caption)
+
+
+def test_another_locale_keeps_only_what_it_changes(at):
+    at = rag(at)
+    at.selectbox(key=f"{RAG_TEXT}::locale").set_value("ja").run()
+    at.text_input(key=f"{RAG_TEXT}::ja::role").set_value("保険の専門家").run()
+    assert not at.exception, at.exception
+    table = json.loads(at.session_state[RAG_TEXT])
+    assert table["ja"]["role"] == "保険の専門家"
+    assert table["default"]["role"].startswith("an assistant who answers")
+
+
+def test_fields_round_trip_through_the_json(tmp_path):
+    text = PromptLibrary(tmp_path).default("rag_system").text
+    values = field_values(text, "default")
+    assert set(values) == {f.key for f in FIELDS}
+    lead = next(f for f in FIELDS if f.key == "reference.lead")
+    changed = with_field(text, "default", lead, "Passages:")
+    assert field_values(changed, "default")["reference.lead"] == "Passages:"
+    assert with_field(changed, "default", lead, "Passages:") == changed
+
+
+def test_the_judge_template_is_edited_and_previewed_like_the_others(at):
+    at.selectbox(key="pw_template").set_value("judge").run()
+    assert not at.exception, at.exception
+    assert "{{answer}}" in at.text_area(key="pw_text::judge::default").value
+    assert any("Every placeholder is known and used" in s.value for s in at.success)
+    assert any("Answer to grade:" in c.value for c in at.code)  # the preview

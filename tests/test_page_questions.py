@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.evaluation.questions import parse_questions
-from core.operations.question_sets import saved_csv, saved_sets
+from core.documents import convert
+from core.evaluation.questions import UNANSWERABLE, Question, parse_questions
+from core.operations.question_sets import make_question, save_set, saved_csv, saved_sets
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 from tests.pages import click, page_path, texts, use_samples
@@ -120,3 +121,19 @@ def test_a_generated_set_and_the_generator_inputs_survive_a_reload(data, fake_ll
     assert "my questions · 0 questions" in [s.value for s in fresh.subheader]
     assert not fresh.button(key="questions_generate").disabled
 
+
+def test_a_question_is_marked_unanswerable_by_hand(data):
+    document = convert(HANDBOOK.encode(), "claims_handbook.md")
+    start = document.text.index("adjuster")
+    asked = make_question(document, "Who calls back?", start, start + 40, "text")
+    without = Question(3, "Are pets covered?", "claims_handbook.md", (), UNANSWERABLE)
+    save_set("mine", [asked, without])
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.selectbox(key="questions_saved").set_value("mine").run()
+    at = click(at, "questions_open")
+    at.checkbox(key=_edit_key(at, "qe_unanswerable_")).check()
+    at = click(at, "questions_apply")
+    assert list(at.dataframe[0].value["Kind"]) == ["unanswerable", "unanswerable"]
+    _picker(at).set_value(1).run()
+    assert not at.exception, at.exception
+    assert "Unanswerable, with no excerpt" in texts(at)

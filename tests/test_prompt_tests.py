@@ -123,7 +123,7 @@ def test_rag_run_sends_system_prompt_and_question(fake_llm, lib, source):  # noq
     question = PhaseInput(document=source.document, question="Why?", locale="ja", references=2)
     run = prompt_tests.run_template(fake_llm.settings(), lib.default("rag_system"), question)
     prompt = fake_llm.calls[-1].prompt
-    assert prompt.startswith("あなたは") and "[2] " in prompt
+    assert prompt.startswith("あなたは") and "[²] " in prompt  # labelled as the check names it
     assert prompt.endswith("# Question\nWhy?")
     assert run.raw == "- Answer [1]"
 

@@ -25,6 +25,7 @@ CONTRACT = {
     "topic_detection": {"currentTopic", "conversationContext", "userMessage"},
     "question_generation": {"document_id", "heading_path", "passage_kind", "passage",
                             "previous_questions"},
+    "judge": {"question", "sources", "answer"},
 }
 
 

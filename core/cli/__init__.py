@@ -1,4 +1,5 @@
-"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|tune|llm-server`.
+"""`python -m core convert|chunk|ingest|sets|assemble|eval|questions|tune|answers|prompts|
+llm-server`.
 
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
@@ -14,12 +15,14 @@ from types import ModuleType
 from typing import NoReturn
 
 from core.cli import (
+    answers_cmd,
     assemble_cmd,
     chunk_cmd,
     convert_cmd,
     eval_cmd,
     ingest_cmd,
     llm_server_cmd,
+    prompts_cmd,
     questions_cmd,
     sets_cmd,
     tune_cmd,
@@ -40,6 +43,9 @@ COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "questions": (questions_cmd, "Generate a question set from documents with the LLM."),
     "tune": (tune_cmd, "Search for the best configuration on a question set; print the Pareto "
                        "front and the recommendation as JSON."),
+    "answers": (answers_cmd, "Answer a question set under prompt variants or configurations; "
+                             "print the graded answers and their comparison as JSON."),
+    "prompts": (prompts_cmd, "List, show or save prompt templates and their variants."),
     "llm-server": (llm_server_cmd,
                    "Serve the bundled model (or a GGUF file) on this machine, as `make llm`."),
 }

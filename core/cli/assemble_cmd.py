@@ -44,9 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--citation-style", choices=CITATION_STYLES, default="numeric")
     parser.add_argument("--estimator", choices=ESTIMATORS, default="tiktoken",
                         help="tiktoken counts, or characters as tokens")
-    parser.add_argument("--system-prompt", choices=("builtin", "library"), default="builtin",
-                        help="built-in prompt of the style, or the prompt library's RAG answer "
-                             "template")
+    parser.add_argument("--system-prompt", choices=("library", "builtin"), default="library",
+                        help="the answer prompt of the prompt library (its active variant, as "
+                             "edited on the Prompts page; the default), or the style's built-in "
+                             "prompt")
     parser.add_argument("--locale", help="locale of the library's RAG template (e.g. ja)")
     add_rerank_option(parser)
     parser.add_argument("--with-packs", action="store_true",

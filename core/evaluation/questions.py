@@ -1,6 +1,9 @@
 """Question sets: Chroma's evaluation CSV (``question``, ``references``, ``corpus_id``, optional
 ``kind``), parsed, matched to documents and validated reference by reference.
 
+A question of kind ``unanswerable`` asks what its document does not say: its references may be
+empty (``[]``), and a good answer says the sources do not answer it.
+
 ``references`` is a JSON list of ``{"content", "start_index", "end_index"}`` with offsets into the
 document's ``Document.text``; a reference is valid when ``text[start_index:end_index] == content``.
 Rows that fail are not evaluated: they come back as :class:`RowProblem` (row number as in a
@@ -23,7 +26,8 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 
 REQUIRED_COLUMNS = ("question", "references", "corpus_id")
-KINDS = ("text", "table")
+UNANSWERABLE = "unanswerable"
+KINDS = ("text", "table", UNANSWERABLE)
 MAX_SHOWN = 60  # characters of a mismatching text quoted in a problem
 
 
@@ -49,6 +53,10 @@ class Question:
     corpus_id: str
     references: tuple[Reference, ...]
     kind: str = "text"
+
+    @property
+    def answerable(self) -> bool:
+        return self.kind != UNANSWERABLE
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,9 @@ def _parse_row(number: int, row: dict[str, str]) -> Question:
         items = json.loads(row["references"])
     except json.JSONDecodeError as err:
         raise ValueError(f"references is not valid JSON ({err.msg})") from None
-    if not isinstance(items, list) or not items:
-        raise ValueError("references must be a non-empty JSON list")
+    if not isinstance(items, list) or (not items and kind != UNANSWERABLE):
+        raise ValueError("references must be a non-empty JSON list (empty only for an "
+                         "unanswerable question)")
     references = tuple(_reference(index, item) for index, item in enumerate(items, 1))
     return Question(number, question, corpus_id, references, kind)
 

@@ -32,7 +32,7 @@ from core.llm.settings import (
     load_answer_settings,
     load_settings,
 )
-from core.prompts.library import PromptLibrary
+from core.prompts.library import PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
 from core.retrieval.packs import Pack
 from core.retrieval.ranking import RankMode
@@ -53,7 +53,8 @@ class AssemblyOptions:
     citation_style: CitationStyle = "numeric"
     context_tokens: int | None = None
     estimator: Estimator = "tiktoken"
-    system: SystemChoice = "builtin"  # the style's built-in prompt, or the library's RAG template
+    system: SystemChoice = "library"  # the answer prompt of the prompt library, or the style's
+    # built-in prompt (a summary's)
     locale: str | None = None  # of the library's RAG template
     doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one pack
@@ -68,10 +69,15 @@ class Assembly:
     assembled: AssembledPrompt
 
 
+def template_system_prompt(template: PromptTemplate, locale: str | None) -> SystemPrompt:
+    """A RAG answer template (any variant) as a system prompt of the kept packs."""
+    locales = parse_locales(template.text)
+    return lambda references: build_system_prompt(locale, references, locales)
+
+
 def library_system_prompt(locale: str | None, library: PromptLibrary) -> SystemPrompt:
     """The prompt library's active RAG answer template as a system prompt of the kept packs."""
-    locales = parse_locales(library.template(TEMPLATE_NAME).text)
-    return lambda references: build_system_prompt(locale, references, locales)
+    return template_system_prompt(library.template(TEMPLATE_NAME), locale)
 
 
 def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,

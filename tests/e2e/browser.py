@@ -1,6 +1,6 @@
 """Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish,
-opening a page, choosing an option, an app whose library holds the guide and whose LLM is a
-fake server, and clicking a point of a Plotly chart."""
+opening a page, choosing an option, typing a number, an app whose library holds the guide and
+whose LLM is a fake server, and clicking a point of a Plotly chart."""
 
 from __future__ import annotations
 
@@ -51,6 +51,14 @@ def pick(page: Page, widget: str, label: str, option: str) -> None:
     select.click()
     select.get_by_role("combobox").fill(option)
     page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app(page)
+
+
+def type_number(page: Page, label: str, value: int) -> None:
+    """Type ``value`` into the number input labelled ``label`` and wait for the rerun."""
+    box = page.get_by_role("spinbutton", name=label)
+    box.fill(str(value))
+    box.press("Enter")
     wait_for_app(page)
 
 

@@ -1,13 +1,14 @@
 """Every LLM phase, one module each, looked up by name (a template's ``phase`` names its own).
 
 structure → boundaries → metadata, prefix and table summary make the LLM chunking pipeline;
-topic detection and the RAG answer are asked on their own.
+topic detection, the RAG answer and the answer judge are asked on their own.
 """
 
 from core.errors import TemplateError
 from core.llm.phase import Phase
 from core.llm.phases.answer import ANSWER
 from core.llm.phases.boundaries import BOUNDARIES
+from core.llm.phases.judge import JUDGE
 from core.llm.phases.metadata import METADATA
 from core.llm.phases.prefix import PREFIX
 from core.llm.phases.question_generation import QUESTION_GENERATION
@@ -19,7 +20,7 @@ from core.prompts.library import PromptTemplate
 PHASES: dict[str, Phase] = {
     phase.name: phase
     for phase in (STRUCTURE, BOUNDARIES, METADATA, PREFIX, TABLE_SUMMARY, TOPIC, ANSWER,
-                  QUESTION_GENERATION)
+                  QUESTION_GENERATION, JUDGE)
 }
 
 
@@ -30,5 +31,5 @@ def phase_of(template: PromptTemplate) -> Phase:
     return PHASES[template.phase]
 
 
-__all__ = ["ANSWER", "BOUNDARIES", "METADATA", "PHASES", "PREFIX", "STRUCTURE", "TABLE_SUMMARY",
-           "TOPIC", "phase_of"]
+__all__ = ["ANSWER", "BOUNDARIES", "JUDGE", "METADATA", "PHASES", "PREFIX", "STRUCTURE",
+           "TABLE_SUMMARY", "TOPIC", "phase_of"]

@@ -1,9 +1,10 @@
 """The RAG answer: the assembled prompt sent with the user's answer model and temperature.
 
 Every answer request goes through here — Assemble's "Ask the LLM", the Prompts page's RAG test
-and ``python -m core assemble --ask`` — so the answer settings (model, temperature) always apply,
-while the other phases keep theirs (:attr:`core.llm.phase.Phase.temperature`). The answer is
-checked for its citation markers; it is never cached (asking again shows how answers vary).
+(on passages retrieved for its question), answer runs and ``python -m core assemble --ask`` —
+so the answer settings (model, temperature) always apply, while the other phases keep theirs
+(:attr:`core.llm.phase.Phase.temperature`). The answer is checked for its citation markers; it is
+not cached here (asking again shows how answers vary; answer runs keep their own cache).
 """
 
 from __future__ import annotations
@@ -11,13 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.assembly import AssembledPrompt, Citation, CitationCheck, check_citations, marker
-from core.llm import anchors
+from core.chunking.chunk import Chunk
+from core.chunking.registry import build_chunker
 from core.llm.client import LLMRequest
 from core.llm.phase import OneRequestPhase, PhaseContext, PhaseInput, PhaseView
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 from core.prompts.locales import build_system_prompt, parse_locales
 from core.prompts.substitution import Substitution
+from core.retrieval.bm25 import BM25Index
+
+TEST_PASSAGE_TOKENS = 300  # a passage of the Prompts page's RAG test: a typical chunk
 
 
 @dataclass(frozen=True)
@@ -37,30 +42,47 @@ class Answer:
     check: CitationCheck
 
 
-def reference_entries(source: PhaseInput) -> list[str]:
-    """Numbered reference entries (``[n] document · section`` and a passage) from the start of
-    the chosen document, for trying the RAG template without a chunk set."""
+def test_passages(source: PhaseInput) -> list[Chunk]:
+    """The passages of the chosen document that best match the question (BM25 over its
+    recursive chunks of :data:`TEST_PASSAGE_TOKENS`), best first: what a retrieval would put in
+    the prompt, for trying the RAG template without a chunk set. Without a question, the first
+    passages."""
     document = source.document
     if document is None or source.references <= 0:
         return []
-    entries = [(section.title, document.slice(anchors.passages(document, section)[0]).strip())
-               for section in document.sections[: source.references]]
-    if not entries:
-        entries = [(document.source_name, document.text[:1200].strip())]
-    return [f"[{i}] {document.source_name} · {title}\n{text}"
-            for i, (title, text) in enumerate(entries, start=1)]
+    chunks = build_chunker("recursive", size=TEST_PASSAGE_TOKENS, overlap=0).chunk(document)
+    if not chunks:
+        return []
+    scores = BM25Index([c.text for c in chunks]).scores(source.question)
+    best = sorted(range(len(chunks)), key=lambda i: (-scores[i], i))[: source.references]
+    return [chunks[i] for i in best]
 
 
-def reference_citations(source: PhaseInput, count: int) -> list[Citation]:
+def _where(chunk: Chunk, source_name: str) -> str:
+    return " > ".join(chunk.heading_path) or source_name
+
+
+def reference_entries(source: PhaseInput) -> list[str]:
+    """Reference entries of :func:`test_passages`, labelled with the markers an assembled
+    prompt uses (``[¹] document · section`` and the passage), so the citation check names the
+    sources as the prompt labels them."""
+    document = source.document
+    if document is None:
+        return []
+    return [f"{marker(n)} {document.source_name} · {_where(c, document.source_name)}\n"
+            f"{c.text.strip()}" for n, c in enumerate(test_passages(source), start=1)]
+
+
+def reference_citations(source: PhaseInput) -> list[Citation]:
     """The citations behind :func:`reference_entries`, so a test answer's markers are checked
     the way an assembled prompt's are."""
     document = source.document
     if document is None:
         return []
-    titles = [s.title for s in document.sections[:count]] or [document.source_name]
-    return [Citation(marker=marker(n), pack_id=f"reference-{n}", doc_id=document.doc_id,
-                     source=document.source_name, heading_path=[title], span_offsets=[])
-            for n, title in enumerate(titles[:count], start=1)]
+    return [Citation(marker=marker(n), pack_id=c.id, doc_id=document.doc_id,
+                     source=document.source_name, heading_path=list(c.heading_path),
+                     span_offsets=[(c.start, c.end)])
+            for n, c in enumerate(test_passages(source), start=1)]
 
 
 class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
@@ -93,7 +115,7 @@ class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
         entries = reference_entries(source)
         system = build_system_prompt(source.locale, entries, parse_locales(template.text))
         return AnswerRequest(system, f"# Question\n{source.question}",
-                             reference_citations(source, len(entries)))
+                             reference_citations(source))
 
     def preview(self, source: PhaseInput, template: PromptTemplate,
                 settings: LLMSettings) -> Substitution:

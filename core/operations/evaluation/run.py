@@ -65,6 +65,7 @@ def evaluate(
     with a retrieval of its own retrieves that instead. ``embedding`` and ``reranking`` are the
     session's endpoint settings (their keys).
 
+    An unanswerable question has nothing to retrieve: it is left out.
     Settings that concern the whole run (ranking, k, budget, no question) raise
     :class:`EvaluationError`; a candidate that fails with a typed error is reported in
     :attr:`Evaluation.failures` and the others go on. Progress counts candidates (fractions
@@ -74,7 +75,7 @@ def evaluate(
         raise EvaluationError(
             f"Unknown ranking {ranking!r}; choose one of {', '.join(RANK_MODES)}.")
     retrieval = Retrieval(k, budget, autocut)
-    questions = [q for q in question_set.questions if q.corpus_id in documents]
+    questions = [q for q in question_set.questions if q.corpus_id in documents and q.answerable]
     if not questions:
         raise EvaluationError("The question set has no valid question to evaluate.")
     tracker = Tracker(progress, len(candidates), cancel, what="The evaluation")

@@ -1,0 +1,121 @@
+"""Grades of one RAG answer without an LLM, from what ChunkLab already knows: the question's
+reference excerpts, the sources in the prompt (its citations) and the answer's markers.
+
+- ``cited``: the answer cites at least one source;
+- ``citations_valid``: the share of the sources it cites that are in the prompt;
+- ``citations_supported``: the share of the sources it cites whose passage overlaps a
+  reference excerpt of the question (same document, overlapping characters);
+- ``reference_coverage``: the share of the reference excerpts' content words found in the
+  answer (a recall proxy; none for an unanswerable question);
+- ``abstained``: the answer says the sources do not answer (:func:`abstains`);
+  ``abstention_right``: it abstained exactly when the question is unanswerable, so a wrong
+  abstention on an answerable question counts against it as much as a made-up answer;
+- answer tokens, seconds, and the sentences it repeats.
+
+A share is None when it has nothing to count (no citation; no reference words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from core.assembly.citations import CitationCheck
+from core.assembly.prompt import Citation
+
+Span = tuple[int, int]
+
+# Phrases of an answer that declines: "I do not know", "the sources do not say", ...
+_ABSTAIN = re.compile(
+    r"\b(?:i\s+(?:do\s+not|don'?t|cannot|can'?t)\s+(?:know|tell|answer|find)"
+    r"|(?:do|does|did)\s+not\s+(?:say|state|mention|specify|contain|include|provide|answer"
+    r"|address|cover\s+this|give)"
+    r"|(?:doesn'?t|don'?t)\s+(?:say|state|mention|specify|contain|include|provide|answer)"
+    r"|no\s+(?:information|mention|answer|details?)\s+(?:about|on|of|in|is|are|to)"
+    r"|not\s+(?:enough|sufficient)\s+information|insufficient\s+information"
+    r"|(?:cannot|can'?t|unable\s+to)\s+(?:be\s+)?(?:answer|determin|find|tell)\w*"
+    r"|not\s+(?:mentioned|stated|specified|provided|covered|answered)\s+in)",
+    re.IGNORECASE,
+)
+_FIRST_SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]?")
+_WORD = re.compile(r"\w+")
+STOPWORDS = frozenset(
+    "a an and are as at be been but by can could did do does for from had has have how i if in "
+    "into is it its may might must no nor not of on or our per shall should so such than that "
+    "the their them then there these they this those to under up upon was we were what when "
+    "where which while who whom why will with would you your".split()
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words that carry content: stop words dropped, numbers kept."""
+    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text))
+            if w not in STOPWORDS and (len(w) > 1 or w.isdigit())}
+
+
+def abstains(answer: str, cited: bool) -> bool:
+    """The answer declines: an abstaining phrase in its first sentence, or anywhere in an
+    answer that cites nothing."""
+    first = _FIRST_SENTENCE.match(answer.strip())
+    opening = first.group(0) if first else ""
+    return bool(_ABSTAIN.search(opening) or (not cited and _ABSTAIN.search(answer)))
+
+
+def _overlaps(spans: Sequence[Span], references: Sequence[Span]) -> bool:
+    return any(s < re_ and rs < e for s, e in spans for rs, re_ in references)
+
+
+@dataclass(frozen=True)
+class AnswerGrades:
+    cited: bool
+    citations: int  # distinct sources cited (known or not)
+    citations_valid: float | None
+    citations_supported: float | None
+    reference_coverage: float | None
+    abstained: bool
+    abstention_right: bool
+    tokens: int
+    seconds: float
+    repeats: int  # sentences said more than once
+
+    def value(self, metric: str) -> float | None:
+        """The grade as a number (a yes/no as 1/0), None when it has nothing to count."""
+        raw = getattr(self, metric)
+        return float(raw) if raw is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AnswerGrades:
+        return cls(**data)
+
+
+def grade_answer(answer: str, check: CitationCheck, citations: Sequence[Citation], *,
+                 doc_id: str, references: Sequence[Span], reference_texts: Sequence[str],
+                 answerable: bool, tokens: int, seconds: float) -> AnswerGrades:
+    """Grade ``answer`` (checked against the prompt's ``citations``) for a question about
+    document ``doc_id`` whose reference excerpts are ``references`` (character spans) with
+    the texts ``reference_texts``."""
+    cited = [*check.used, *check.unknown]
+    by_marker = {c.marker: c for c in citations}
+    supported = [m for m in check.used
+                 if by_marker[m].doc_id == doc_id
+                 and _overlaps(by_marker[m].span_offsets, references)]
+    wanted = content_words(" ".join(reference_texts))
+    found = content_words(answer)
+    abstained = abstains(answer, bool(cited))
+    return AnswerGrades(
+        cited=bool(cited),
+        citations=len(cited),
+        citations_valid=len(check.used) / len(cited) if cited else None,
+        citations_supported=len(supported) / len(cited) if cited else None,
+        reference_coverage=len(wanted & found) / len(wanted) if wanted and answerable else None,
+        abstained=abstained,
+        abstention_right=abstained != answerable,
+        tokens=tokens,
+        seconds=seconds,
+        repeats=len(check.repeats),
+    )

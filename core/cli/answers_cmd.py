@@ -1,0 +1,103 @@
+"""`python -m core answers`: ask the model every question of a set under one or more variants
+of the RAG answer prompt and print the graded answers and their comparison as JSON.
+
+The configuration is chosen as for ``eval`` (``--strategy`` and its settings, ``--preset``) or
+is a stored ``--chunk-set``; ``--variant`` (repeatable; ``default`` is the shipped text) names
+the prompt variants. With one variant and several ``--preset`` (or ``--chunk-set``), the same
+prompt runs over each configuration. The JSON: ``variants`` (each: ``variant``,
+``configuration``, ``overall`` with ``cited``, ``citations_valid``, ``citations_supported``,
+``reference_coverage``, ``abstention_right``, ``abstained``, ``answered``, ``mean_tokens``,
+``seconds`` and ``ci95``), ``comparison`` (the first against each other: wins, losses, ties,
+p-value, interval, ``more_questions`` and a verdict), ``answers`` (per question and variant:
+the answer, its citations and grades; a failed answer has ``status: "failed"`` and its
+reason). With ``--judge`` the model also scores each answer's faithfulness to its passages
+(1-5, with a reason: ``judge`` in each answer, ``overall.judge`` and ``comparison[].judge``),
+apart from the grades. Progress goes to stderr. Answers are cached: a re-run asks nothing
+twice. Exit 0, or 3 when some answers failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli.options import (
+    add_chunking_options,
+    add_question_set_options,
+    chunking_settings,
+    refuse_settings_with_preset,
+)
+from core.cli.output import say, show_progress
+from core.llm.settings import load_answer_settings, load_settings
+from core.operations.answer_compare import run_json
+from core.operations.answer_eval import (
+    AnswerOptions,
+    AnswerRunError,
+    arms_for,
+    configurations,
+    run_answers,
+)
+from core.operations.answer_runs import record_answer_run
+from core.operations.evaluation import DEFAULT_K, Candidate
+from core.operations.question_sets import load_from_folder
+from core.prompts.library import DEFAULT
+from core.retrieval.ranking import RANK_MODES
+
+PARTIAL = 3
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_question_set_options(parser)
+    add_chunking_options(parser, default=None)
+    parser.add_argument("--preset", action="append", help="a chunking preset by name (repeatable)")
+    parser.add_argument("--chunk-set", action="append",
+                        help="a stored chunk set instead of a chunking (repeatable)")
+    parser.add_argument("--variant", action="append",
+                        help=f"a variant of the RAG answer prompt (repeatable; {DEFAULT!r} is "
+                             "the shipped text; default: just that)")
+    parser.add_argument("--k", type=int, default=DEFAULT_K,
+                        help=f"passages retrieved per question (default {DEFAULT_K})")
+    parser.add_argument("--rank", dest="ranking", choices=RANK_MODES, default="vector")
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--temperature", type=float, default=0.0,
+                        help="answer temperature, fixed for every variant (default 0)")
+    parser.add_argument("--locale", help="locale of the RAG answer template (e.g. ja)")
+    parser.add_argument("--judge", action="store_true",
+                        help="also have the model judge each answer's faithfulness to its "
+                             "passages, 1-5 with a reason (the judge template; reported apart)")
+    parser.add_argument("--no-cache", action="store_true", help="ask again even when cached")
+
+
+def _candidates(args: argparse.Namespace) -> list[Candidate]:
+    chosen = sum(bool(x) for x in (args.strategy, args.preset, args.chunk_set))
+    if chosen != 1:
+        raise AnswerRunError("Give one of --strategy (with its settings), --preset or "
+                             "--chunk-set.")
+    if args.chunk_set or args.preset:
+        refuse_settings_with_preset(args)
+        return configurations(args.preset or (), args.chunk_set or ())
+    settings = chunking_settings(args)
+    label = " ".join([args.strategy, *(f"{k}={v}" for k, v in settings.items())])
+    return [Candidate(label, args.strategy, settings)]
+
+
+def run(args: argparse.Namespace) -> int:
+    arms = arms_for(args.variant or [DEFAULT], _candidates(args))
+    loaded = load_from_folder(args.questions, args.docs)
+    for problem in loaded.questions.problems:
+        say(f"skipped {problem}")
+    options = AnswerOptions(temperature=args.temperature, k=args.k, ranking=args.ranking,
+                            limit=args.limit, locale=args.locale,
+                            model=load_answer_settings().model, use_cache=not args.no_cache,
+                            judge=args.judge)
+    result = run_answers(loaded.questions, loaded.documents, arms, load_settings(), options,
+                         progress=show_progress)
+    record_answer_run(result)
+    output = run_json(result)
+    failed = [a for a in output["answers"] if a["status"] == "failed"]
+    for answer in failed:
+        say(f"failed: row {answer['row']} ({answer['variant']}): {answer['reason']}")
+    json.dump(output, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    return PARTIAL if failed else 0

@@ -1,0 +1,334 @@
+"""Answers, measured: ask the model every question of a set under several arms — prompt
+variants of the RAG answer template, or configurations (chunkings, chunk sets) — and grade
+each answer without an LLM (:mod:`core.assembly.grades`).
+
+Each configuration retrieves as an evaluation does (:func:`core.operations.evaluation.evaluate`,
+whose results are cached), the retrieved passages become the prompt's numbered sources
+(:func:`core.assembly.assemble_prompt`) under the arm's template, and the prompt goes through
+the answer phase at a fixed temperature (0 by default), several at once up to the server's
+slots. Answers are cached by template version, model, temperature, question and retrieved
+chunks, so a re-run (or a Resume after Cancel) asks nothing twice. A failed answer is a failed
+row with its reason; a configuration that cannot retrieve fails its arms' rows, never the run.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from core.assembly import AssembledPrompt, assemble_prompt, check_citations
+from core.assembly.grades import AnswerGrades, grade_answer
+from core.documents.model import Document
+from core.embeddings import EmbeddingSettings
+from core.errors import ChunkLabError
+from core.evaluation.questions import Question, QuestionSet
+from core.llm.cache import LLMCache
+from core.llm.client import LLMClient
+from core.llm.phase import PhaseContext
+from core.llm.phases import ANSWER, JUDGE
+from core.llm.phases.judge import Judgement, JudgeRequest
+from core.llm.settings import AnswerSettings, LLMSettings
+from core.operations.answers import template_system_prompt
+from core.operations.evaluation import (
+    DEFAULT_K,
+    Candidate,
+    CandidateResult,
+    QuestionResult,
+    evaluate,
+)
+from core.operations.presets import preset
+from core.progress import ProgressFn, Tracker
+from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
+from core.prompts.locales import TEMPLATE_NAME
+from core.retrieval.packs import Pack
+from core.retrieval.ranking import RankMode
+from core.store import ChunkStore
+
+CACHE_PHASE = "answer_eval"
+SECONDS_PER_ANSWER = 45.0  # the bundled model on 2 cores takes 30-60 s an answer
+RETRIEVED_AS = "text"  # the kind an unanswerable question is retrieved as
+KEEP_EVERY_PACK = 1_000_000  # headroom: the retrieval decides how much context goes in
+
+
+class AnswerRunError(ChunkLabError):
+    """A comparison that cannot run: fewer than one arm, no question."""
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One side of a comparison: a variant of the RAG answer template over a configuration."""
+
+    label: str
+    variant: str  # "default" is the shipped text
+    candidate: Candidate
+
+
+def configurations(presets: Sequence[str] = (), chunk_sets: Sequence[str] = ()) -> list[Candidate]:
+    """Chunking presets (with their own way to retrieve) and stored chunk sets, by name."""
+    return ([preset(name).candidate() for name in presets]
+            + [Candidate(name, chunk_set=name) for name in chunk_sets])
+
+
+def arms_for(variants: Sequence[str], candidates: Sequence[Candidate]) -> list[Arm]:
+    """Every variant over every configuration, each named by what tells it apart."""
+    if not variants or not candidates:
+        raise AnswerRunError("Choose at least one prompt variant and one configuration.")
+    arms = []
+    for candidate in candidates:
+        for variant in variants:
+            parts = ([variant] if len(variants) > 1 else []) + (
+                [candidate.label] if len(candidates) > 1 or len(variants) == 1 else [])
+            arms.append(Arm(" · ".join(parts), variant, candidate))
+    return arms
+
+
+@dataclass(frozen=True)
+class AnswerOptions:
+    temperature: float = 0.0
+    k: int = DEFAULT_K
+    ranking: RankMode = "vector"
+    limit: int | None = None  # the first N questions only
+    locale: str | None = None  # of the RAG answer template
+    model: str = ""  # empty: the connection's
+    use_cache: bool = True
+    judge: bool = False  # also have the LLM judge each answer's faithfulness (reported apart)
+
+
+@dataclass
+class AnswerRow:
+    index: int  # the question's position in the run
+    row: int
+    corpus_id: str
+    question: str
+    kind: str
+    status: Literal["ok", "failed"] = "ok"
+    reason: str = ""
+    answer: str = ""
+    references: list[list[int]] = field(default_factory=list)  # [start, end] of each excerpt
+    citations: list[dict[str, Any]] = field(default_factory=list)  # the prompt's sources
+    cited: list[str] = field(default_factory=list)  # markers the answer cites, in order
+    grades: AnswerGrades | None = None
+    cached: bool = False
+    judge: dict[str, Any] | None = None  # the LLM judge's faithfulness (1-5) and reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "row": self.row, "corpus_id": self.corpus_id,
+                "question": self.question, "kind": self.kind, "status": self.status,
+                "reason": self.reason, "answer": self.answer, "references": self.references,
+                "citations": self.citations,
+                "cited": self.cited, "cached": self.cached, "judge": self.judge,
+                "grades": None if self.grades is None else self.grades.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AnswerRow:
+        grades = data.get("grades")
+        return cls(**{**data, "grades": AnswerGrades.from_json(grades) if grades else None})
+
+
+@dataclass
+class ArmResult:
+    arm: Arm
+    template_version: str
+    retrieval: str  # "vector · top-5"
+    rows: list[AnswerRow]
+
+
+@dataclass
+class AnswerEvaluation:
+    question_set: str
+    question_set_version: str
+    model: str
+    temperature: float
+    arms: list[ArmResult]
+    asked: int = 0  # answers requested from the model in this run (the others were cached)
+
+
+def _packs(result: QuestionResult, document: Document) -> list[Pack]:
+    """The retrieved chunks of one question as the prompt's sources, best first."""
+    packs = []
+    for hit in result.retrieved:
+        pack_id = f"{document.doc_id}:{hit.start}-{hit.end}"
+        packs.append(Pack(id=pack_id, score=hit.score, order=hit.rank - 1,
+                          doc_id=document.doc_id, spans=[(hit.start, hit.end)],
+                          text=document.text[hit.start:hit.end], chunk_ids=[pack_id],
+                          hit_ids=[pack_id]))
+    return packs
+
+
+@dataclass
+class _Job:
+    arm_index: int
+    row: AnswerRow
+    assembled: AssembledPrompt
+    question: Question
+    document: Document
+    key: str
+
+
+def _citation_json(assembled: AssembledPrompt, packs: list[Pack]) -> list[dict[str, Any]]:
+    """The prompt's sources: marker, file name, span and passage text."""
+    texts = {p.id: p.text for p in packs}
+    return [{"marker": c.marker, "source": c.source, "doc_id": c.doc_id,
+             "spans": [list(s) for s in c.span_offsets], "text": texts[c.pack_id]}
+            for c in assembled.citations]
+
+
+def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
+    check = check_citations(text, job.assembled.citations)
+    q = job.question
+    job.row.answer = text
+    job.row.cited = [*check.used, *check.unknown]
+    job.row.grades = grade_answer(
+        text, check, job.assembled.citations, doc_id=job.document.doc_id,
+        references=[r.span for r in q.references],
+        reference_texts=[r.content for r in q.references], answerable=q.answerable,
+        tokens=tokens, seconds=seconds)
+
+
+def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms: Sequence[Arm],
+                settings: LLMSettings, options: AnswerOptions = AnswerOptions(), *,
+                library: PromptLibrary | None = None, store: ChunkStore | None = None,
+                embedding: EmbeddingSettings | None = None, progress: ProgressFn | None = None,
+                cancel: threading.Event | None = None) -> AnswerEvaluation:
+    """Answer and grade every question under every arm (see the module docstring)."""
+    if not arms:
+        raise AnswerRunError("Choose at least one prompt variant and one configuration.")
+    library = library or PromptLibrary()
+    questions = [q for q in question_set.questions if q.corpus_id in documents]
+    questions = questions[: options.limit] if options.limit else questions
+    if not questions:
+        raise AnswerRunError("The question set has no valid question to answer.")
+    # Every question retrieves, an unanswerable one too (its retrieval is not scored here).
+    subset = QuestionSet(question_set.name, tuple(replace(q, kind=RETRIEVED_AS)
+                                                  if not q.answerable else q for q in questions))
+    templates = {a.variant: library.template(TEMPLATE_NAME, a.variant) for a in arms}
+    candidates = list({a.candidate.key(): a.candidate for a in arms}.values())
+    answers = len(questions) * len(arms) * (2 if options.judge else 1)
+    tracker = Tracker(progress, answers + 2, cancel, what="The answer run")
+    tracker.step(0, "Retrieving for each configuration")
+    retrieved = evaluate(subset, documents, candidates, ranking=options.ranking, k=options.k,
+                         store=store, cancel=cancel, embedding=embedding)
+    by_key: dict[str, CandidateResult | str] = {
+        r.candidate.key(): r for r in retrieved.results}
+    by_key.update({f.candidate.key(): f.reason for f in retrieved.failures})
+    model = options.model or settings.model
+    cache = LLMCache(enabled=options.use_cache)
+    results, jobs = [], []
+    for arm_index, arm in enumerate(arms):
+        outcome = by_key.get(arm.candidate.key(), "The configuration retrieved nothing.")
+        template = templates[arm.variant]
+        rows = [AnswerRow(i, q.row, q.corpus_id, q.question, q.kind,
+                          references=[list(r.span) for r in q.references])
+                for i, q in enumerate(questions)]
+        if isinstance(outcome, str):
+            for row in rows:
+                row.status, row.reason = "failed", outcome
+            results.append(ArmResult(arm, template.version, "", rows))
+            continue
+        system = template_system_prompt(template, options.locale)
+        for row, q, found in zip(rows, questions, outcome.questions, strict=True):
+            document = documents[q.corpus_id]
+            packs = _packs(found, document)
+            assembled = assemble_prompt(q.question, packs, headroom_tokens=KEEP_EVERY_PACK,
+                                        system_prompt=system,
+                                        doc_names={document.doc_id: document.source_name})
+            row.citations = _citation_json(assembled, packs)
+            key = LLMCache.key(CACHE_PHASE, template.version, model, options.temperature,
+                               question=q.question, locale=options.locale or DEFAULT,
+                               chunks=[c.pack_id for c in assembled.citations])
+            jobs.append(_Job(arm_index, row, assembled, q, document, key))
+        results.append(ArmResult(arm, template.version,
+                                 f"{outcome.ranking} · {outcome.retrieval}", rows))
+    judge = library.template(JUDGE.template) if options.judge else None
+    asked = _answer_all(jobs, templates, arms, settings, options, cache, tracker, judge)
+    tracker.step(tracker.total, "Done")
+    return AnswerEvaluation(question_set.name, question_set.version, model,
+                            options.temperature, results, asked)
+
+
+def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
+            tracker: Tracker, done: Callable[[_Job], None], workers: int) -> None:
+    """``ask`` each job, up to ``workers`` at once; Cancel closes the client (requests in
+    flight end) and stops the run."""
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        pending: dict[Future[None], _Job] = {pool.submit(ask, j): j for j in work}
+        while pending:
+            finished_now, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            if tracker.cancel is not None and tracker.cancel.is_set():
+                for future in pending:
+                    future.cancel()
+                client.close()
+                tracker.check()
+            for future in finished_now:
+                job = pending.pop(future)
+                future.result()
+                done(job)
+
+
+def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Sequence[Arm],
+                settings: LLMSettings, options: AnswerOptions, cache: LLMCache,
+                tracker: Tracker, judge: PromptTemplate | None) -> int:
+    """Grade the cached answers, ask the model the others (up to its slots at once); then,
+    with ``judge``, have it judge every answer (cached too)."""
+    done = [0]
+
+    def finished(job: _Job, what: str) -> None:
+        done[0] += 1  # step 0 was the retrieval
+        tracker.step(1 + done[0], f"{what} {done[0]} of {int(tracker.total) - 2}: "
+                                  f"{arms[job.arm_index].label}")
+
+    to_ask = []
+    for job in jobs:
+        hit = cache.get(job.key)
+        if hit is None:
+            to_ask.append(job)
+            continue
+        saved = json.loads(hit)
+        job.row.cached = True
+        _grade(job, saved["text"], saved["tokens"], saved["seconds"])
+        finished(job, "Answer (cached)")
+    answer = AnswerSettings(model=options.model, temperature=options.temperature)
+    to_judge = [j for j in jobs if judge is not None and j.row.status == "ok"]
+    if not to_ask and not to_judge:
+        return 0
+    with LLMClient(settings) as client:
+
+        def ask(job: _Job) -> None:
+            tracker.check()
+            template = templates[arms[job.arm_index].variant]
+            context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer)
+            try:
+                result = ANSWER.run(context, job.assembled)
+            except ChunkLabError as err:
+                job.row.status, job.row.reason = "failed", str(err)
+                return
+            response = context.responses[-1]
+            _grade(job, result.text, response.completion_tokens, response.latency_s)
+            cache.put(job.key, CACHE_PHASE, json.dumps(
+                {"text": result.text, "tokens": response.completion_tokens,
+                 "seconds": response.latency_s}))
+
+        _pooled(client, to_ask, ask, tracker, lambda j: finished(j, "Answer"),
+                settings.concurrency)
+        if judge is not None:
+            to_judge = [j for j in jobs if j.row.status == "ok"]
+            context = PhaseContext(client, {JUDGE.name: judge}, cache=cache,
+                                   answer_settings=answer)
+            _pooled(client, to_judge, lambda j: _judge(context, j), tracker,
+                    lambda j: finished(j, "Judged"), settings.concurrency)
+    return len(to_ask)
+
+
+def _judge(context: PhaseContext, job: _Job) -> None:
+    """The judge's faithfulness score and reason for one answer (a failed request is "not
+    judged" with its reason)."""
+    sources = "\n\n".join(f"{c['marker']} {c['source']}\n{c['text']}" for c in job.row.citations)
+    try:
+        verdict = context.ask(JUDGE, JudgeRequest(job.question.question, sources, job.row.answer))
+    except ChunkLabError as err:
+        verdict = Judgement(None, str(err))
+    job.row.judge = {"faithfulness": verdict.faithfulness, "reason": verdict.reason}

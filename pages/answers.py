@@ -1,0 +1,163 @@
+"""Answers: ask the model a whole question set under two or more prompt variants (or one prompt
+over two or more configurations), grade every answer without an LLM and compare them question
+by question. The last result comes back from the run history after a reload; a cancelled run
+is resumed from its cached answers."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.errors import ChunkLabError
+from core.operations.answer_eval import (
+    SECONDS_PER_ANSWER,
+    AnswerOptions,
+    Arm,
+    arms_for,
+    configurations,
+    run_answers,
+)
+from core.operations.answer_runs import record_answer_run
+from core.operations.evaluation import DEFAULT_K
+from core.operations.presets import all_presets
+from core.operations.question_sets import LoadedSet
+from core.prompts.library import DEFAULT
+from core.prompts.locales import TEMPLATE_NAME
+from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
+from ui.long_run import run_with_progress, say_if_cancelled
+from ui.persist import kept
+from ui.question_picker import pick_question_set
+from ui.render import md_escape
+from ui.resources import (
+    answer_settings,
+    chunk_store,
+    embedding_settings,
+    llm_settings,
+    prompt_library,
+)
+from ui.state import show_error, warn_missing_key
+
+RESULT = "answers_result"  # the run's JSON, as kept in the history
+RUNNING = "_answers_running"  # set while a run is under way: a rerun without it was cancelled
+PRESET, CHUNK_SET = "preset: ", "chunk set: "
+
+
+def _configuration_choices() -> list[str]:
+    sets = [s.name for s in chunk_store().list_sets()]
+    return [PRESET + n for n in all_presets()] + [CHUNK_SET + n for n in sets]
+
+
+def _arms(variants: list[str], chosen: list[str]) -> list[Arm]:
+    return arms_for(variants, configurations(
+        [c.removeprefix(PRESET) for c in chosen if c.startswith(PRESET)],
+        [c.removeprefix(CHUNK_SET) for c in chosen if c.startswith(CHUNK_SET)]))
+
+
+def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
+    variants_all = [DEFAULT, *prompt_library().variants(TEMPLATE_NAME)]
+    configs = _configuration_choices()
+    mode = st.radio("Compare", ["variants", "configurations"], horizontal=True,
+                    key=kept("answers_mode", "variants", durable=True),
+                    format_func={"variants": "prompt variants over one configuration",
+                                 "configurations": "one prompt over configurations"}.get)
+    left, right = st.columns(2)
+    if mode == "variants":
+        config = left.selectbox("Configuration", configs, key=kept(
+            "answers_config", configs[0], durable=True, valid=configs))
+        variants = right.multiselect(
+            "Prompt variants (2 or more)", variants_all,
+            key=kept("answers_variants", variants_all[:2], durable=True),
+            help="Variants of the RAG answer prompt, saved on the Prompts page.")
+        variants = [v for v in variants if v in variants_all]
+        chosen = [config]
+    else:
+        variant = left.selectbox("Prompt variant", variants_all, key=kept(
+            "answers_variant", DEFAULT, durable=True, valid=variants_all))
+        chosen = right.multiselect("Configurations (2 or more)", configs,
+                                   key=kept("answers_configs", configs[:2], durable=True))
+        chosen = [c for c in chosen if c in configs]
+        variants = [variant]
+    a, b, c = st.columns(3)
+    k = a.number_input("Passages per question", 1, 20, key=kept("answers_k", DEFAULT_K))
+    temperature = b.number_input("Temperature", 0.0, 2.0, step=0.1,
+                                 key=kept("answers_temperature", 0.0),
+                                 help="The same for every variant, so a difference is the "
+                                 "prompt's, not chance.")
+    limit = c.number_input("Questions (0: all)", 0, 10_000, key=kept("answers_limit", 0))
+    judge = st.checkbox("Also have the model judge each answer's faithfulness (1–5, with its "
+                        "reason)", key=kept("answers_judge", False),
+                        help="The judge template on the Prompts page; one more request per "
+                             "answer, reported apart from the grades made without an LLM.")
+    options = AnswerOptions(temperature=float(temperature), k=int(k),
+                            limit=int(limit) or None, model=answer_settings().model,
+                            locale=answer_settings().locale, judge=bool(judge))
+    return variants, chosen, options
+
+
+def estimate(answers: int, slots: int, judge: bool) -> str:
+    """What a run costs before it starts, at the bundled model's pace."""
+    minutes = answers * SECONDS_PER_ANSWER * (2 if judge else 1) / max(1, slots) / 60
+    judged = " and to judge" if judge else ""
+    return (f"{answers} answer{'s' * (answers != 1)} to grade{judged}: about {minutes:,.0f} min "
+            "with the "
+            f"bundled model on 2 cores (30–60 s an answer, {slots} at once); faster "
+            "endpoints take less, and answers already cached are not asked again.")
+
+
+def _run(loaded: LoadedSet, variants: list[str], chosen: list[str],
+         options: AnswerOptions) -> None:
+    """Run behind a progress bar and a Cancel button; the answers already given stay cached
+    for Resume."""
+    result = run_with_progress(RUNNING, "answers_cancel", lambda progress: run_answers(
+        loaded.questions, loaded.documents, _arms(variants, chosen), llm_settings(), options,
+        library=prompt_library(), store=chunk_store(), embedding=embedding_settings(),
+        progress=progress))
+    if result is not None:
+        st.session_state[RESULT] = record_answer_run(result)
+        st.rerun()
+
+
+st.title("Answers")
+st.caption("Ask the model every question of a set under two or more variants of the answer "
+           "prompt (or one prompt over two or more configurations) and grade each answer "
+           "without an LLM: does it cite, are its citations in the prompt and on the "
+           "reference excerpt, how much of the reference does it say, does it abstain when "
+           "(and only when) the question is unanswerable. Kept in the run history.")
+say_if_cancelled(RUNNING, "the answers given so far are cached")
+
+settings = llm_settings()
+try:
+    loaded = pick_question_set("answers")
+except ChunkLabError as err:
+    show_error(err)
+    loaded = None
+if loaded:
+    variants, chosen, options = _inputs()
+    count = len(loaded.questions.questions)
+    count = min(count, options.limit) if options.limit else count
+    arms = len(variants) * len(chosen)
+    ready = arms >= 2 and count > 0 and settings.configured
+    if arms < 2:
+        st.warning("Choose two or more variants (save one on the Prompts page) or two or more "
+                   "configurations to compare.", icon=":material/info:")
+    if not settings.configured:
+        st.warning(md_escape(settings.missing_message()), icon=":material/link_off:")
+    warn_missing_key(settings)
+    st.caption(estimate(count * arms, settings.concurrency, options.judge))
+    left, right = st.columns(2)
+    start = left.button("Run", type="primary", key="answers_run", icon=":material/forum:",
+                        disabled=not ready)
+    resume = right.button("Resume", key="answers_resume", icon=":material/play_arrow:",
+                          disabled=not ready,
+                          help="Run again: the answers cached by an earlier or cancelled "
+                               "run are not asked again.")
+    if start or resume:
+        _run(loaded, variants, chosen, options)
+
+history = show_history()
+state = st.session_state.get(RESULT) or (history[0] if history else None)
+if state:
+    st.divider()
+    st.caption(md_escape(f"Result of {state.get('created', '')} on “{state['question_set']}”."))
+    show_comparisons(state)
+    show_figures(state)
+    show_questions(state)

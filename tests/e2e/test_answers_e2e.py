@@ -1,0 +1,62 @@
+"""Browser: two variants of the answer prompt on a small shipped question set with the fake LLM
+server; read the verdict, the figures and the answers side by side, a citation linked to its
+passage."""
+
+import pytest
+from playwright.sync_api import expect
+
+from core.prompts.library import PromptLibrary
+from fakes.llm import fake_llm  # noqa: F401  (fixture)
+from tests.answer_variants import no_citation_text, quote_first_passage
+from tests.e2e.browser import ARTIFACTS, open_page, pick, type_number, wait_for_app
+
+pytestmark = pytest.mark.e2e
+expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
+
+
+def test_two_variants_and_the_verdict(page, start_app, tmp_path, fake_llm):  # noqa: F811
+    data = tmp_path / "data"
+    PromptLibrary(data / "prompts").save_variant("rag_system", "no cites", no_citation_text())
+    fake_llm.respond(quote_first_passage)
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data), "LLM_BASE_URL": fake_llm.base_url,
+                         "LLM_MODEL": "fake"})
+    open_page(page, f"{url}/answers", "Answers")
+    pick(page, "stSelectbox", "Question set", "product_manual")
+    type_number(page, "Questions (0: all)", 8)
+    expect(page.get_by_text("16 answers to grade")).to_be_visible()
+
+    page.get_by_role("button", name="Run", exact=True).click()
+    verdict = page.get_by_test_id("stAlertContentInfo").filter(has_text="citing a source")
+    expect(verdict).to_be_visible(timeout=600_000)
+    wait_for_app(page)
+    expect(verdict).to_contain_text("no cites is worse than default on citing a source")
+    expect(verdict).to_contain_text("over 8 questions")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    assert len(fake_llm.calls) == 16
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "answers_verdict.png"), full_page=True)
+
+    link = page.locator('a[href="#a0-0-s1"]')
+    expect(link).to_be_visible()
+    link.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "answers_side_by_side.png"))
+    link.click()
+    expect(page.locator("#a0-0-s1")).to_be_in_viewport()
+    page.get_by_text("Shares with their 95 % intervals").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "answers_figures.png"))
+
+
+def test_the_answer_prompt_is_edited_as_text(page, start_app, tmp_path):
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path / "data")})
+    open_page(page, f"{url}/prompts", "Prompts")
+    pick(page, "stSelectbox", "Template", "RAG answer (system prompt)")
+    role = page.get_by_role("textbox", name="Role", exact=True)
+    expect(role).to_have_value("an assistant who answers using passages retrieved from the "
+                               "user's documents")
+    role.fill("a careful insurance assistant")
+    role.press("Tab")
+    wait_for_app(page)
+    expect(page.get_by_text("edited, not saved")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    role.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "prompts_rag_as_text.png"))
