@@ -25,40 +25,33 @@ Optuna loads only when a tune starts.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
 import threading
 import time
-import warnings
-from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from math import ceil
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.config import data_dir
 from core.documents.model import Document
 from core.embeddings.cache import embedded_texts
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
-from core.evaluation.questions import Question, QuestionSet
-from core.operations.evaluation import (
-    Candidate,
-    Evaluation,
-    chunks_memoised,
-    evaluate,
-)
+from core.evaluation.questions import QuestionSet
+from core.evaluation.split import HELD_BACK_SHARE, Split, split_questions, too_few
+from core.operations.evaluation import Candidate, Evaluation, chunks_memoised, evaluate
 from core.operations.evaluation_runs import record_run
 from core.operations.presets import Preset, all_presets, save_user_preset
 from core.operations.stacks import embedder_choices
+from core.operations.tune_budget import TokenBudget, default_budget
 from core.operations.tune_report import (
     OBJECTIVES,
+    CacheShare,
     Figures,
     Recommendation,
     TrialOutcome,
+    TuneResult,
     choose,
     evidence,
     front,
@@ -77,18 +70,17 @@ from core.operations.tune_space import (
     signature,
     tunable_presets,
 )
+from core.operations.tune_storage import open_study, study_key
 from core.progress import Cancelled, Progress, ProgressFn, Tracker
 from core.store import ChunkStore
 
 if TYPE_CHECKING:
     import optuna
 
+__all__ = ["HELD_BACK_SHARE", "split_questions", "too_few", "tune", "TuneError"]
+
 DEFAULT_TRIALS = 16
 MAX_TRIALS = 500
-HELD_BACK_SHARE = 0.3
-SPLIT_SEED = 0
-SAMPLER_SEED = 0
-MIN_QUESTIONS = 8  # below this a split leaves too little on either side to tell anything
 # Distinct chunkings a tune makes, as a share of its trials; later trials vary ranking and
 # retrieval on the best REUSED of them. Making and embedding chunks is what a trial costs (a
 # 1.5 MB corpus: minutes), ranking and scoring again is seconds.
@@ -97,153 +89,7 @@ REUSED = 2
 
 
 class TuneError(ChunkLabError):
-    """A tune that cannot run: too few questions, a bad objective, trial count or cap."""
-
-
-@dataclass(frozen=True)
-class Split:
-    """The question set cut in two, per document, the same way every time for the same set."""
-
-    search: QuestionSet
-    held_back: QuestionSet
-    share: float
-    seed: int
-    by_document: dict[str, tuple[int, int]]  # corpus_id -> (search, held back)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"search": len(self.search.questions), "held_back": len(self.held_back.questions),
-                "held_back_share": self.share, "seed": self.seed, "stratified_by": "document",
-                "by_document": {cid: list(counts) for cid, counts in self.by_document.items()}}
-
-
-def split_questions(question_set: QuestionSet, share: float = HELD_BACK_SHARE,
-                    seed: int = SPLIT_SEED) -> Split:
-    """Hold back ``share`` of each document's questions (rounded; a document with one question
-    keeps it for the search), chosen by a generator seeded with ``seed`` and the document."""
-    if not 0 < share < 1:
-        raise TuneError(f"The held-back share must be between 0 and 1, not {share}.")
-    by_document: dict[str, list[Question]] = defaultdict(list)
-    for q in question_set.questions:
-        by_document[q.corpus_id].append(q)
-    held: set[tuple[str, int]] = set()
-    counts = {}
-    for corpus_id, questions in sorted(by_document.items()):
-        n_held = min(len(questions) - 1, round(len(questions) * share))
-        picked = random.Random(f"{seed}:{corpus_id}").sample(questions, n_held)
-        held |= {(q.corpus_id, q.row) for q in picked}
-        counts[corpus_id] = (len(questions) - n_held, n_held)
-    search = tuple(q for q in question_set.questions if (q.corpus_id, q.row) not in held)
-    back = tuple(q for q in question_set.questions if (q.corpus_id, q.row) in held)
-    if len(question_set.questions) < MIN_QUESTIONS or not back:
-        raise TuneError(f"Tuning needs at least {MIN_QUESTIONS} valid questions, some of them on "
-                        "a document with two or more, to hold some back; this set has "
-                        f"{len(question_set.questions)}.")
-    name = question_set.name
-    return Split(QuestionSet(f"{name} (tune: search part)", search),
-                 QuestionSet(f"{name} (tune: held back)", back), share, seed, counts)
-
-
-@dataclass(frozen=True)
-class CacheShare:
-    """How much of the trials' work earlier work served."""
-
-    trials: int
-    served: int  # chunked nothing and embedded nothing new
-    chunked_nothing_new: int
-    embedded_nothing_new: int
-
-    @property
-    def share(self) -> float:
-        return self.served / self.trials if self.trials else 0.0
-
-    def sentence(self) -> str:
-        return (f"{self.served} of {self.trials} trials ({self.share:.0%}) were served from "
-                f"cache: {self.chunked_nothing_new} chunked nothing new, "
-                f"{self.embedded_nothing_new} embedded nothing new.")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"trials": self.trials, "served": self.served, "share": round(self.share, 4),
-                "chunked_nothing_new": self.chunked_nothing_new,
-                "embedded_nothing_new": self.embedded_nothing_new}
-
-
-@dataclass(frozen=True)
-class TuneResult:
-    study: str
-    question_set: str
-    objective: str
-    cap: int | None
-    split: Split
-    trials: list[TrialOutcome]
-    failed: list[str]  # trials that could not be scored, with why
-    front: list[TrialOutcome]
-    held_back: dict[str, Figures]  # plan key -> figures on the held-back part
-    recommendation: Recommendation | None
-    cache: CacheShare
-    seconds: float
-    notes: list[str] = field(default_factory=list)
-
-    def held(self, outcome: TrialOutcome) -> Figures | None:
-        return self.held_back.get(outcome.plan.key())
-
-    def to_json(self) -> dict[str, Any]:
-        def point(o: TrialOutcome) -> dict[str, Any]:
-            held = self.held(o)
-            s = o.search
-            return {"label": o.label, "recall": round(s.recall, 6), "iou": round(s.iou, 6),
-                    "tokens": round(s.tokens, 1), "objective": round(s.objective, 6),
-                    "recall_ci95": [round(v, 6) for v in s.recall_ci],
-                    "configuration": o.plan.to_json(),
-                    "held_back": None if held is None else held.to_json()}
-
-        return {
-            "values": "fractions (0..1); tokens: mean retrieved per question",
-            "study": self.study, "question_set": self.question_set, "objective": self.objective,
-            "budget": self.cap, "split": self.split.to_json(),
-            "trials": len(self.trials), "failed": self.failed,
-            "seconds": round(self.seconds, 1), "cache": self.cache.to_json(),
-            "pareto": [point(o) for o in self.front],
-            "recommended": None if self.recommendation is None
-            else self.recommendation.to_json(),
-            "all_trials": [point(o) | {"trial": o.number, "seconds": round(o.seconds, 2),
-                                       "from_cache": o.from_cache, "run": o.run}
-                           for o in self.trials],
-            "notes": self.notes,
-        }
-
-
-def _folder() -> Path:
-    return data_dir() / "tune"
-
-
-def study_key(question_set: QuestionSet, documents: Mapping[str, Document], objective: str,
-              cap: int | None, split: Split, space_signature: str) -> str:
-    """Names the stored study: the same questions, documents, objective, cap, split and space
-    resume the same study."""
-    payload = [question_set.version, sorted((cid, hashlib.sha256(d.text.encode()).hexdigest())
-                                            for cid, d in documents.items()),
-               objective, cap, split.share, split.seed, space_signature]
-    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
-
-
-def _study(key: str, fresh: bool) -> optuna.Study:
-    import optuna
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    path = _folder() / f"{key}.journal"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fresh:
-        path.unlink(missing_ok=True)
-    storage = JournalStorage(JournalFileBackend(str(path)))
-
-    with warnings.catch_warnings():  # multivariate and group are marked experimental
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(seed=SAMPLER_SEED, multivariate=True, group=True,
-                                             n_startup_trials=6)
-    return optuna.create_study(storage=storage, study_name=key, sampler=sampler,
-                               directions=["maximize", "minimize"], load_if_exists=True)
+    """A tune that cannot run: a bad objective, trial count, budget or recall floor."""
 
 
 def _outcome(trial: optuna.trial.FrozenTrial, space: tuple[Dimension, ...],
@@ -262,10 +108,16 @@ class _Run:
     split: Split
     documents: Mapping[str, Document]
     objective: str
+    budget: TokenBudget
+    min_recall: float | None
     tracker: Tracker
     cancel: threading.Event | None
     store: ChunkStore | None
     embedding: EmbeddingSettings | None = None
+
+    @property
+    def cap(self) -> int | None:
+        return self.budget.tokens
 
     def evaluate(self, plan: TrialPlan, questions: QuestionSet, done: float, what: str
                  ) -> Evaluation:
@@ -278,6 +130,14 @@ class _Run:
                         ranking=plan.candidate.ranking or "vector", k=retrieval.k,
                         budget=retrieval.budget, autocut=retrieval.autocut, progress=step,
                         cancel=self.cancel, store=self.store, embedding=self.embedding)
+
+    def constrain(self, trial: optuna.Trial, figures: Figures) -> None:
+        """Over the budget or under the recall floor: infeasible, which the sampler steers
+        away from."""
+        if self.cap is not None:
+            trial.set_constraint("tokens", figures.tokens - self.cap)
+        if self.min_recall is not None:
+            trial.set_constraint("recall", self.min_recall - figures.recall)
 
 
 def _trial(run: _Run, plan: TrialPlan, done: float, what: str
@@ -322,13 +182,46 @@ def _reuse_when_due(study: optuna.Study, space: tuple[Dimension, ...], chunkings
     study.enqueue_trial(order[number % len(order)][2], skip_if_exists=False)
 
 
+def _validate(objective: str, trials: int, budget: TokenBudget, min_recall: float | None
+              ) -> None:
+    if objective not in OBJECTIVES:
+        raise TuneError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise TuneError(f"The number of trials must be 1 to {MAX_TRIALS}, not {trials}.")
+    if budget.tokens is not None and budget.tokens < 1:
+        raise TuneError(f"The token budget must be at least 1, not {budget.tokens}.")
+    if min_recall is not None and not 0 < min_recall <= 1:
+        raise TuneError(f"The recall floor must be above 0 and at most 1, not {min_recall}.")
+
+
+@dataclass
+class _Search:
+    """The study and the space a tune draws from."""
+
+    study: optuna.Study
+    name: str
+    space: tuple[Dimension, ...]
+    presets: dict[str, Preset]
+    embedders: dict[str, EmbedderRef]
+
+    def plan(self, params: Mapping[str, Any]) -> TrialPlan:
+        return plan_for(params, self.space, self.presets, self.embedders)
+
+    def finished(self) -> list[optuna.trial.FrozenTrial]:
+        import optuna
+
+        return self.study.get_trials(deepcopy=False,
+                                     states=(optuna.trial.TrialState.COMPLETE,))
+
+
 def tune(
     question_set: QuestionSet,
     documents: Mapping[str, Document],
     *,
     trials: int = DEFAULT_TRIALS,
     objective: str = "recall",
-    cap: int | None = None,
+    budget: TokenBudget | None = None,
+    min_recall: float | None = None,
     resume: bool = False,
     held_back_share: float = HELD_BACK_SHARE,
     presets: Mapping[str, Preset] | None = None,
@@ -338,61 +231,91 @@ def tune(
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     store: ChunkStore | None = None,
+    storage: str | None = None,
+    study: str | None = None,
 ) -> TuneResult:
     """Run (or with ``resume`` go on with) a tune of ``trials`` trials in all on the validated
-    ``question_set`` about ``documents``; ``cap``: the most tokens a question may retrieve on
-    average; ``embedders``: those to try (by default the user's: MiniLM and the configured
-    endpoint), ``embedding`` the session's endpoint settings. Progress counts trials, then the
-    held-back scoring; cancelling stops at the next step, and the finished trials stay for a
-    resume."""
+    ``question_set`` about ``documents``; ``budget``: the most tokens a question may retrieve on
+    average (default: what the answer model takes); ``min_recall``: the recall a recommendation
+    must reach on the search questions; ``embedders``: those to try (by default the user's:
+    MiniLM and the configured endpoint), ``embedding`` the session's endpoint settings.
+    ``storage`` and ``study``: an Optuna storage URL and a study name several processes share;
+    this process adds ``trials`` trials to it and recommends from all of them. Progress counts
+    trials, then the held-back scoring; cancelling stops at the next step, and the finished
+    trials stay for a resume."""
     started = time.perf_counter()
-    if objective not in OBJECTIVES:
-        raise TuneError(f"Unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}.")
-    if not 1 <= trials <= MAX_TRIALS:
-        raise TuneError(f"The number of trials must be 1 to {MAX_TRIALS}, not {trials}.")
-    if cap is not None and cap < 1:
-        raise TuneError(f"The token budget must be at least 1, not {cap}.")
+    budget = budget or default_budget()
+    _validate(objective, trials, budget, min_recall)
     questions = QuestionSet(question_set.name, tuple(
         q for q in question_set.questions if q.corpus_id in documents))
     split = split_questions(questions, held_back_share)
+    search, notes = _set_up(questions, documents, objective, budget, min_recall, split, resume,
+                            presets, embedders, embedding, storage, study)
+    shared = study is not None
+    finished = len(search.finished())
+    if baselines and not search.study.trials:
+        for point in baseline_points(search.space, search.presets, budget.tokens)[:trials]:
+            search.study.enqueue_trial(point)
+    todo = trials if shared else max(0, trials - finished)
+    total = finished + todo
+    tracker = Tracker(progress, todo + 1, cancel, what="The tune")
+    run = _Run(split, documents, objective, budget, min_recall, tracker, cancel, store,
+               embedding)
+    _loop(run, search, todo, finished, total, max(1, ceil(total * NEW_CHUNKINGS_SHARE)))
+    outcomes = [_outcome(t, search.space, search.presets, search.embedders)
+                for t in search.finished()]
+    failed = [f"{t.user_attrs['label']}: {t.user_attrs['error']}"
+              for t in search.study.get_trials(deepcopy=False) if "error" in t.user_attrs]
+    result = _report(run, search.name, questions.name, outcomes, failed, todo, notes)
+    return replace(result, seconds=time.perf_counter() - started)
+
+
+def _set_up(questions: QuestionSet, documents: Mapping[str, Document], objective: str,
+            budget: TokenBudget, min_recall: float | None, split: Split, resume: bool,
+            presets: Mapping[str, Preset] | None, embedders: list[EmbedderRef] | None,
+            embedding: EmbeddingSettings | None, storage: str | None, name: str | None
+            ) -> tuple[_Search, list[str]]:
+    """The space to search and the study, opened (a named study joined, else the stored one
+    resumed or started anew); notes on what was resumed."""
     by_label = embedders_by_label(embedder_choices(embedding) if embedders is None
                                   else embedders)
     offered = tunable_presets(all_presets() if presets is None else presets,
                               list(by_label.values()))
-    space = search_space(offered, cap, tuple(by_label))
-    key = study_key(questions, documents, objective, cap, split, signature(space))
-    study = _study(key, fresh=not resume)
+    space = search_space(offered, budget.tokens, tuple(by_label))
+    key = study_key(questions, documents, objective, [budget.tokens, min_recall], split,
+                    signature(space))
+    study = open_study(key, fresh=not resume and name is None, storage=storage, name=name)
+    search = _Search(study, name or key, space, offered, by_label)
     notes = []
-    import optuna  # loaded by _study already
-
-    complete = optuna.trial.TrialState.COMPLETE
-    finished = len(study.get_trials(deepcopy=False, states=(complete,)))
-    if resume and finished:
+    finished = len(search.finished())
+    if name is not None and finished:
+        notes.append(f"Joined the study {name!r} with {finished} finished trials.")
+    elif resume and finished:
         notes.append(f"Resumed a stored tune with {finished} finished trials.")
     elif resume:
         notes.append("No stored tune of this question set with these settings: started anew.")
-    if baselines and not study.trials:
-        for point in baseline_points(space, offered, cap)[:trials]:
-            study.enqueue_trial(point)
-    todo = max(0, trials - finished)
-    tracker = Tracker(progress, todo + 1, cancel, what="The tune")
-    run = _Run(split, documents, objective, tracker, cancel, store, embedding)
-    chunkings = max(1, ceil(trials * NEW_CHUNKINGS_SHARE))
-    tried = {plan_for(t.params, space, offered, by_label).key()
-             for t in study.get_trials(deepcopy=False, states=(complete,))}
+    return search, notes
+
+
+def _loop(run: _Run, search: _Search, todo: int, finished: int, total: int, chunkings: int
+          ) -> None:
+    """Ask the study for ``todo`` configurations, score each on the search part, tell it."""
+    import optuna
+
+    study = search.study
     n, repeats = 0, 0
     while n < todo:
-        tracker.step(n, f"Trial {finished + n + 1} of {trials}")
-        _reuse_when_due(study, space, chunkings, finished + n, cap)
+        run.tracker.step(n, f"Trial {finished + n + 1} of {total}")
+        _reuse_when_due(study, search.space, chunkings, finished + n, run.cap)
         trial = study.ask()
-        plan = plan_for(draw(space, trial.suggest_categorical), space, offered, by_label)
+        plan = search.plan(draw(search.space, trial.suggest_categorical))
+        tried = {search.plan(t.params).key() for t in search.finished()}  # all workers'
         if plan.key() in tried and repeats < todo:  # nothing to learn: draw again
             repeats += 1
             study.tell(trial, state=optuna.trial.TrialState.PRUNED)
             continue
         n += 1
-        tried.add(plan.key())
-        what = f"Trial {finished + n} of {trials} ({plan.candidate.label})"
+        what = f"Trial {finished + n} of {total} ({plan.candidate.label})"
         try:
             attrs, figures = _trial(run, plan, n - 1, what)
         except ChunkLabError as err:
@@ -409,26 +332,20 @@ def tune(
             raise
         for name, value in attrs.items():
             trial.set_user_attr(name, value)
-        if cap is not None:  # over the cap: infeasible, which the sampler steers away from
-            trial.set_constraint("tokens", figures.tokens - cap)
+        run.constrain(trial, figures)
         study.tell(trial, [figures.objective, figures.tokens])
 
-    outcomes = [_outcome(t, space, offered, by_label)
-                for t in study.get_trials(deepcopy=False, states=(complete,))]
-    failed = [f"{t.user_attrs['label']}: {t.user_attrs['error']}"
-              for t in study.get_trials(deepcopy=False) if "error" in t.user_attrs]
-    result = _report(run, key, questions.name, cap, outcomes, failed, todo, notes)
-    return replace(result, seconds=time.perf_counter() - started)
 
-
-def _report(run: _Run, key: str, name: str, cap: int | None, outcomes: list[TrialOutcome],
+def _report(run: _Run, name: str, set_name: str, outcomes: list[TrialOutcome],
             failed: list[str], done: int, notes: list[str]) -> TuneResult:
     """The front, the held-back figures and the recommendation."""
     the_front = front(outcomes)
-    best, runner_up, tied = choose(outcomes, cap, run.objective)
-    presets = [o for o in ranked(outcomes, cap) if o.builtin_preset and o is not best] \
+    choice = choose(outcomes, run.cap, run.objective, run.min_recall)
+    best = choice.pick
+    presets = [o for o in ranked(outcomes, run.cap) if o.builtin_preset and o is not best] \
         if best and not best.builtin_preset else []
-    wanted = {o.plan.key(): o for o in [*the_front, *[o for o in (best, runner_up) if o],
+    wanted = {o.plan.key(): o for o in [*the_front, *[o for o in (best, choice.against,
+                                                                  choice.costlier) if o],
                                         *presets[:1]]}
     held: dict[str, Figures] = {}
     for n, (plan_key, outcome) in enumerate(wanted.items()):
@@ -437,23 +354,31 @@ def _report(run: _Run, key: str, name: str, cap: int | None, outcomes: list[Tria
         held[plan_key] = Figures.of(result, run.objective)
     run.tracker.step(done + 1, "Done")
     recommendation = None
+
+    def against(other: TrialOutcome | None) -> Any:
+        return None if other is None or best is None else versus(
+            best, held[best.plan.key()], other, held[other.plan.key()], run.objective)
+
     if best is not None:
-        mine = held[best.plan.key()]
         recommendation = Recommendation(
-            best, mine,
-            None if runner_up is None else versus(best, mine, runner_up,
-                                                  held[runner_up.plan.key()], run.objective),
-            versus(best, mine, presets[0], held[presets[0].plan.key()], run.objective)
-            if presets else None, run.objective, cap, tied)
+            best, held[best.plan.key()], against(choice.against),
+            against(presets[0] if presets else None), run.objective, run.cap, choice.tied,
+            costlier=against(choice.costlier), min_recall=run.min_recall)
         recommendation = replace(recommendation, evidence=evidence(recommendation))
     elif outcomes:
-        notes.append(f"No configuration retrieved {cap:,} tokens per question or fewer: "
-                     "raise the budget.")
+        notes.append(_nothing_kept(run))
     served = [o for o in outcomes if o.from_cache]
     cache = CacheShare(len(outcomes), len(served), sum(not o.chunked_new for o in outcomes),
                        sum(o.embedded_new == 0 for o in outcomes))
-    return TuneResult(key, name, run.objective, cap, run.split, outcomes, failed, the_front,
-                      held, recommendation, cache, 0.0, notes)
+    return TuneResult(name, set_name, run.objective, run.budget, run.split, outcomes, failed,
+                      the_front, held, recommendation, cache, 0.0, notes, run.min_recall)
+
+
+def _nothing_kept(run: _Run) -> str:
+    within = [] if run.cap is None else [f"retrieved {run.cap:,} tokens per question or fewer"]
+    floor = [] if run.min_recall is None else [f"reached recall {run.min_recall:.2f}"]
+    return (f"No configuration {' and '.join(within + floor)}: raise the budget"
+            f"{' or lower the recall floor' if floor else ''}.")
 
 
 def save_recommended(name: str, outcome: TrialOutcome) -> Preset:

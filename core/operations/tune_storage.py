@@ -1,0 +1,102 @@
+"""Where a tune's Optuna study lives.
+
+By default in the data folder as an append-only journal file (no database driver to load), named
+after what the tune searches (:func:`study_key`), so a cancelled or interrupted tune is resumed
+where it stopped. With a storage URL (``sqlite:///file`` on one machine, ``postgresql://…`` for
+several) and a study name, several tune processes add trials to one study: each asks the study
+for its next configuration and recommends from every trial in it. A study remembers what it
+searches (its key); joining it with other questions, documents or settings is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from core.config import data_dir
+from core.documents.model import Document
+from core.errors import ChunkLabError
+from core.evaluation.questions import QuestionSet
+from core.evaluation.split import Split
+
+if TYPE_CHECKING:
+    import optuna
+
+SAMPLER_SEED = 0
+KEY_ATTR = "chunklab_key"  # the study's user attribute naming what it searches
+
+
+class StudyError(ChunkLabError):
+    """A study that cannot be opened or joined: a bad storage URL, or one that searches
+    something else."""
+
+
+def study_key(question_set: QuestionSet, documents: Mapping[str, Document], objective: str,
+              constraints: object, split: Split, space_signature: str) -> str:
+    """Names what a study searches: the same questions, documents, objective, constraints
+    (budget, recall floor), split and space resume the same study."""
+    payload = [question_set.version, sorted((cid, hashlib.sha256(d.text.encode()).hexdigest())
+                                            for cid, d in documents.items()),
+               objective, constraints, split.share, split.seed, space_signature]
+    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
+
+
+def _sampler(seed: int | None) -> optuna.samplers.BaseSampler:
+    import optuna
+
+    with warnings.catch_warnings():  # multivariate and group are marked experimental
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True,
+                                          n_startup_trials=6)
+
+
+def open_study(key: str, *, fresh: bool, storage: str | None = None,
+               name: str | None = None) -> optuna.Study:
+    """The study of ``key``: in the data folder's journal (``fresh``: started anew), or named
+    ``name`` (default ``key``) at the ``storage`` URL, created or joined — never emptied, as
+    other workers may be adding to it."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    seed: int | None = SAMPLER_SEED
+    if storage is None:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        path = data_dir() / "tune" / f"{name or key}.journal"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fresh:
+            path.unlink(missing_ok=True)
+        backend: optuna.storages.BaseStorage = JournalStorage(JournalFileBackend(str(path)))
+    else:
+        try:
+            backend = optuna.storages.RDBStorage(storage)
+        except Exception as err:  # a bad URL, a missing driver, a database that does not answer
+            raise StudyError(f"Cannot open the study storage {_safe(storage)} "
+                             f"({type(err).__name__}): give an Optuna storage URL such as "
+                             "sqlite:///tune.db or postgresql://user@host/db.") from None
+        seed = None  # workers sharing a study draw apart
+    study = optuna.create_study(storage=backend, study_name=name or key, sampler=_sampler(seed),
+                                directions=["maximize", "minimize"],
+                                load_if_exists=True)
+    searches = study.user_attrs.get(KEY_ATTR)
+    if searches is None:
+        study.set_user_attr(KEY_ATTR, key)
+    elif searches != key:
+        raise StudyError(f"The study {name or key!r} searches other questions, documents or "
+                         "settings (objective, budget, recall floor, held-back share, search "
+                         "space); join it with the same ones, or name a new study.")
+    return study
+
+
+def _safe(url: str) -> str:
+    """``url`` without a password (``postgresql://user:***@host/db``)."""
+    head, at, tail = url.rpartition("@")
+    if not at or "://" not in head:
+        return url
+    scheme, _, credentials = head.partition("://")
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{tail}"
