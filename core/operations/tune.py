@@ -25,7 +25,6 @@ Optuna loads only when a tune starts.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Mapping
@@ -34,14 +33,12 @@ from math import ceil
 from typing import TYPE_CHECKING, Any
 
 from core.documents.model import Document
-from core.embeddings.cache import embedded_texts
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import QuestionSet
 from core.evaluation.split import HELD_BACK_SHARE, Split, split_questions, too_few
-from core.operations.evaluation import Candidate, Evaluation, chunks_memoised, evaluate
-from core.operations.evaluation_runs import record_run
+from core.operations.evaluation import Candidate
 from core.operations.presets import Preset, all_presets, save_user_preset
 from core.operations.stacks import embedder_choices
 from core.operations.tune_budget import TokenBudget, default_budget
@@ -62,7 +59,6 @@ from core.operations.tune_space import (
     Dimension,
     TrialPlan,
     baseline_points,
-    chunking_point,
     draw,
     embedders_by_label,
     plan_for,
@@ -70,8 +66,9 @@ from core.operations.tune_space import (
     signature,
     tunable_presets,
 )
-from core.operations.tune_storage import open_study, study_key
-from core.progress import Cancelled, Progress, ProgressFn, Tracker
+from core.operations.tune_storage import open_study, study_exists, study_key
+from core.operations.tune_trials import TrialRun, queue_reuse, run_trial
+from core.progress import ProgressFn, Tracker
 from core.store import ChunkStore
 
 if TYPE_CHECKING:
@@ -85,101 +82,17 @@ MAX_TRIALS = 500
 # retrieval on the best REUSED of them. Making and embedding chunks is what a trial costs (a
 # 1.5 MB corpus: minutes), ranking and scoring again is seconds.
 NEW_CHUNKINGS_SHARE = 0.3
-REUSED = 2
 
 
 class TuneError(ChunkLabError):
     """A tune that cannot run: a bad objective, trial count, budget or recall floor."""
 
 
-def _outcome(trial: optuna.trial.FrozenTrial, space: tuple[Dimension, ...],
-             presets: Mapping[str, Preset], embedders: Mapping[str, EmbedderRef]
-             ) -> TrialOutcome:
+def _outcome(trial: optuna.trial.FrozenTrial, space: _Space) -> TrialOutcome:
     attrs = trial.user_attrs
-    return TrialOutcome(trial.number, plan_for(trial.params, space, presets, embedders),
+    return TrialOutcome(trial.number, space.plan(trial.params),
                         Figures.from_json(attrs["search"]), attrs["seconds"],
                         attrs["chunked_new"], attrs["embedded_new"], attrs.get("run", ""))
-
-
-@dataclass
-class _Run:
-    """What one tune needs while it runs."""
-
-    split: Split
-    documents: Mapping[str, Document]
-    objective: str
-    budget: TokenBudget
-    min_recall: float | None
-    tracker: Tracker
-    cancel: threading.Event | None
-    store: ChunkStore | None
-    embedding: EmbeddingSettings | None = None
-
-    @property
-    def cap(self) -> int | None:
-        return self.budget.tokens
-
-    def evaluate(self, plan: TrialPlan, questions: QuestionSet, done: float, what: str
-                 ) -> Evaluation:
-        """``plan`` evaluated on ``questions`` (one configuration: its result or its failure)."""
-        def step(progress: Progress) -> None:
-            self.tracker.step(done + progress.fraction, f"{what}: {progress.message}")
-
-        retrieval = plan.retrieval
-        return evaluate(questions, dict(self.documents), [plan.candidate],
-                        ranking=plan.candidate.ranking or "vector", k=retrieval.k,
-                        budget=retrieval.budget, autocut=retrieval.autocut, progress=step,
-                        cancel=self.cancel, store=self.store, embedding=self.embedding)
-
-    def constrain(self, trial: optuna.Trial, figures: Figures) -> None:
-        """Over the budget or under the recall floor: infeasible, which the sampler steers
-        away from."""
-        if self.cap is not None:
-            trial.set_constraint("tokens", figures.tokens - self.cap)
-        if self.min_recall is not None:
-            trial.set_constraint("recall", self.min_recall - figures.recall)
-
-
-def _trial(run: _Run, plan: TrialPlan, done: float, what: str
-           ) -> tuple[dict[str, Any], Figures]:
-    """Score ``plan`` on the search part; the trial's attributes and figures."""
-    started = time.perf_counter()
-    embedded = embedded_texts()
-    corpora = {q.corpus_id for q in run.split.search.questions}
-    chunked_new = not all(chunks_memoised(run.documents[cid], plan.candidate) for cid in corpora)
-    evaluation = run.evaluate(plan, run.split.search, done, what)
-    [result] = evaluation.require_all()  # a failed configuration fails its trial
-    record = record_run(evaluation, run.split.search)
-    figures = Figures.of(result, run.objective)
-    attrs = {"search": figures.to_json(values=True), "seconds": time.perf_counter() - started,
-             "chunked_new": chunked_new and not result.cached,
-             "embedded_new": embedded_texts() - embedded, "run": record.id if record else "",
-             "tokens": figures.tokens, "label": plan.candidate.label}
-    return attrs, figures
-
-
-def _reuse_when_due(study: optuna.Study, space: tuple[Dimension, ...], chunkings: int,
-                    number: int, cap: int | None) -> None:
-    """Once ``chunkings`` distinct chunkings are made, queue the next trial on one of them — the
-    best :data:`REUSED` by the objective (within ``cap`` when some trial kept to it), in turn —
-    for the sampler to vary the rest: it embeds nothing new (making and embedding chunks is
-    what a trial costs)."""
-    import optuna
-
-    done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-    if any(t.state == optuna.trial.TrialState.WAITING for t in study.get_trials(deepcopy=False)):
-        return
-    best: dict[str, tuple[bool, float, dict[str, Any]]] = {}
-    for t in done:
-        point = chunking_point(space, t.params)
-        key = json.dumps(point, sort_keys=True)
-        score = (cap is None or t.values[1] <= cap, t.values[0], point)
-        if key not in best or score[:2] > best[key][:2]:
-            best[key] = score
-    if len(best) < chunkings:
-        return
-    order = sorted(best.values(), key=lambda item: (not item[0], -item[1]))[:REUSED]
-    study.enqueue_trial(order[number % len(order)][2], skip_if_exists=False)
 
 
 def _validate(objective: str, trials: int, budget: TokenBudget, min_recall: float | None
@@ -194,18 +107,26 @@ def _validate(objective: str, trials: int, budget: TokenBudget, min_recall: floa
         raise TuneError(f"The recall floor must be above 0 and at most 1, not {min_recall}.")
 
 
+@dataclass(frozen=True)
+class _Space:
+    """What a tune may try, and the key naming what it searches."""
+
+    key: str
+    dimensions: tuple[Dimension, ...]
+    presets: dict[str, Preset]
+    embedders: dict[str, EmbedderRef]
+
+    def plan(self, params: Mapping[str, Any]) -> TrialPlan:
+        return plan_for(params, self.dimensions, self.presets, self.embedders)
+
+
 @dataclass
 class _Search:
     """The study and the space a tune draws from."""
 
     study: optuna.Study
     name: str
-    space: tuple[Dimension, ...]
-    presets: dict[str, Preset]
-    embedders: dict[str, EmbedderRef]
-
-    def plan(self, params: Mapping[str, Any]) -> TrialPlan:
-        return plan_for(params, self.space, self.presets, self.embedders)
+    space: _Space
 
     def finished(self) -> list[optuna.trial.FrozenTrial]:
         import optuna
@@ -249,94 +170,122 @@ def tune(
     questions = QuestionSet(question_set.name, tuple(
         q for q in question_set.questions if q.corpus_id in documents))
     split = split_questions(questions, held_back_share)
-    search, notes = _set_up(questions, documents, objective, budget, min_recall, split, resume,
-                            presets, embedders, embedding, storage, study)
-    shared = study is not None
+    space = _space_for(questions, documents, objective, budget, min_recall, split, presets,
+                       embedders, embedding)
+    search = _Search(open_study(space.key, fresh=not resume and study is None, storage=storage,
+                                name=study), study or space.key, space)
+    return _tuned(search, _notes(search, study, resume), split, questions, documents, trials,
+                  objective, budget, min_recall, baselines, progress, cancel, store, embedding,
+                  study is not None, started)
+
+
+def stored_result(question_set: QuestionSet, documents: Mapping[str, Document], *,
+                  objective: str = "recall", budget: TokenBudget | None = None,
+                  min_recall: float | None = None, held_back_share: float = HELD_BACK_SHARE,
+                  embedding: EmbeddingSettings | None = None, store: ChunkStore | None = None,
+                  storage: str | None = None, study: str | None = None) -> TuneResult | None:
+    """What the stored tune of these inputs found (every worker's trials of a shared study),
+    trying nothing new: the held-back figures come from the evaluation cache. None when no
+    trial of it finished."""
+    started = time.perf_counter()
+    budget = budget or default_budget()
+    questions = QuestionSet(question_set.name, tuple(
+        q for q in question_set.questions if q.corpus_id in documents))
+    split = split_questions(questions, held_back_share)
+    space = _space_for(questions, documents, objective, budget, min_recall, split, None, None,
+                       embedding)
+    if not study_exists(space.key, storage=storage, name=study):
+        return None
+    search = _Search(open_study(space.key, fresh=False, storage=storage, name=study),
+                     study or space.key, space)
+    if not search.finished():
+        return None
+    return _tuned(search, [], split, questions, documents, 0, objective, budget, min_recall,
+                  False, None, None, store, embedding, True, started)
+
+
+def _tuned(search: _Search, notes: list[str], split: Split, questions: QuestionSet,
+           documents: Mapping[str, Document], trials: int, objective: str, budget: TokenBudget,
+           min_recall: float | None, baselines: bool, progress: ProgressFn | None,
+           cancel: threading.Event | None, store: ChunkStore | None,
+           embedding: EmbeddingSettings | None, shared: bool, started: float) -> TuneResult:
+    """Add the trials due (``shared``: ``trials`` more, else up to ``trials`` in all) to the
+    study and report on all of its trials."""
     finished = len(search.finished())
     if baselines and not search.study.trials:
-        for point in baseline_points(search.space, search.presets, budget.tokens)[:trials]:
+        space = search.space
+        for point in baseline_points(space.dimensions, space.presets, budget.tokens)[:trials]:
             search.study.enqueue_trial(point)
     todo = trials if shared else max(0, trials - finished)
     total = finished + todo
     tracker = Tracker(progress, todo + 1, cancel, what="The tune")
-    run = _Run(split, documents, objective, budget, min_recall, tracker, cancel, store,
+    run = TrialRun(split, documents, objective, budget, min_recall, tracker, cancel, store,
                embedding)
-    _loop(run, search, todo, finished, total, max(1, ceil(total * NEW_CHUNKINGS_SHARE)))
-    outcomes = [_outcome(t, search.space, search.presets, search.embedders)
-                for t in search.finished()]
+    chunkings = max(1, ceil(total * NEW_CHUNKINGS_SHARE))
+    _loop(run, search, todo, finished, total, chunkings, shared)
+    outcomes = [_outcome(t, search.space) for t in search.finished()]
     failed = [f"{t.user_attrs['label']}: {t.user_attrs['error']}"
               for t in search.study.get_trials(deepcopy=False) if "error" in t.user_attrs]
     result = _report(run, search.name, questions.name, outcomes, failed, todo, notes)
     return replace(result, seconds=time.perf_counter() - started)
 
 
-def _set_up(questions: QuestionSet, documents: Mapping[str, Document], objective: str,
-            budget: TokenBudget, min_recall: float | None, split: Split, resume: bool,
-            presets: Mapping[str, Preset] | None, embedders: list[EmbedderRef] | None,
-            embedding: EmbeddingSettings | None, storage: str | None, name: str | None
-            ) -> tuple[_Search, list[str]]:
-    """The space to search and the study, opened (a named study joined, else the stored one
-    resumed or started anew); notes on what was resumed."""
+def _space_for(questions: QuestionSet, documents: Mapping[str, Document], objective: str,
+               budget: TokenBudget, min_recall: float | None, split: Split,
+               presets: Mapping[str, Preset] | None, embedders: list[EmbedderRef] | None,
+               embedding: EmbeddingSettings | None) -> _Space:
+    """The space to search (the user's presets and embedders by default) and its key."""
     by_label = embedders_by_label(embedder_choices(embedding) if embedders is None
                                   else embedders)
     offered = tunable_presets(all_presets() if presets is None else presets,
                               list(by_label.values()))
-    space = search_space(offered, budget.tokens, tuple(by_label))
+    dimensions = search_space(offered, budget.tokens, tuple(by_label))
     key = study_key(questions, documents, objective, [budget.tokens, min_recall], split,
-                    signature(space))
-    study = open_study(key, fresh=not resume and name is None, storage=storage, name=name)
-    search = _Search(study, name or key, space, offered, by_label)
-    notes = []
+                    signature(dimensions))
+    return _Space(key, dimensions, offered, by_label)
+
+
+def _notes(search: _Search, name: str | None, resume: bool) -> list[str]:
+    """What a tune went on with: a study joined, a tune resumed, or none to resume."""
     finished = len(search.finished())
     if name is not None and finished:
-        notes.append(f"Joined the study {name!r} with {finished} finished trials.")
-    elif resume and finished:
-        notes.append(f"Resumed a stored tune with {finished} finished trials.")
-    elif resume:
-        notes.append("No stored tune of this question set with these settings: started anew.")
-    return search, notes
+        return [f"Joined the study {name!r} with {finished} finished trials."]
+    if resume and finished:
+        return [f"Resumed a stored tune with {finished} finished trials."]
+    if resume:
+        return ["No stored tune of this question set with these settings: started anew."]
+    return []
 
 
-def _loop(run: _Run, search: _Search, todo: int, finished: int, total: int, chunkings: int
-          ) -> None:
-    """Ask the study for ``todo`` configurations, score each on the search part, tell it."""
+def _loop(run: TrialRun, search: _Search, todo: int, finished: int, total: int, chunkings: int,
+          shared: bool) -> None:
+    """Ask the study for ``todo`` configurations, score each on the search part, tell it. In a
+    study ``shared`` with other workers no trial is queued for reuse (the sampler alone
+    proposes), and a trial another worker finished first is not counted."""
     import optuna
 
     study = search.study
     n, repeats = 0, 0
     while n < todo:
         run.tracker.step(n, f"Trial {finished + n + 1} of {total}")
-        _reuse_when_due(study, search.space, chunkings, finished + n, run.cap)
+        if not shared:
+            queue_reuse(study, search.space.dimensions, chunkings, finished + n, run.cap)
         trial = study.ask()
-        plan = search.plan(draw(search.space, trial.suggest_categorical))
-        tried = {search.plan(t.params).key() for t in search.finished()}  # all workers'
-        if plan.key() in tried and repeats < todo:  # nothing to learn: draw again
-            repeats += 1
-            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-            continue
-        n += 1
-        what = f"Trial {finished + n} of {total} ({plan.candidate.label})"
         try:
-            attrs, figures = _trial(run, plan, n - 1, what)
-        except ChunkLabError as err:
-            if isinstance(err, Cancelled):
-                study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                raise
-            # this configuration cannot run on these documents: on to the next one
-            trial.set_user_attr("label", plan.candidate.label)
-            trial.set_user_attr("error", str(err))
-            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            plan = search.space.plan(draw(search.space.dimensions, trial.suggest_categorical))
+            tried = {search.space.plan(t.params).key() for t in search.finished()}
+            if plan.key() in tried and repeats < todo:  # nothing to learn: draw again
+                repeats += 1
+                study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+                continue
+            n += 1
+            run_trial(run, study, trial, plan, n - 1, f"Trial {finished + n} of {total} "
+                                                 f"({plan.candidate.label})")
+        except optuna.exceptions.UpdateFinishedTrialError:  # another worker took it
             continue
-        except BaseException:  # the page stopped the run: the trial did not finish
-            study.tell(trial, state=optuna.trial.TrialState.FAIL)
-            raise
-        for name, value in attrs.items():
-            trial.set_user_attr(name, value)
-        run.constrain(trial, figures)
-        study.tell(trial, [figures.objective, figures.tokens])
 
 
-def _report(run: _Run, name: str, set_name: str, outcomes: list[TrialOutcome],
+def _report(run: TrialRun, name: str, set_name: str, outcomes: list[TrialOutcome],
             failed: list[str], done: int, notes: list[str]) -> TuneResult:
     """The front, the held-back figures and the recommendation."""
     the_front = front(outcomes)
@@ -374,7 +323,7 @@ def _report(run: _Run, name: str, set_name: str, outcomes: list[TrialOutcome],
                       the_front, held, recommendation, cache, 0.0, notes, run.min_recall)
 
 
-def _nothing_kept(run: _Run) -> str:
+def _nothing_kept(run: TrialRun) -> str:
     within = [] if run.cap is None else [f"retrieved {run.cap:,} tokens per question or fewer"]
     floor = [] if run.min_recall is None else [f"reached recall {run.min_recall:.2f}"]
     return (f"No configuration {' and '.join(within + floor)}: raise the budget"

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 from core.config import data_dir
 from core.documents.model import Document
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     import optuna
 
 SAMPLER_SEED = 0
+T = TypeVar("T")
 KEY_ATTR = "chunklab_key"  # the study's user attribute naming what it searches
 
 
@@ -72,16 +74,15 @@ def open_study(key: str, *, fresh: bool, storage: str | None = None,
             path.unlink(missing_ok=True)
         backend: optuna.storages.BaseStorage = JournalStorage(JournalFileBackend(str(path)))
     else:
-        try:
-            backend = optuna.storages.RDBStorage(storage)
-        except Exception as err:  # a bad URL, a missing driver, a database that does not answer
-            raise StudyError(f"Cannot open the study storage {_safe(storage)} "
-                             f"({type(err).__name__}): give an Optuna storage URL such as "
-                             "sqlite:///tune.db or postgresql://user@host/db.") from None
+        url = storage
+        backend = _retrying(lambda: optuna.storages.RDBStorage(url),
+                            f"Cannot open the study storage {_safe(storage)}: give an Optuna "
+                            "storage URL such as sqlite:///tune.db or postgresql://user@host/db")
         seed = None  # workers sharing a study draw apart
-    study = optuna.create_study(storage=backend, study_name=name or key, sampler=_sampler(seed),
-                                directions=["maximize", "minimize"],
-                                load_if_exists=True)
+    study = _retrying(lambda: optuna.create_study(
+        storage=backend, study_name=name or key, sampler=_sampler(seed),
+        directions=["maximize", "minimize"], load_if_exists=True),
+        f"Cannot open the study {name or key!r}; try again")
     searches = study.user_attrs.get(KEY_ATTR)
     if searches is None:
         study.set_user_attr(KEY_ATTR, key)
@@ -90,6 +91,32 @@ def open_study(key: str, *, fresh: bool, storage: str | None = None,
                          "settings (objective, budget, recall floor, held-back share, search "
                          "space); join it with the same ones, or name a new study.")
     return study
+
+
+def _retrying(make: Callable[[], T], fail: str, attempts: int = 5) -> T:
+    """``make()``; workers starting together may find the database busy or its tables half
+    made: they try again a few times, then fail with ``fail`` and the driver's error kind."""
+    attempt = 0
+    while True:
+        try:
+            return make()
+        except Exception as err:  # the driver's own errors: busy, half-made, refused, bad URL
+            attempt += 1
+            if attempt == attempts:
+                raise StudyError(f"{fail} ({type(err).__name__}).") from None
+            time.sleep(0.2 * attempt)
+
+
+def study_exists(key: str, *, storage: str | None = None, name: str | None = None) -> bool:
+    """Whether the study :func:`open_study` would open is there already (nothing is made)."""
+    if storage is None:
+        return (data_dir() / "tune" / f"{name or key}.journal").exists()
+    import optuna
+
+    try:
+        return (name or key) in optuna.get_all_study_names(storage)
+    except Exception:  # as open_study: a bad URL, a missing driver, a database that is down
+        return False
 
 
 def _safe(url: str) -> str:
