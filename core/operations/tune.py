@@ -66,7 +66,13 @@ from core.operations.tune_space import (
     signature,
     tunable_presets,
 )
-from core.operations.tune_storage import open_study, study_exists, study_key
+from core.operations.tune_storage import (
+    latest,
+    open_study,
+    remember_latest,
+    study_exists,
+    study_key,
+)
 from core.operations.tune_trials import TrialRun, queue_reuse, run_trial
 from core.progress import ProgressFn, Tracker
 from core.store import ChunkStore
@@ -115,6 +121,7 @@ class _Space:
     dimensions: tuple[Dimension, ...]
     presets: dict[str, Preset]
     embedders: dict[str, EmbedderRef]
+    inputs: str  # the key without the space: the user's inputs alone
 
     def plan(self, params: Mapping[str, Any]) -> TrialPlan:
         return plan_for(params, self.dimensions, self.presets, self.embedders)
@@ -174,6 +181,7 @@ def tune(
                        embedders, embedding)
     search = _Search(open_study(space.key, fresh=not resume and study is None, storage=storage,
                                 name=study), study or space.key, space)
+    remember_latest(space.inputs, space.key)
     return _tuned(search, _notes(search, study, resume), split, questions, documents, trials,
                   objective, budget, min_recall, baselines, progress, cancel, store, embedding,
                   study is not None, started)
@@ -194,10 +202,11 @@ def stored_result(question_set: QuestionSet, documents: Mapping[str, Document], 
     split = split_questions(questions, held_back_share)
     space = _space_for(questions, documents, objective, budget, min_recall, split, None, None,
                        embedding)
-    if not study_exists(space.key, storage=storage, name=study):
+    key = latest(space.inputs) or space.key  # saving a preset since then widened the space
+    if not study_exists(key, storage=storage, name=study):
         return None
-    search = _Search(open_study(space.key, fresh=False, storage=storage, name=study),
-                     study or space.key, space)
+    search = _Search(open_study(key, fresh=False, storage=storage, name=study), study or key,
+                     space)
     if not search.finished():
         return None
     return _tuned(search, [], split, questions, documents, 0, objective, budget, min_recall,
@@ -240,9 +249,9 @@ def _space_for(questions: QuestionSet, documents: Mapping[str, Document], object
     offered = tunable_presets(all_presets() if presets is None else presets,
                               list(by_label.values()))
     dimensions = search_space(offered, budget.tokens, tuple(by_label))
-    key = study_key(questions, documents, objective, [budget.tokens, min_recall], split,
-                    signature(dimensions))
-    return _Space(key, dimensions, offered, by_label)
+    inputs = study_key(questions, documents, objective, [budget.tokens, min_recall], split)
+    return _Space(study_key(questions, documents, objective, [budget.tokens, min_recall], split,
+                            signature(dimensions)), dimensions, offered, by_label, inputs)
 
 
 def _notes(search: _Search, name: str | None, resume: bool) -> list[str]:

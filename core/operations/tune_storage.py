@@ -15,6 +15,7 @@ import json
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from core.config import data_dir
@@ -37,9 +38,10 @@ class StudyError(ChunkLabError):
 
 
 def study_key(question_set: QuestionSet, documents: Mapping[str, Document], objective: str,
-              constraints: object, split: Split, space_signature: str) -> str:
+              constraints: object, split: Split, space_signature: str = "") -> str:
     """Names what a study searches: the same questions, documents, objective, constraints
-    (budget, recall floor), split and space resume the same study."""
+    (budget, recall floor), split and space resume the same study (without a space: names the
+    inputs alone)."""
     payload = [question_set.version, sorted((cid, hashlib.sha256(d.text.encode()).hexdigest())
                                             for cid, d in documents.items()),
                objective, constraints, split.share, split.seed, space_signature]
@@ -105,6 +107,26 @@ def _retrying(make: Callable[[], T], fail: str, attempts: int = 5) -> T:
             if attempt == attempts:
                 raise StudyError(f"{fail} ({type(err).__name__}).") from None
             time.sleep(0.2 * attempt)
+
+
+def _latest_path(inputs: str) -> Path:
+    return data_dir() / "tune" / "latest" / inputs
+
+
+def remember_latest(inputs: str, key: str) -> None:
+    """Note ``key`` as the last study tuned for the inputs ``inputs`` names (the space may grow
+    since, as a preset saved from it joins the presets a tune tries)."""
+    path = _latest_path(inputs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(key, encoding="utf-8")
+
+
+def latest(inputs: str) -> str | None:
+    """The last study tuned for ``inputs``, if any."""
+    try:
+        return _latest_path(inputs).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
 
 
 def study_exists(key: str, *, storage: str | None = None, name: str | None = None) -> bool:
