@@ -130,3 +130,9 @@ def test_too_small_a_set_is_explained_before_the_click_and_the_last_result_stays
     assert not [b for b in ran.button if b.key == "tune_cancel"]  # nothing looks under way
     assert ran.session_state["tune_result"]["result"] is before
     assert ran.get("plotly_chart")  # the last result is still drawn
+
+
+def test_question_sets_page_says_what_tune_needs():
+    at = AppTest.from_file(page_path("questions"), default_timeout=120)
+    at.run()
+    assert any("Tune needs at least 8 valid questions" in c.value for c in at.caption)

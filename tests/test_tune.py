@@ -211,7 +211,8 @@ def test_a_preset_saved_from_a_tune_keeps_the_whole_configuration(tmp_path, monk
     assert (stored["old ranked"].ranking, stored["old ranked"].merge_adjacent) == ("hybrid", True)
     on_disk = json.loads((tmp_path / "chunk_presets.json").read_text())
     assert on_disk["old"] == old["old"]  # an entry without a way to retrieve stays as it was
-    assert on_disk["tuned top-8"][2]["retrieval"] == {"k": 8, "budget": None, "autocut": None}
+    assert on_disk["tuned top-8"][2]["retrieval"] == {"k": 8, "budget": None, "autocut": None,
+                                                      "floor": 0}
     assert on_disk["tuned top-8"][2]["embedder"] == top8.plan.candidate.embedder.model_dump()
 
     candidate = stored["tuned top-8"].candidate()

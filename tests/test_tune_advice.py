@@ -134,3 +134,70 @@ def test_cli_budget_none_and_min_recall(capsys):
     assert out["min_recall"] == 0.5
     floor = out["recommended"]["recall_floor"]
     assert floor["min_recall"] == 0.5 and floor["held"] == (floor["held_back_recall"] >= 0.5)
+
+
+def test_autocut_with_a_floor_and_a_cap_is_searched_and_kept_by_a_saved_preset(tmp_path,
+                                                                                monkeypatch):
+    from core.operations.evaluation import EvaluationError, Retrieval
+    from core.operations.presets import BUILTIN_PRESETS, user_presets
+    from core.operations.tune import save_recommended
+    from core.operations.tune_space import AUTOCUT, plan_for, search_space
+
+    assert Retrieval(20, autocut=1, floor=3).label == "autocut of top-20, at least 3"
+    with pytest.raises(EvaluationError, match="A floor is the fewest hits autocut keeps"):
+        Retrieval(10, floor=3)
+    presets = dict(BUILTIN_PRESETS)
+    space = search_space(presets)
+    assert {"cap", "floor"} <= {d.name for d in space}
+    point = {"strategy": "recursive", "size": 200, "overlap": 0.0, "unit": "tokens",
+             "tables": "whole", "ranking": "hybrid", "merge_adjacent": False,
+             "retrieve": AUTOCUT, "cap": 20, "floor": 2}
+    plan = plan_for(point, space, presets)
+    assert plan.retrieval == Retrieval(20, None, 1, 2)
+    assert plan.candidate.label.endswith("autocut of top-20, at least 2")
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    outcome = _trial(0, [1.0] * 8, 500)
+    saved = save_recommended("tuned floor", TrialOutcome(0, plan, outcome.search, 1.0, False, 0))
+    assert user_presets()["tuned floor"].retrieval == Retrieval(20, None, 1, 2) == saved.retrieval
+
+
+def test_assemble_retrieves_as_the_tuned_preset_of_its_chunk_set(tmp_path, monkeypatch):
+    """A set built with a preset saved from a tune: Assemble's limit and autocut follow its k
+    and autocut, and the floor keeps that many hits."""
+    from streamlit.testing.v1 import AppTest
+
+    import ui.resources
+    from core.documents import convert
+    from core.library import default_library
+    from core.operations.evaluation import Retrieval
+    from core.operations.presets import save_user_preset
+    from core.operations.strategies import validated_config
+    from core.store import ChunkSetInfo, ChunkStore
+    from tests.docfactory import chunk_document
+    from tests.pages import page_path
+    from tests.retrieval_helpers import HANDBOOK, SAMPLES
+
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
+    for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    ui.resources.clear()
+    default_library().add((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    settings = {"size": 200, "overlap": 0, "unit": "tokens", "tables": True}
+    save_user_preset("tuned set", "recursive", settings, ranking="hybrid",
+                     retrieval=Retrieval(7, autocut=1, floor=4))
+    store = ChunkStore()  # a set named after the preset, holding its chunking as ingest stores it
+    document = convert((SAMPLES / HANDBOOK).read_bytes(), HANDBOOK)
+    resolved = validated_config("recursive", settings).model_dump(mode="json")
+    store.create_set(ChunkSetInfo(name="tuned set", strategy="recursive", settings=resolved))
+    store.add_chunks("tuned set", chunk_document(document, "recursive", **settings))
+    at = AppTest.from_file(page_path("assemble"), default_timeout=90)
+    at.session_state["assemble_question"] = "How many coordinator failures does a cluster " \
+                                            "with five coordinators tolerate?"
+    at.session_state["assemble_set_a"] = "tuned set"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="assemble_limit").value == 7
+    assert at.toggle(key="assemble_autocut").value is True
+    packs = [h.value for h in at.subheader if h.value.startswith("[")]
+    assert len(packs) >= 4  # the floor: autocut keeps at least four hits
+    ui.resources.clear()

@@ -33,6 +33,12 @@ class Split:
                 "by_document": {cid: list(counts) for cid, counts in self.by_document.items()}}
 
 
+def tune_minimum() -> str:
+    """What a question set needs to be tuned on, in one sentence."""
+    return (f"Tune needs at least {MIN_QUESTIONS} valid questions, some of them on a document "
+            "with two or more.")
+
+
 def too_few(question_set: QuestionSet) -> str:
     """Why ``question_set`` cannot be split for a tune, or '' when it can: it needs
     :data:`MIN_QUESTIONS` questions, some document with two or more (one to hold back)."""
@@ -42,8 +48,7 @@ def too_few(question_set: QuestionSet) -> str:
         per_document[q.corpus_id] += 1
     if len(questions) >= MIN_QUESTIONS and max(per_document.values(), default=0) >= 2:
         return ""
-    return (f"Tuning needs at least {MIN_QUESTIONS} valid questions, some of them on a document "
-            f"with two or more, to hold some back; this set has {len(questions)}.")
+    return f"{tune_minimum()[:-1]}, to hold some back; this set has {len(questions)}."
 
 
 def split_questions(question_set: QuestionSet, share: float = HELD_BACK_SHARE,

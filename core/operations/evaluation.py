@@ -99,11 +99,13 @@ class EvaluationError(ChunkLabError):
 class Retrieval:
     """How much each question retrieves: the top ``k``; with ``budget`` (tokens), ranked chunks
     until that much text instead; with ``autocut`` (jumps), the top ``k`` up to the first large
-    drop in their scores. Values no evaluation can run raise :class:`EvaluationError`."""
+    drop in their scores, keeping at least ``floor``. Values no evaluation can run raise
+    :class:`EvaluationError`."""
 
     k: int = DEFAULT_K
     budget: int | None = None
     autocut: int | None = None
+    floor: int = 0  # with autocut: hits kept whatever the scores
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -113,11 +115,14 @@ class Retrieval:
         if self.autocut is not None and (self.autocut < 1 or self.budget is not None):
             raise EvaluationError("Autocut cuts the top k at a jump in the scores: give it at "
                                   "least 1 jump, and no token budget.")
+        if self.floor and (self.autocut is None or not 0 < self.floor <= self.k):
+            raise EvaluationError("A floor is the fewest hits autocut keeps: give it with "
+                                  f"autocut, from 1 to k ({self.k}).")
 
     @property
     def label(self) -> str:
-        """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
-        return retrieval_label(self.k, self.budget, self.autocut)
+        """``top-5``, ``1,000-token budget`` or ``autocut of top-10`` (``, at least 3``)."""
+        return retrieval_label(self.k, self.budget, self.autocut, self.floor)
 
     def check_merging(self, merge_adjacent: bool) -> None:
         """Small-to-big retrieval (``merge_adjacent``) is measured at top k, never by budget."""
@@ -242,6 +247,7 @@ class CandidateResult:
     integrity: dict[str, int] = field(default_factory=dict)  # check kind -> places, all corpora
     budget: int | None = None  # tokens retrieved per question instead of the top k
     autocut: int | None = None  # jumps: the top k cut at the first large drop in score
+    floor: int = 0  # hits autocut keeps whatever the scores
     dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
 
     def embedder_json(self) -> dict[str, Any]:
@@ -253,7 +259,7 @@ class CandidateResult:
     @property
     def retrieval(self) -> str:
         """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
-        return retrieval_label(self.k, self.budget, self.autocut)
+        return retrieval_label(self.k, self.budget, self.autocut, self.floor)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -263,6 +269,7 @@ class CandidateResult:
             "k": self.k,
             "budget": self.budget,
             "autocut": self.autocut,
+            "floor": self.floor,
             "values": "fractions (0..1)",
             "metrics": self.metrics.to_json(),
             "chunk_counts": self.chunk_counts,
@@ -278,7 +285,7 @@ class CandidateResult:
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
                    integrity=data.get("integrity", {}), budget=data.get("budget"),
-                   autocut=data.get("autocut"),
+                   autocut=data.get("autocut"), floor=data.get("floor", 0),
                    dimension=(data.get("embedder") or {}).get("dimension", 0))
 
 
@@ -349,14 +356,16 @@ class Evaluation(Sequence[CandidateResult]):
         return self.results
 
 
-def retrieval_label(k: int, budget: int | None = None, autocut: int | None = None) -> str:
+def retrieval_label(k: int, budget: int | None = None, autocut: int | None = None,
+                    floor: int = 0) -> str:
     """How many chunks a question retrieves, in words: ``top-5``, ``1,000-token budget``,
-    ``autocut of top-10`` (``autocut (2 jumps) of top-10`` past the first jump)."""
+    ``autocut of top-10`` (``autocut (2 jumps) of top-10`` past the first jump, ``…, at least
+    3`` with a floor)."""
     if budget is not None:
         return f"{budget:,}-token budget"
     if autocut is not None:
         jumps = "" if autocut == 1 else f" ({autocut} jumps)"
-        return f"autocut{jumps} of top-{k}"
+        return f"autocut{jumps} of top-{k}" + (f", at least {floor}" if floor else "")
     return f"top-{k}"
 
 
@@ -464,7 +473,8 @@ class _Run:
     def base_key(self, retrieval: Retrieval) -> str:
         """What decides every result retrieving ``retrieval``, candidates aside."""
         return (_questions_key(self.questions, self.documents, self.ranking, retrieval.k)
-                + f"|budget={retrieval.budget}|autocut={retrieval.autocut}")
+                + f"|budget={retrieval.budget}|autocut={retrieval.autocut}"
+                + (f"|floor={retrieval.floor}" if retrieval.floor else ""))
 
     def candidate(self, candidate: Candidate, step: Step) -> CandidateResult:
         """``candidate``'s result; a typed error (a missing chunk set, an endpoint that fails)
@@ -614,14 +624,14 @@ def _score(
                                        lambda i: doc_chunks[i].text))
         if candidate.merge_adjacent:
             runs = rank_merged(q.question, doc_chunks, ranking, limit=k, reorder=reorder,
-                               autocut=autocut, **options)
+                               autocut=autocut, floor=retrieval.floor, **options)
             retrieved = [_run(n, doc_chunks, run, s, refs) for n, (run, s) in enumerate(runs, 1)]
         else:
             ranked = rank_chunks(q.question, doc_chunks, ranking,
                                  limit=None if budget or reorder else k, **options)
             if reorder is not None:
                 ranked = reorder(ranked)[: None if budget else k]
-            ranked = cut(ranked, [s for _, s in ranked], autocut)
+            ranked = cut(ranked, [s for _, s in ranked], autocut, retrieval.floor)
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
         score = score_question(
             [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks],
@@ -638,7 +648,8 @@ def _score(
     scored = [(row.corpus_id, row.kind, row.scores) for row in rows]
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
-                           budget=budget, autocut=autocut, dimension=dimension)
+                           budget=budget, autocut=autocut, floor=retrieval.floor,
+                           dimension=dimension)
 
 
 class _TokenCounts:

@@ -37,7 +37,13 @@ from core.embeddings.identity import EmbedderRef
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import QuestionSet
-from core.evaluation.split import HELD_BACK_SHARE, Split, split_questions, too_few
+from core.evaluation.split import (
+    HELD_BACK_SHARE,
+    Split,
+    split_questions,
+    too_few,
+    tune_minimum,
+)
 from core.operations.evaluation import Candidate
 from core.operations.presets import Preset, all_presets, save_user_preset
 from core.operations.stacks import embedder_choices
@@ -80,7 +86,7 @@ from core.store import ChunkStore
 if TYPE_CHECKING:
     import optuna
 
-__all__ = ["HELD_BACK_SHARE", "split_questions", "too_few", "tune", "TuneError"]
+__all__ = ["HELD_BACK_SHARE", "split_questions", "too_few", "tune", "tune_minimum", "TuneError"]
 
 DEFAULT_TRIALS = 16
 MAX_TRIALS = 500
