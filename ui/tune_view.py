@@ -74,7 +74,8 @@ def pareto_figure(result: TuneResult) -> go.Figure:
                        "question<br>" + colour + " %{marker.color:.3f}<extra></extra>")))
     if result.cap is not None:
         figure.add_vline(x=result.cap, line_dash="dash", line_color="#c0392b",
-                         annotation_text=f"budget {result.cap:,} tokens")
+                         annotation_text=f"budget {result.cap:,} tokens",
+                         annotation_position="bottom right")
     _mark(figure, result)
     figure.update_layout(
         height=440, margin={"t": 30, "b": 40}, showlegend=False, clickmode="event+select",
@@ -96,8 +97,8 @@ def _mark(figure: go.Figure, result: TuneResult) -> None:
     top = max(result.trials, key=lambda o: (o.search.objective, -o.search.tokens))
     if top.plan.key() != recommendation.outcome.plan.key() and knee.tokens:
         figure.add_annotation(
-            x=top.search.tokens, y=top.search.objective, showarrow=True, arrowhead=2, ax=0,
-            ay=-45, text=(f"top scorer: {top.search.objective:.2f} at {top.search.tokens:,.0f} "
+            x=top.search.tokens, y=top.search.objective, showarrow=True, arrowhead=2, ax=-40,
+            ay=-30, xanchor="right", text=(f"top scorer: {top.search.objective:.2f} at {top.search.tokens:,.0f} "
                           f"tokens ({top.search.tokens / knee.tokens:.1f}× the tokens)"))
 
 
