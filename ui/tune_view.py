@@ -98,8 +98,9 @@ def _mark(figure: go.Figure, result: TuneResult) -> None:
     if top.plan.key() != recommendation.outcome.plan.key() and knee.tokens:
         figure.add_annotation(
             x=top.search.tokens, y=top.search.objective, showarrow=True, arrowhead=2, ax=-40,
-            ay=-30, xanchor="right", text=(f"top scorer: {top.search.objective:.2f} at {top.search.tokens:,.0f} "
-                          f"tokens ({top.search.tokens / knee.tokens:.1f}× the tokens)"))
+            ay=-30, xanchor="right",
+            text=(f"top scorer: {top.search.objective:.2f} at {top.search.tokens:,.0f} tokens "
+                  f"({top.search.tokens / knee.tokens:.1f}× the tokens)"))
 
 
 def _figures_row(prefix: str, figures: Figures | None) -> dict[str, Any]:
