@@ -40,6 +40,13 @@ from core.operations.tune_budget import FALLBACK_TOKENS, given_budget
 from core.operations.tune_report import OBJECTIVES
 from core.progress import Progress
 
+SHARING = (  # a study several tune processes add trials to
+    ("--storage", "URL", "an Optuna storage URL (sqlite:///file, postgresql://…) to keep the "
+                         "study in, shared with other tune processes (with --study)"),
+    ("--study", "NAME", "the study to add trials to: --trials more from this process; the "
+                        "recommendation is drawn from every trial in it"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_question_set_options(parser)
@@ -54,12 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-recall", type=float, metavar="R",
                         help="recommend among configurations whose recall on the search "
                              "questions is at least R (0..1), e.g. with --objective iou")
-    parser.add_argument("--storage", metavar="URL",
-                        help="an Optuna storage URL (sqlite:///file, postgresql://…) to keep "
-                             "the study in, shared with other tune processes (with --study)")
-    parser.add_argument("--study", metavar="NAME",
-                        help="the study to add trials to: --trials more from this process; "
-                             "the recommendation is drawn from every trial in it")
+    for flag, metavar, text in SHARING:
+        parser.add_argument(flag, metavar=metavar, help=text)
     parser.add_argument("--objective", choices=OBJECTIVES, default="recall",
                         help="what to maximise: recall, iou, or balanced (per question the "
                              "harmonic mean of the two); default recall")
