@@ -12,8 +12,8 @@ sample documents and their question sets (0.12 MB, 152 questions).
 Usage, from the repository root:
 
     .venv/bin/python -m bench.bench_tune [--mb 1.5] [--questions 500] [--trials 16]
-        [--objective recall] [--budget N] [--keep DIR] [--set mixed|samples|corpus]
-        [--resume-check] [--presets]
+        [--objective recall] [--budget N|none] [--min-recall R] [--keep DIR]
+        [--set mixed|samples|corpus] [--resume-check] [--presets]
 
 Prints the machine's load before and after (the machine may be shared), the wall-clock time
 and CPU time of the run, the split, the share of trials served from cache, the front, the
@@ -163,7 +163,8 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=500)
     parser.add_argument("--trials", type=int, default=16)
     parser.add_argument("--objective", default="recall")
-    parser.add_argument("--budget", type=int)
+    parser.add_argument("--budget", help="tokens per question, or none (default: the tune's)")
+    parser.add_argument("--min-recall", type=float)
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
     parser.add_argument("--set", choices=("mixed", "samples", "corpus"), default="mixed",
                         help="mixed: --mb of corpus copies and the samples (default); samples: "
@@ -187,7 +188,8 @@ def main() -> None:
     env = {**os.environ, "CHUNKLAB_DATA_DIR": data}
     argv = [sys.executable, "-m", "core", "tune", "--questions", str(folder / "questions.csv"),
             "--docs", str(folder), "--trials", str(args.trials), "--objective", args.objective,
-            "--quiet", *(["--budget", str(args.budget)] if args.budget else [])]
+            "--quiet", *(["--budget", str(args.budget)] if args.budget else []),
+            *(["--min-recall", str(args.min_recall)] if args.min_recall else [])]
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores: above 2 the machine is "
           "shared)")
     wall, cpu, out = _run(argv, env)
@@ -201,6 +203,7 @@ def main() -> None:
     print(f"cache: {cache['served']} of {cache['trials']} trials served ({cache['share']:.0%}); "
           f"chunked nothing new {cache['chunked_nothing_new']}, embedded nothing new "
           f"{cache['embedded_nothing_new']}")
+    print(f"budget: {out['budget']['source']}")
     print("front:")
     for p in out["pareto"]:
         print("  " + _point(p))

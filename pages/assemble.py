@@ -19,7 +19,7 @@ from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
 from ui.llm_warnings import show_warnings
-from ui.persist import kept
+from ui.persist import kept, remember
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import (
     answer_settings,
@@ -38,6 +38,7 @@ SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
               "headroom": "#f2b84b", "headroom unused": "#f2b84b", "dropped": "#e5736b"}
 QUICK_START_PRESET = "recursive 500/50"  # the best pooled recall on the Evaluate page
+FOLLOWED = "_assemble_tuned"  # the set whose tuned k and autocut were last put in the inputs
 ANSWERS = "assemble_answers"  # session key: {(set name, prompt JSON): AnswerRun}
 
 
@@ -106,7 +107,23 @@ def _merge_key(info: ChunkSetInfo) -> str:
     return kept(f"assemble_merge:{info.name}", preset is not None and preset.merge_adjacent)
 
 
-def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyOptions]:
+def _follow_tuned(info: ChunkSetInfo) -> int:
+    """A set built with a preset saved from a tune retrieves as the tune measured it: its k
+    (the limit) and autocut go into the inputs once, when the set is chosen. The autocut floor
+    to use (0 for another set)."""
+    preset = built_with(info)
+    tuned = preset.retrieval if preset is not None else None
+    if tuned is None or tuned.budget is not None:
+        return 0
+    if st.session_state.get(FOLLOWED) != info.name:
+        st.session_state[FOLLOWED] = info.name
+        remember("assemble_limit", tuned.k)
+        remember("assemble_autocut", tuned.autocut is not None)
+    return tuned.floor
+
+
+def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
+              ) -> tuple[str, AssemblyOptions]:
     """Every input of the page, kept for the session (the question across restarts too)."""
     merge = bool(st.session_state[merge_key])
     st.text_area("Question", key=kept("assemble_question", "", durable=True), height=80,
@@ -180,6 +197,7 @@ def _controls(documents: dict[str, str], merge_key: str) -> tuple[str, AssemblyO
         system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
         doc_ids=tuple(s[docs_key]) or (own if mixed else ()), merge_adjacent=merge,
         autocut=DEFAULT_JUMPS if s["assemble_autocut"] else None,
+        autocut_floor=min(floor, int(s["assemble_limit"])) if s["assemble_autocut"] else 0,
         rerank=bool(s["assemble_rerank"]) and rerank.configured,
     )
 
@@ -348,9 +366,11 @@ def main() -> None:
             format_func=lambda n: n + failed.get(n, "")))
     in_sets = [d for info in sets if info.name in chosen for d in info.doc_ids]
     kept_names = {d: n for info in sets if info.name in chosen for d, n in info.doc_names.items()}
-    merge_key = _merge_key(next(info for info in sets if info.name == chosen[0]))
+    first_set = next(info for info in sets if info.name == chosen[0])
+    merge_key, floor = _merge_key(first_set), _follow_tuned(first_set)
     question, options = _controls(
-        {d: kept_names.get(d) or _source_name(d) for d in dict.fromkeys(in_sets)}, merge_key)
+        {d: kept_names.get(d) or _source_name(d) for d in dict.fromkeys(in_sets)}, merge_key,
+        floor)
     if not question:
         st.info("Type a question to retrieve and assemble a prompt.")
         return

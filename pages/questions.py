@@ -25,6 +25,7 @@ from core.operations.question_sets import (
     saved_csv,
     saved_sets,
 )
+from core.operations.tune import tune_minimum
 from core.progress import Progress
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
@@ -271,7 +272,7 @@ def _save(questions: list[Question]) -> None:
 
 st.title("Question sets")
 st.caption("Questions about your own documents, each answered by an exact excerpt, to evaluate "
-           "chunkings on the text you care about.")
+           "chunkings on the text you care about. " + tune_minimum())
 documents = {d.source_name: d for d in library().documents()}
 if not documents:
     st.info("No documents yet: add some on the **Documents** page.")

@@ -104,3 +104,11 @@ def test_assemble_cuts_when_autocut_is_on(tmp_path, monkeypatch):
     kept = len([s for s in at.subheader if "technical_handbook" in s.value])
     assert every == 10 and 1 <= kept < every
     ui.resources.clear()
+
+
+def test_a_floor_keeps_the_first_hits_and_cuts_at_the_next_jump():
+    scores = [0.9, 0.3, 0.29, 0.28, 0.1, 0.09]  # a jump after the first hit, another after 4
+    assert autocut(scores) == 1
+    assert autocut(scores, floor=2) == 4  # the first jump is within the floor: the next one
+    assert autocut(scores, floor=5) == 6  # no jump past the floor: the whole window
+    assert cut(list("abcdef"), scores, 1, floor=2) == list("abcd")

@@ -72,3 +72,13 @@ def test_p_values_read_as_people_write_them():
     assert format_p(0.0104) == "p = 0.01"
     assert format_p(0.2) == "p = 0.2"
     assert format_p(0.0004) == "p < 0.001"
+
+
+def test_share_interval_is_wilson_and_honest_on_few_questions():
+    from core.evaluation.stats import share_ci
+
+    low, high = share_ci([1.0] * 8)  # all found on 8 questions: not a certainty
+    assert low == pytest.approx(0.6756, abs=1e-4) and high == pytest.approx(1.0)
+    low, high = share_ci([1.0] * 6 + [0.0] * 4)  # 6 of 10: Wilson by hand
+    assert (low, high) == (pytest.approx(0.3127, abs=1e-4), pytest.approx(0.8318, abs=1e-4))
+    assert share_ci([]) == (0.0, 0.0) and share_ci([0.0] * 5)[0] == pytest.approx(0.0)

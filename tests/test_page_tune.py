@@ -92,15 +92,47 @@ def test_open_a_configuration_in_compare_beside_the_best(ran):
             assert state[SHADOW + f"cmp0:{chosen}:{strategy}:{name}"] == value
 
 
-def test_too_small_a_set_is_explained_and_the_last_result_stays(ran):
+def test_the_budget_and_the_knee_are_shown(ran):
+    result = ran.session_state["tune_result"]["result"]
+    assert result.budget.tokens == 2000  # no answer model configured in the tests
+    assert any("Budget: no answer model is configured: 2,000 tokens" in c.value
+               for c in ran.caption)
+    assert all(o.search.tokens <= 2000 for o in [result.recommendation.outcome])
+    [chart] = ran.get("plotly_chart")
+    figure = chart.proto.spec
+    assert "budget 2,000 tokens" in figure and "recommended (the knee)" in figure
+
+
+def test_a_reload_shows_the_last_result_for_the_inputs(ran):
+    shown = ran.session_state["tune_result"]["result"]
+    again = AppTest.from_file(PAGE, default_timeout=600)  # a new session: a reload
+    again.run()
+    assert not again.exception, again.exception
+    assert again.number_input(key="tune_trials").value == 4  # the inputs were kept
+    assert again.selectbox(key="tune_set").value == "technical_handbook"
+    restored = again.session_state["tune_result"]["result"]
+    assert [o.label for o in restored.trials] == [o.label for o in shown.trials]
+    assert restored.recommendation.outcome.label == shown.recommendation.outcome.label
+    assert any("read back from its study" in c.value for c in again.caption)
+    assert again.get("plotly_chart")
+
+
+def test_too_small_a_set_is_explained_before_the_click_and_the_last_result_stays(ran):
     before = ran.session_state["tune_result"]["result"]
     handbook = parse_questions(Path(SAMPLE_QUESTIONS_DIR, "technical_handbook.csv").read_bytes(),
                                "technical_handbook.csv")
     save_set("three questions", handbook.questions[:3])
     ran.run()
     ran.selectbox(key="tune_set").set_value("saved: three questions").run()
-    ran.button(key="tune_run").click().run()
     assert not ran.exception
-    assert any("at least 8 valid questions" in e.value for e in ran.error)
+    assert any("at least 8 valid questions" in w.value for w in ran.warning)
+    assert ran.button(key="tune_run").disabled and ran.button(key="tune_resume").disabled
+    assert not [b for b in ran.button if b.key == "tune_cancel"]  # nothing looks under way
     assert ran.session_state["tune_result"]["result"] is before
     assert ran.get("plotly_chart")  # the last result is still drawn
+
+
+def test_question_sets_page_says_what_tune_needs():
+    at = AppTest.from_file(page_path("questions"), default_timeout=120)
+    at.run()
+    assert any("Tune needs at least 8 valid questions" in c.value for c in at.caption)

@@ -17,7 +17,7 @@ from core.embeddings.identity import EmbedderRef
 from core.embeddings.port import BUILTIN
 from core.errors import ChunkLabError
 from core.evaluation.metrics import QuestionScore
-from core.evaluation.questions import Question, QuestionSet, Reference
+from core.evaluation.questions import Question, QuestionSet, QuestionSetError, Reference
 from core.evaluation.stats import compare_paired, questions_to_separate
 from core.operations.evaluation import Candidate, Retrieval
 from core.operations.evaluation_runs import run_history
@@ -26,7 +26,6 @@ from core.operations.question_sets import load_from_folder
 from core.operations.strategies import validated_config
 from core.operations.tune import (
     NEW_CHUNKINGS_SHARE,
-    TuneError,
     save_recommended,
     split_questions,
     tune,
@@ -80,7 +79,7 @@ def test_split_is_seeded_per_document_and_disjoint():
     assert not search & held and len(search | held) == 18
     assert split_questions(questions, 0.3).held_back == split.held_back  # the same every time
     assert split_questions(questions, 0.3, seed=1).held_back != split.held_back
-    with pytest.raises(TuneError, match="at least 8"):
+    with pytest.raises(QuestionSetError, match="at least 8"):
         split_questions(_questions({"a.md": 5}))
 
 
@@ -212,7 +211,8 @@ def test_a_preset_saved_from_a_tune_keeps_the_whole_configuration(tmp_path, monk
     assert (stored["old ranked"].ranking, stored["old ranked"].merge_adjacent) == ("hybrid", True)
     on_disk = json.loads((tmp_path / "chunk_presets.json").read_text())
     assert on_disk["old"] == old["old"]  # an entry without a way to retrieve stays as it was
-    assert on_disk["tuned top-8"][2]["retrieval"] == {"k": 8, "budget": None, "autocut": None}
+    assert on_disk["tuned top-8"][2]["retrieval"] == {"k": 8, "budget": None, "autocut": None,
+                                                      "floor": 0}
     assert on_disk["tuned top-8"][2]["embedder"] == top8.plan.candidate.embedder.model_dump()
 
     candidate = stored["tuned top-8"].candidate()
@@ -274,11 +274,11 @@ def test_a_cheaper_configuration_that_ties_with_the_top_scorer_is_recommended():
     top = _scored(0, [1.0] * 40, 3000)
     close = _scored(1, [1.0] * 38 + [0.0] * 2, 1000)  # 2 losses in 40: the sign test cannot tell
     poor = _scored(2, [1.0] * 20 + [0.0] * 20, 300)  # 20 losses: worse
-    pick, other, tied = choose([top, close, poor], None, "recall")
-    assert (pick, other, tied) == (close, top, 2)
-    pick, other, _ = choose([top, poor], None, "recall")
-    assert (pick, other) == (top, poor)  # nothing cheaper ties: the top scorer, vs the runner-up
-    assert choose([top, close, poor], 500, "recall")[0] is poor  # only it keeps to the cap
+    choice = choose([top, close, poor], None, "recall")
+    assert (choice.pick, choice.against, choice.tied) == (close, top, 2)
+    choice = choose([top, poor], None, "recall")
+    assert (choice.pick, choice.against) == (top, poor)  # nothing cheaper ties: vs the runner-up
+    assert choose([top, close, poor], 500, "recall").pick is poor  # only it keeps to the cap
 
 
 def test_balanced_objective_is_the_harmonic_mean_of_recall_and_iou():
@@ -309,7 +309,9 @@ def test_tune_runs_reuses_chunkings_resumes_and_saves(handbook):
     assert len(run_history()) >= before + 5  # every trial kept like an evaluation
     assert messages[-1].fraction == 1.0 and any(m.eta_s for m in messages)
     labels = [o.label for o in result.trials]
-    assert labels[0] == "recursive 500/50, vector, top-5"  # the search starts from the presets
+    # the search starts from the presets, within the default budget (no answer model: 2,000)
+    assert labels[0] == "recursive 500/50, vector, 2,000-token budget"
+    assert result.budget.tokens == 2000 and "no answer model" in result.budget.source
     # after this many distinct chunkings the trials vary ranking and retrieval only
     budget = ceil(5 * NEW_CHUNKINGS_SHARE)
     chunkings = {o.plan.candidate.chunking_key() for o in result.trials}
@@ -355,7 +357,7 @@ def test_cli_tune_prints_the_front_and_the_recommendation(capsys):
     code = main(["tune", "--questions", str(SET), "--docs", str(DOCS), "--trials", "3",
                  "--budget", "1500", "--objective", "balanced", "--save-preset", "cli tuned"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["objective"] == "balanced" and out["budget"] == 1500
+    assert code == 0 and out["objective"] == "balanced" and out["budget"]["tokens"] == 1500
     assert out["pareto"] and all({"recall", "iou", "tokens", "configuration"} <= set(p)
                                  for p in out["pareto"])
     assert out["recommended"]["held_back"]["tokens"] >= 0

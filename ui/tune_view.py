@@ -39,7 +39,8 @@ def _quality_axis(result: TuneResult) -> tuple[str, str]:
 def pareto_figure(result: TuneResult) -> go.Figure:
     """Every configuration tried, at its search-part figures: quality (with its 95 % interval)
     against mean tokens retrieved per question, coloured by the other metric; the front joined
-    by a line, the recommendation starred, the budget as a vertical line."""
+    by a line, the recommendation starred and labelled as the knee, the top scorer labelled
+    with what it costs, the budget as a vertical line."""
     axis, colour = _quality_axis(result)
     distinct = list({o.plan.key(): o for o in reversed(result.trials)}.values())
     distinct.sort(key=lambda o: o.number)
@@ -73,12 +74,33 @@ def pareto_figure(result: TuneResult) -> go.Figure:
                        "question<br>" + colour + " %{marker.color:.3f}<extra></extra>")))
     if result.cap is not None:
         figure.add_vline(x=result.cap, line_dash="dash", line_color="#c0392b",
-                         annotation_text=f"budget {result.cap:,}")
+                         annotation_text=f"budget {result.cap:,} tokens",
+                         annotation_position="bottom right")
+    _mark(figure, result)
     figure.update_layout(
         height=440, margin={"t": 30, "b": 40}, showlegend=False, clickmode="event+select",
         xaxis_title="mean tokens retrieved per question (search part)",
         yaxis_title=f"{axis} (search part, 95 % interval)")
     return figure
+
+
+def _mark(figure: go.Figure, result: TuneResult) -> None:
+    """Label the recommendation (the knee: the cheapest the statistics cannot tell from the
+    best) and the top scorer with what it costs against it."""
+    recommendation = result.recommendation
+    if recommendation is None:
+        return
+    knee = recommendation.outcome.search
+    figure.add_annotation(x=knee.tokens, y=knee.objective, text="recommended (the knee)",
+                          showarrow=True, arrowhead=2, ax=-60, ay=-40,
+                          font={"color": FRONT_COLOR})
+    top = max(result.trials, key=lambda o: (o.search.objective, -o.search.tokens))
+    if top.plan.key() != recommendation.outcome.plan.key() and knee.tokens:
+        figure.add_annotation(
+            x=top.search.tokens, y=top.search.objective, showarrow=True, arrowhead=2, ax=-40,
+            ay=-30, xanchor="right",
+            text=(f"top scorer: {top.search.objective:.2f} at {top.search.tokens:,.0f} tokens "
+                  f"({top.search.tokens / knee.tokens:.1f}× the tokens)"))
 
 
 def _figures_row(prefix: str, figures: Figures | None) -> dict[str, Any]:
@@ -131,6 +153,9 @@ def show_recommendation(result: TuneResult) -> None:
                                                         "no trial finished."))
         return
     st.subheader("Recommendation")
+    st.caption(md_escape(f"Budget: {result.budget.source}." + (
+        f" Recall at least {result.min_recall:.2f} on the search questions."
+        if result.min_recall else "")))
     st.success(md_escape(recommendation.sentence()), icon=":material/recommend:")
     for line in recommendation.evidence:
         st.caption(md_escape(line))

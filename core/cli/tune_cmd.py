@@ -12,6 +12,16 @@ question set and settings. ``--embedder`` (repeatable: ``minilm``, ``endpoint``)
 embedders the search tries (default: MiniLM, and the configured endpoint when there is one).
 ``--save-preset NAME`` saves the recommendation as a preset: its chunking, ranking, embedder and
 how much each question retrieves.
+
+The recommendation keeps within a token ``budget`` per question (the JSON says how many and where
+the figure comes from): by default what the configured answer model takes, ``--budget N`` or
+``--budget none``. Within it, it is the cheapest configuration the sign test cannot tell from the
+best; ``costlier`` names one that does significantly better and what it buys. ``--objective iou
+--min-recall R`` maximises IoU among configurations with recall at least R on the search
+questions; ``recall_floor`` says whether it held on the held-back ones. ``--storage URL --study
+NAME`` (an Optuna storage URL, such as ``sqlite:///tune.db``) adds this process's trials to a
+study other processes share; ``study`` gives its name and how many trials it holds, and the
+recommendation is drawn from all of them.
 """
 
 from __future__ import annotations
@@ -26,17 +36,33 @@ from core.cli.stack_options import add_embedder_option
 from core.operations.question_sets import load_from_folder
 from core.operations.stacks import embedder_named
 from core.operations.tune import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
+from core.operations.tune_budget import FALLBACK_TOKENS, given_budget
 from core.operations.tune_report import OBJECTIVES
 from core.progress import Progress
+
+SHARING = (  # a study several tune processes add trials to
+    ("--storage", "URL", "an Optuna storage URL (sqlite:///file, postgresql://…) to keep the "
+                         "study in, shared with other tune processes (with --study)"),
+    ("--study", "NAME", "the study to add trials to: --trials more from this process; the "
+                        "recommendation is drawn from every trial in it"),
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_question_set_options(parser)
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                         help=f"configurations to try in all (default {DEFAULT_TRIALS})")
-    parser.add_argument("--budget", type=int,
+    parser.add_argument("--budget", type=_budget, metavar="N|none",
+                        default=argparse.SUPPRESS,
                         help="the most tokens a question may retrieve on average: the "
-                             "recommendation keeps within it")
+                             "recommendation keeps within it (default: what the configured "
+                             f"answer model takes, {FALLBACK_TOKENS:,} without one; none: no "
+                             "budget)")
+    parser.add_argument("--min-recall", type=float, metavar="R",
+                        help="recommend among configurations whose recall on the search "
+                             "questions is at least R (0..1), e.g. with --objective iou")
+    for flag, metavar, text in SHARING:
+        parser.add_argument(flag, metavar=metavar, help=text)
     parser.add_argument("--objective", choices=OBJECTIVES, default="recall",
                         help="what to maximise: recall, iou, or balanced (per question the "
                              "harmonic mean of the two); default recall")
@@ -55,6 +81,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
+def _budget(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of tokens or none, not {text!r}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     embedders = [embedder_named(name) for name in args.embedder] if args.embedder else None
     loaded = load_from_folder(args.questions, args.docs)
@@ -67,10 +102,12 @@ def run(args: argparse.Namespace) -> int:
             shown[0] = int(progress.done)
             show_progress(progress)
 
+    budget = given_budget(args.budget) if hasattr(args, "budget") else None
     result = tune(loaded.questions, loaded.documents, trials=args.trials,
-                  objective=args.objective, cap=args.budget, resume=args.resume,
-                  held_back_share=args.held_back, embedders=embedders,
-                  progress=None if args.quiet else show)
+                  objective=args.objective, budget=budget, min_recall=args.min_recall,
+                  resume=args.resume, held_back_share=args.held_back, embedders=embedders,
+                  progress=None if args.quiet else show, storage=args.storage,
+                  study=args.study)
     output = result.to_json()
     if args.save_preset and result.recommendation is not None:
         saved = save_recommended(args.save_preset, result.recommendation.outcome)

@@ -1,8 +1,11 @@
-"""How sure a result is: bootstrap intervals over questions and paired comparisons.
+"""How sure a result is: intervals over questions and paired comparisons.
 
 - :func:`bootstrap_ci`: the 95 % percentile bootstrap interval of a mean over questions,
   resampling questions with replacement (seeded, so the same scores always give the same
   interval).
+- :func:`share_ci`: the 95 % Wilson score interval of a mean of shares (values in 0..1, such as
+  recall per question). Honest on few questions where the bootstrap is not: 8 questions all
+  found give [0.68, 1], not [1, 1].
 - :func:`compare_paired`: two configurations on the same questions. Per question B wins, loses
   or ties against A; the two-sided **sign test** (exact binomial over the questions that are not
   ties) says whether B's wins could be chance, and a paired bootstrap gives the interval of the
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import comb
+from math import comb, sqrt
 
 import numpy as np
 
@@ -41,6 +44,20 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
     means = data[resample_indices(data.size, resamples, seed)].mean(axis=1)
     low, high = np.quantile(means, [ALPHA / 2, 1 - ALPHA / 2])
     return (float(low), float(high))
+
+
+def share_ci(values: Sequence[float], z: float = 1.959964) -> Interval:
+    """The Wilson score interval of the mean of ``values`` (each in 0..1) over ``n`` questions.
+    For questions scored 0 or 1 it is the usual interval of a proportion; a value in between
+    varies less than a 0-or-1 one of the same mean (at most p(1 − p)), so the interval is, if
+    anything, wide."""
+    n = len(values)
+    if n == 0:
+        return (0.0, 0.0)
+    p = min(1.0, max(0.0, sum(values) / n))
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def sign_test(wins: int, losses: int) -> float:
@@ -115,6 +132,7 @@ def compare_paired(metric: str, label_a: str, a: Sequence[float], label_b: str,
     )
 
 
+MIN_DIFFERING = 6  # questions that differ the sign test needs at the least: 2 / 2**6 < 0.05
 MAX_SEPARATING = 100_000  # questions beyond which :func:`questions_to_separate` gives up
 
 

@@ -59,6 +59,7 @@ class AssemblyOptions:
     doc_ids: tuple[str, ...] = ()  # retrieve from these documents only; empty: all
     merge_adjacent: bool = False  # small-to-big: neighbouring hits come back as one pack
     autocut: int | None = None  # jumps: hits up to the first large drop in score (limit: most)
+    autocut_floor: int = 0  # hits autocut keeps whatever the scores
     rerank: bool = False  # the configured reranker reorders the best hits before the cut
 
 
@@ -104,7 +105,8 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
         packs = retrieve(question, limit=options.limit, per_hit_neighbors=options.neighbors,
                          ranking=options.ranking, chunk_set=name or None, filters=filters,
                          store=store, merge_adjacent=options.merge_adjacent,
-                         autocut=options.autocut, embedding=embedding, reranker=reranker)
+                         autocut=options.autocut, embedding=embedding, reranker=reranker,
+                         autocut_floor=options.autocut_floor)
     finally:
         if reranker is not None:
             reranker.close()

@@ -16,16 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from core.evaluation.metrics import QuestionScore
+from core.evaluation.split import Split
 from core.evaluation.stats import (
+    MIN_DIFFERING,
     Interval,
     PairedComparison,
-    bootstrap_ci,
     compare_paired,
     format_p,
     questions_to_separate,
+    share_ci,
 )
 from core.operations.evaluation import CandidateResult, Retrieval
 from core.operations.presets import BUILTIN_PRESETS
+from core.operations.tune_budget import TokenBudget
 from core.operations.tune_space import TrialPlan
 
 Objective = Literal["recall", "iou", "balanced"]
@@ -45,7 +48,8 @@ def question_objective(score: QuestionScore, objective: str) -> float:
 
 @dataclass(frozen=True)
 class Figures:
-    """One configuration's scores on one part of the question set."""
+    """One configuration's scores on one part of the question set (intervals: Wilson's, honest
+    on few questions)."""
 
     questions: int
     objective: float
@@ -61,8 +65,8 @@ class Figures:
         values = [question_objective(q.scores, objective) for q in result.questions]
         recalls = [q.scores.recall for q in result.questions]
         ious = [q.scores.iou for q in result.questions]
-        return cls(len(values), _mean(values), bootstrap_ci(values), _mean(recalls),
-                   bootstrap_ci(recalls), _mean(ious), result.metrics.overall.mean_tokens,
+        return cls(len(values), _mean(values), share_ci(values), _mean(recalls),
+                   share_ci(recalls), _mean(ious), result.metrics.overall.mean_tokens,
                    tuple(round(v, 6) for v in values))
 
     def to_json(self, values: bool = False) -> dict[str, Any]:
@@ -134,34 +138,53 @@ def front(outcomes: Sequence[TrialOutcome]) -> list[TrialOutcome]:
     return sorted(kept, key=lambda o: (o.search.tokens, -o.search.objective, o.number))
 
 
-def ranked(outcomes: Sequence[TrialOutcome], cap: int | None) -> list[TrialOutcome]:
-    """Distinct configurations within ``cap`` tokens per question, best objective first (a tie
-    goes to the cheaper, then the earlier)."""
+def ranked(outcomes: Sequence[TrialOutcome], cap: int | None,
+           min_recall: float | None = None) -> list[TrialOutcome]:
+    """Distinct configurations within ``cap`` tokens per question and with recall at least
+    ``min_recall`` on the search questions, best objective first (a tie goes to the cheaper,
+    then the earlier)."""
     distinct = {o.plan.key(): o for o in reversed(outcomes)}.values()
-    feasible = [o for o in distinct if cap is None or o.search.tokens <= cap]
+    feasible = [o for o in distinct if (cap is None or o.search.tokens <= cap)
+                and (min_recall is None or o.search.recall >= min_recall)]
     return sorted(feasible, key=lambda o: (-o.search.objective, o.search.tokens, o.number))
 
 
-def choose(outcomes: Sequence[TrialOutcome], cap: int | None, objective: str
-           ) -> tuple[TrialOutcome | None, TrialOutcome | None, int]:
-    """The recommendation, the configuration it is held against, and how many configurations
-    tie with the top scorer. Within ``cap``: the top scorer on the search questions, unless
-    cheaper ones score the same as far as the sign test can tell — a tie is a tie — then the
-    cheapest of those, held against the top scorer; else held against the runner-up."""
-    order = ranked(outcomes, cap)
+def _beats(objective: str, better: TrialOutcome, worse: TrialOutcome) -> bool:
+    """``better`` scores significantly higher than ``worse`` on the search questions."""
+    c = compare_paired(objective, worse.label, list(worse.search.values), better.label,
+                       list(better.search.values))
+    return c.significant and c.wins > c.losses
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the search questions decide: the recommendation, the configuration it is held
+    against, how many tie with the top scorer, and a costlier one that does significantly
+    better (over the budget, or when the knee is cheaper than the top)."""
+
+    pick: TrialOutcome | None
+    against: TrialOutcome | None = None
+    tied: int = 0
+    costlier: TrialOutcome | None = None
+
+
+def choose(outcomes: Sequence[TrialOutcome], cap: int | None, objective: str,
+           min_recall: float | None = None) -> Choice:
+    """The knee: within ``cap`` (and the recall floor), the cheapest configuration the sign
+    test cannot tell from the top scorer — a tie is a tie — held against the top scorer (or,
+    when it is the top scorer, the runner-up); and the best costlier configuration, within the
+    budget or not, when it does significantly better than that: what more text buys."""
+    order = ranked(outcomes, cap, min_recall)
     if not order:
-        return None, None, 0
+        return Choice(None)
     top = order[0]
-
-    def ties(o: TrialOutcome) -> bool:
-        c = compare_paired(objective, top.label, list(top.search.values), o.label,
-                           list(o.search.values))
-        return not (c.significant and c.wins < c.losses)
-
-    tied = [o for o in order if o is top or ties(o)]
+    tied = [o for o in order if o is top or not _beats(objective, top, o)]
     pick = min(tied, key=lambda o: (o.search.tokens, -o.search.objective, o.number))
     other = top if pick is not top else order[1] if len(order) > 1 else None
-    return pick, other, len(tied)
+    costlier = next((o for o in ranked(outcomes, None, min_recall)
+                     if o.search.tokens > pick.search.tokens and _beats(objective, o, pick)),
+                    None)
+    return Choice(pick, other, len(tied), costlier)
 
 
 @dataclass(frozen=True)
@@ -208,6 +231,8 @@ class Recommendation:
     cap: int | None = None
     tied: int = 1  # configurations that tie with the top scorer on the search questions
     evidence: list[str] = field(default_factory=list)
+    costlier: Versus | None = None  # significantly better on the search questions, costlier
+    min_recall: float | None = None  # the recall floor on the search questions
 
     def sentence(self) -> str:
         """The recommendation in one sentence, with its held-back figures and how sure."""
@@ -224,11 +249,34 @@ class Recommendation:
                > self.outcome.search.objective else "the runner-up")
         return f"{head}; {_against(self.runner_up, who, name, within)}."
 
+    def buys(self) -> str:
+        """What the costlier configuration buys, on the held-back questions: "+2.1 recall
+        points for 3.5× the tokens" ('' when there is none)."""
+        if self.costlier is None:
+            return ""
+        name = OBJECTIVE_NAMES[self.objective]
+        theirs, mine = self.costlier.held_back, self.held_back
+        points = 100 * (theirs.objective - mine.objective)
+        times = theirs.tokens / mine.tokens if mine.tokens else float("inf")
+        return f"{points:+.1f} {name} points for {times:.1f}× the tokens"
+
+    def floor(self) -> dict[str, Any] | None:
+        """Whether the recall floor held on the held-back questions."""
+        if self.min_recall is None:
+            return None
+        return {"min_recall": self.min_recall, "held_back_recall": round(self.held_back.recall, 6),
+                "held": self.held_back.recall >= self.min_recall}
+
     def to_json(self) -> dict[str, Any]:
         return {"label": self.outcome.label, "configuration": self.outcome.plan.to_json(),
                 "search": self.outcome.search.to_json(), "held_back": self.held_back.to_json(),
                 "sentence": self.sentence(), "evidence": self.evidence,
                 "runner_up": None if self.runner_up is None else self.runner_up.to_json(),
+                "costlier": None if self.costlier is None
+                else self.costlier.to_json() | {"buys": self.buys(), "over_budget":
+                                                self.cap is not None
+                                                and self.costlier.other.search.tokens > self.cap},
+                "recall_floor": self.floor(),
                 "best_builtin_preset": None if self.best_preset is None
                 else self.best_preset.to_json()}
 
@@ -245,9 +293,15 @@ def _against(v: Versus, who: str, name: str, within: str) -> str:
         return (f"{other} did better on {name} on these questions ({tally}): the search part "
                 "favoured this one by chance")
     more = v.more_questions
-    gap = ("as many wins as losses, so more questions would not separate them" if more is None
-           and c.wins == c.losses else "more questions than one could write would separate them"
-           if more is None else f"about {more:,} more questions would separate them")
+    if c.wins + c.losses < MIN_DIFFERING:
+        gap = (f"too few questions to tell: they differ on {_count(c.wins + c.losses, 'question')}"
+               f", and the sign test needs at least {MIN_DIFFERING} that differ")
+    elif more is None and c.wins == c.losses:
+        gap = "each does better on as many questions as the other: no sign that either is better"
+    elif more is None:
+        gap = "more questions than one could write would separate them"
+    else:
+        gap = f"about {more:,} more questions would separate them"
     return f"a tie on {name} with {other} ({tally}): {gap}"
 
 
@@ -256,10 +310,12 @@ def _count(n: int, one: str, many: str = "") -> str:
 
 
 def evidence(recommendation: Recommendation) -> list[str]:
-    """The lines under the sentence: the split, the comparison with the best built-in preset."""
+    """The lines under the sentence: how it was chosen, what more text buys, whether the recall
+    floor held, the comparison with the best built-in preset."""
     lines = []
     name = OBJECTIVE_NAMES[recommendation.objective]
     search = recommendation.outcome.search
+    floor = recommendation.min_recall
     line = (f"Chosen on the {search.questions} search questions: {name} "
             f"{search.objective:.2f} at {search.tokens:,.0f} tokens per question")
     other = recommendation.runner_up.other if recommendation.runner_up else None
@@ -267,7 +323,20 @@ def evidence(recommendation: Recommendation) -> list[str]:
         line += (f", the cheapest of the {recommendation.tied} configurations the sign test "
                  f"cannot tell from the top scorer ({other.label}: {other.search.objective:.2f} "
                  f"at {other.search.tokens:,.0f} tokens)")
+    if floor is not None:
+        line += f", among those with recall at least {floor:.2f}"
     lines.append(line + ".")
+    costlier = recommendation.costlier
+    if costlier is not None:
+        over = recommendation.cap is not None and costlier.other.search.tokens > recommendation.cap
+        lines.append(f"More text buys more: {costlier.other.label} "
+                     f"({'over the budget, ' if over else ''}{costlier.held_back.tokens:,.0f} "
+                     f"tokens) gives {recommendation.buys()} on the held-back questions; on the "
+                     "search questions it did significantly better.")
+    if floor is not None:
+        held = recommendation.held_back.recall
+        lines.append(f"The recall floor {'held' if held >= floor else 'did not hold'} on the "
+                     f"held-back questions: recall {held:.2f} against {floor:.2f}.")
     preset = recommendation.best_preset
     if preset is not None:
         lines.append("Against the best built-in preset: "
@@ -276,3 +345,78 @@ def evidence(recommendation: Recommendation) -> list[str]:
         lines.append("It is a built-in preset as Evaluate runs it: no other configuration "
                      "tried did better.")
     return lines
+
+
+@dataclass(frozen=True)
+class CacheShare:
+    """How much of the trials' work earlier work served."""
+
+    trials: int
+    served: int  # chunked nothing and embedded nothing new
+    chunked_nothing_new: int
+    embedded_nothing_new: int
+
+    @property
+    def share(self) -> float:
+        return self.served / self.trials if self.trials else 0.0
+
+    def sentence(self) -> str:
+        return (f"{self.served} of {self.trials} trials ({self.share:.0%}) were served from "
+                f"cache: {self.chunked_nothing_new} chunked nothing new, "
+                f"{self.embedded_nothing_new} embedded nothing new.")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trials": self.trials, "served": self.served, "share": round(self.share, 4),
+                "chunked_nothing_new": self.chunked_nothing_new,
+                "embedded_nothing_new": self.embedded_nothing_new}
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    study: str
+    question_set: str
+    objective: str
+    budget: TokenBudget
+    split: Split
+    trials: list[TrialOutcome]  # every finished trial of the study, all workers'
+    failed: list[str]  # trials that could not be scored, with why
+    front: list[TrialOutcome]
+    held_back: dict[str, Figures]  # plan key -> figures on the held-back part
+    recommendation: Recommendation | None
+    cache: CacheShare
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+    min_recall: float | None = None
+
+    @property
+    def cap(self) -> int | None:
+        return self.budget.tokens
+
+    def held(self, outcome: TrialOutcome) -> Figures | None:
+        return self.held_back.get(outcome.plan.key())
+
+    def to_json(self) -> dict[str, Any]:
+        def point(o: TrialOutcome) -> dict[str, Any]:
+            held = self.held(o)
+            s = o.search
+            return {"label": o.label, "recall": round(s.recall, 6), "iou": round(s.iou, 6),
+                    "tokens": round(s.tokens, 1), "objective": round(s.objective, 6),
+                    "recall_ci95": [round(v, 6) for v in s.recall_ci],
+                    "configuration": o.plan.to_json(),
+                    "held_back": None if held is None else held.to_json()}
+
+        return {
+            "values": "fractions (0..1); tokens: mean retrieved per question",
+            "study": {"name": self.study, "trials": len(self.trials)},
+            "question_set": self.question_set, "objective": self.objective,
+            "min_recall": self.min_recall, "budget": self.budget.to_json(),
+            "split": self.split.to_json(), "trials": len(self.trials), "failed": self.failed,
+            "seconds": round(self.seconds, 1), "cache": self.cache.to_json(),
+            "pareto": [point(o) for o in self.front],
+            "recommended": None if self.recommendation is None
+            else self.recommendation.to_json(),
+            "all_trials": [point(o) | {"trial": o.number, "seconds": round(o.seconds, 2),
+                                       "from_cache": o.from_cache, "run": o.run}
+                           for o in self.trials],
+            "notes": self.notes,
+        }

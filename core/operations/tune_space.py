@@ -8,7 +8,9 @@ places: the chunking settings (read by :func:`plan_for`), a field of the configu
 (:class:`~core.operations.evaluation.Candidate`, set by name: ``ranking``, ``merge_adjacent``),
 the embedder (one of the user's: MiniLM and the configured endpoint, drawn when there are two)
 or how much a question retrieves (``k``, a token budget, or autocut: the top
-:data:`AUTOCUT_K` up to the first large drop in score). So a new way to retrieve that is a
+:data:`AUTOCUTS` — its cap — up to the first large drop in score, keeping at least its floor of
+:data:`FLOORS` hits whatever the scores: autocut alone trades recall for IoU, the floor keeps
+recall). So a new way to retrieve that is a
 field of the configuration joins the search as one more line in :func:`search_space`. A preset
 brings what it keeps (its ranking, merging, embedder, retrieval): those are not drawn for it.
 
@@ -41,13 +43,15 @@ OVERLAPS = (0.0, 0.1, 0.2)  # shares of the size
 KS = (1, 2, 3, 5, 8, 10)
 BUDGETS = (250, 500, 1000, 1500, 2000, 3000)
 AUTOCUT_K = 10  # the window autocut cuts (its default, measured by bench_autocut)
+AUTOCUTS = (AUTOCUT_K, 20)  # the caps: the most autocut keeps
+FLOORS = (0, 1, 2, 3)  # the fewest autocut keeps
 CHARS_PER_TOKEN = 4
 CUT = ("fixed", "recursive")  # strategies with an overlap and a unit
 SIZED = (*CUT, "semantic")
 # The presets a tune starts from: the default, and the best of the built-ins on the benchmark
 # corpus (bench_retrieval_quality); the others are in reach through the preset dimension.
 BASELINES = ("recursive 500/50", SMALL_TO_BIG)
-SPACE_VERSION = 1  # bump when what a point means changes: stored tunes are not resumed
+SPACE_VERSION = 2  # bump when what a point means changes: stored tunes are not resumed
 
 Value = str | int | float | bool
 Point = Mapping[str, Any]
@@ -136,6 +140,8 @@ def search_space(presets: Mapping[str, Preset], cap: int | None = None,
         Dimension("k", KS, "retrieval",
                   lambda p: own("retrieval")(p) and p.get("retrieve", TOP_K) == TOP_K),
         Dimension("budget", budgets, "retrieval", lambda p: p.get("retrieve") == BUDGET),
+        Dimension("cap", AUTOCUTS, "retrieval", lambda p: p.get("retrieve") == AUTOCUT),
+        Dimension("floor", FLOORS, "retrieval", lambda p: p.get("retrieve") == AUTOCUT),
     )
 
 
@@ -221,9 +227,11 @@ def plan_for(point: Point, space: tuple[Dimension, ...], presets: Mapping[str, P
 
 
 def _retrieval(point: Point) -> Retrieval:
-    """How much each question retrieves at ``point``: its k, its budget, or autocut."""
+    """How much each question retrieves at ``point``: its k, its budget, or autocut (its cap
+    and floor)."""
     if point.get("retrieve") == AUTOCUT:
-        return Retrieval(AUTOCUT_K, autocut=DEFAULT_JUMPS)
+        return Retrieval(int(point.get("cap", AUTOCUT_K)), autocut=DEFAULT_JUMPS,
+                         floor=int(point.get("floor", 0)))
     if point.get("retrieve") == BUDGET:
         return Retrieval(budget=int(point["budget"]))
     return Retrieval(int(point.get("k", DEFAULT_K)))

@@ -160,11 +160,13 @@ def rank_merged(
     limit: int = DEFAULT_LIMIT,
     reorder: Reorder | None = None,
     autocut: int | None = None,
+    floor: int = 0,
     **options: Any,
 ) -> list[tuple[list[int], float]]:
     """Small-to-big: rank ``chunks`` as :func:`rank_chunks` does (``options`` are its keyword
     arguments), walk the best :func:`~core.retrieval.packs.merge_depth` — with ``autocut``
-    (jumps), only those before the jump (:mod:`core.retrieval.autocut`) — and merge hits
+    (jumps), only those before the jump past the first ``floor``
+    (:mod:`core.retrieval.autocut`) — and merge hits
     that are neighbours in their document (:func:`core.retrieval.packs.merge_adjacent`).
     Hybrid ranking fuses with :data:`MERGED_FUSION_K`. ``reorder`` (a reranking step) gets the
     whole ranking before the walk (and before autocut, which then reads its scores). Returns up
@@ -176,7 +178,7 @@ def rank_merged(
                          fusion_k=MERGED_FUSION_K, **options)
     if reorder:
         ranked = reorder(ranked)[:depth]
-    ranked = cut(ranked, [s for _, s in ranked], autocut)
+    ranked = cut(ranked, [s for _, s in ranked], autocut, floor)
     order = sorted(range(len(chunks)), key=lambda i: (chunks[i].doc_id, chunks[i].start,
                                                       chunks[i].end))
     position = {index: place for place, index in enumerate(order)}

@@ -87,6 +87,7 @@ def retrieve(
     autocut: int | None = None,
     embedding: EmbeddingSettings | None = None,
     reranker: Reranker | None = None,
+    autocut_floor: int = 0,
 ) -> list[Pack]:
     """Up to ``limit`` packs for ``question`` from ``chunk_set`` (default: the active set).
 
@@ -97,9 +98,10 @@ def retrieve(
     small-to-big retrieval: the best :func:`~core.retrieval.packs.merge_depth` hits are
     walked and hits that are neighbours in their document come back as one pack (then with
     no extra neighbours). ``autocut`` (jumps) keeps the ranked hits only up to the first
-    large drop in their scores (:mod:`core.retrieval.autocut`), after any reranking and before
-    any merging. ``embedding`` are the session's endpoint settings (the key of a set embedded
-    at an endpoint); ``reranker`` reorders the best hits before the cut.
+    large drop in their scores (:mod:`core.retrieval.autocut`), keeping at least
+    ``autocut_floor``, after any reranking and before any merging. ``embedding`` are the
+    session's endpoint settings (the key of a set embedded at an endpoint); ``reranker``
+    reorders the best hits before the cut.
     """
     if ranking not in RANK_MODES:
         raise RetrievalError(
@@ -121,7 +123,7 @@ def retrieve(
                  MERGED_FUSION_K if merge_adjacent else RRF_K, embedder)
     if reranker:
         hits = rerank_hits(reranker, question, hits, lambda c: c.text)[:depth]
-    hits = cut(hits, [score for _, score in hits], autocut)
+    hits = cut(hits, [score for _, score in hits], autocut, autocut_floor)
     doc_chunks: dict[str, Sequence[Chunk]] = {}
     if per_hit_neighbors or merge_adjacent:
         for doc_id in dict.fromkeys(c.doc_id for c, _ in hits):

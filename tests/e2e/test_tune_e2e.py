@@ -1,6 +1,6 @@
 """Browser: tune on a shipped question set, read the recommendation and the front, save the winner
 as a preset, click a point of the Pareto plot to open it in Compare beside the best, and evaluate
-the saved preset: it retrieves as the tune measured it."""
+the saved preset: it retrieves as the tune measured it; a reload shows the last result again."""
 
 import re
 
@@ -14,7 +14,8 @@ expect.set_options(timeout=60_000)  # the app shares two cores with the other te
 
 
 def test_tune_save_and_open_a_point_in_compare(page, start_app):
-    open_page(page, f"{start_app()}/tune", "Tune")
+    url = start_app()
+    open_page(page, f"{url}/tune", "Tune")
     pick(page, "stSelectbox", "Question set", "technical_handbook")
     trials = page.get_by_role("spinbutton", name="Trials")
     trials.fill("4")
@@ -28,8 +29,12 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     expect(sentence).to_contain_text("held-back questions")
     # "small-to-big (…), top-2: recall 1.00 …": the winner's label ends with its retrieval
     retrieval = sentence.inner_text().split(": recall")[0].rsplit(", ", 1)[1]
+    expect(page.get_by_text("Budget: no answer model is configured: 2,000 tokens").first
+           ).to_be_visible()
     plot = page.locator(".js-plotly-plot").first
     expect(plot).to_be_visible()
+    expect(plot).to_contain_text("recommended (the knee)")
+    expect(plot).to_contain_text("budget 2,000 tokens")
     expect(page.get_by_test_id("stException")).to_have_count(0)
     ARTIFACTS.mkdir(exist_ok=True)
     page.get_by_role("heading", name="Recommendation").scroll_into_view_if_needed()
@@ -86,3 +91,12 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     expect(page.get_by_test_id("stException")).to_have_count(0)
     row.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "tune_preset_evaluated.png"))
+
+    # a reload of Tune keeps the inputs and shows the last result for them
+    open_page(page, f"{url}/tune", "Tune")
+    page.reload()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Recommendation")).to_be_visible(timeout=180_000)
+    expect(page.get_by_role("spinbutton", name="Trials")).to_have_value("4")
+    expect(page.get_by_text("read back from its study")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "tune_after_reload.png"))

@@ -26,7 +26,8 @@ def result_key(questions: list[Question], documents: dict[str, Document], rankin
     """The cache key of a candidate's result: its questions and documents, the ranking and
     retrieval, the candidate (its :meth:`~Candidate.key`) and the chunks it retrieves from."""
     base = (_questions_key(questions, documents, ranking, retrieval.k)
-            + f"|budget={retrieval.budget}|autocut={retrieval.autocut}")
+            + f"|budget={retrieval.budget}|autocut={retrieval.autocut}"
+            + (f"|floor={retrieval.floor}" if retrieval.floor else ""))
     return text_hash(base + candidate_key + _chunks_key(chunks))
 
 

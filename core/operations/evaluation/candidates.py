@@ -25,11 +25,13 @@ class EvaluationError(ChunkLabError):
 class Retrieval:
     """How much each question retrieves: the top ``k``; with ``budget`` (tokens), ranked chunks
     until that much text instead; with ``autocut`` (jumps), the top ``k`` up to the first large
-    drop in their scores. Values no evaluation can run raise :class:`EvaluationError`."""
+    drop in their scores, keeping at least ``floor``. Values no evaluation can run raise
+    :class:`EvaluationError`."""
 
     k: int = DEFAULT_K
     budget: int | None = None
     autocut: int | None = None
+    floor: int = 0  # with autocut: hits kept whatever the scores
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -39,11 +41,14 @@ class Retrieval:
         if self.autocut is not None and (self.autocut < 1 or self.budget is not None):
             raise EvaluationError("Autocut cuts the top k at a jump in the scores: give it at "
                                   "least 1 jump, and no token budget.")
+        if self.floor and (self.autocut is None or not 0 < self.floor <= self.k):
+            raise EvaluationError("A floor is the fewest hits autocut keeps: give it with "
+                                  f"autocut, from 1 to k ({self.k}).")
 
     @property
     def label(self) -> str:
-        """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
-        return retrieval_label(self.k, self.budget, self.autocut)
+        """``top-5``, ``1,000-token budget`` or ``autocut of top-10`` (``, at least 3``)."""
+        return retrieval_label(self.k, self.budget, self.autocut, self.floor)
 
     def check_merging(self, merge_adjacent: bool) -> None:
         """Small-to-big retrieval (``merge_adjacent``) is measured at top k, never by budget."""
@@ -124,12 +129,14 @@ class Candidate:
                       "retrieval": Retrieval(**retrieval) if retrieval else None})
 
 
-def retrieval_label(k: int, budget: int | None = None, autocut: int | None = None) -> str:
+def retrieval_label(k: int, budget: int | None = None, autocut: int | None = None,
+                    floor: int = 0) -> str:
     """How many chunks a question retrieves, in words: ``top-5``, ``1,000-token budget``,
-    ``autocut of top-10`` (``autocut (2 jumps) of top-10`` past the first jump)."""
+    ``autocut of top-10`` (``autocut (2 jumps) of top-10`` past the first jump, ``…, at least
+    3`` with a floor)."""
     if budget is not None:
         return f"{budget:,}-token budget"
     if autocut is not None:
         jumps = "" if autocut == 1 else f" ({autocut} jumps)"
-        return f"autocut{jumps} of top-{k}"
+        return f"autocut{jumps} of top-{k}" + (f", at least {floor}" if floor else "")
     return f"top-{k}"

@@ -95,6 +95,7 @@ class CandidateResult:
     integrity: dict[str, int] = field(default_factory=dict)  # check kind -> places, all corpora
     budget: int | None = None  # tokens retrieved per question instead of the top k
     autocut: int | None = None  # jumps: the top k cut at the first large drop in score
+    floor: int = 0  # hits autocut keeps whatever the scores
     dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
     # corpus_id -> its chunks in document order; None: a result kept before results held them
     chunk_spans: dict[str, list[ChunkSpan]] | None = None
@@ -108,7 +109,7 @@ class CandidateResult:
     @property
     def retrieval(self) -> str:
         """``top-5``, ``1,000-token budget`` or ``autocut of top-10``."""
-        return retrieval_label(self.k, self.budget, self.autocut)
+        return retrieval_label(self.k, self.budget, self.autocut, self.floor)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -118,6 +119,7 @@ class CandidateResult:
             "k": self.k,
             "budget": self.budget,
             "autocut": self.autocut,
+            "floor": self.floor,
             "values": "fractions (0..1)",
             "metrics": self.metrics.to_json(),
             "chunk_counts": self.chunk_counts,
@@ -141,7 +143,7 @@ class CandidateResult:
                    [QuestionResult.from_json(q) for q in data["questions"]],
                    data["chunk_counts"], data["seconds"], cached=True,
                    integrity=data.get("integrity", {}), budget=data.get("budget"),
-                   autocut=data.get("autocut"),
+                   autocut=data.get("autocut"), floor=data.get("floor", 0),
                    dimension=(data.get("embedder") or {}).get("dimension", 0),
                    chunk_spans=None if spans is None else {
                        cid: [ChunkSpan.from_json(s) for s in items]

@@ -80,7 +80,7 @@ def score_candidate(
                                        lambda i: doc_chunks[i].text))
         if candidate.merge_adjacent:
             merged = rank_merged(q.question, doc_chunks, ranking, limit=k, reorder=reorder,
-                                 autocut=autocut, **options)
+                                 autocut=autocut, floor=retrieval.floor, **options)
             retrieved = [_merged_range(n, doc_chunks, neighbours, s, refs)
                          for n, (neighbours, s) in enumerate(merged, 1)]
         else:
@@ -88,7 +88,7 @@ def score_candidate(
                                  limit=None if budget or reorder else k, **options)
             if reorder is not None:
                 ranked = reorder(ranked)[: None if budget else k]
-            ranked = cut(ranked, [s for _, s in ranked], autocut)
+            ranked = cut(ranked, [s for _, s in ranked], autocut, retrieval.floor)
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
         score = score_question(
             [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks],
@@ -105,7 +105,8 @@ def score_candidate(
     scored = [(row.corpus_id, row.kind, row.scores) for row in rows]
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
-                           budget=budget, autocut=autocut, dimension=dimension)
+                           budget=budget, autocut=autocut, floor=retrieval.floor,
+                           dimension=dimension)
 
 
 class _TokenCounts:
