@@ -3,7 +3,7 @@ extra: ``pip install -e .[cluster]``).
 
 From the repository root:
 
-    .venv/bin/python -m bench.bench_ray_ingest [--docs 500] [--sentences 40] [--cpus 2]
+    .venv/bin/python -m bench.bench_ray_ingest [--docs 500] [--sentences 40] [--cpus 2] [--quick]
 
 A generated corpus of small Markdown documents (headings and prose) is converted and chunked
 (recursive, 200 tokens) two ways, each figure in documents per second:
@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from bench.corpora.prose import prose
+from bench.quick import add_quick
 from core.operations.chunk_task import ChunkTask
 from core.operations.ingest import Source, sources_from_paths
 from core.operations.strategies import RunOptions
@@ -85,7 +86,10 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=40, help="per document")
     parser.add_argument("--cpus", type=int, default=os.cpu_count() or 2,
                         help="CPUs the Ray head offers")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:
+        args.docs, args.sentences, args.cpus = 24, 6, 1
     os.environ.pop("CHROMA_HOST", None)
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local head: no token to hand round
     work = Path(tempfile.mkdtemp(prefix="bench-ray-"))

@@ -7,7 +7,7 @@ are the same in both.
 
 Usage, from the repository root:
 
-    .venv/bin/python -m bench.bench_views [--rounds 3]
+    .venv/bin/python -m bench.bench_views [--rounds 3] [--quick]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 import time
 from pathlib import Path
 
+from bench.quick import add_quick
 from core.chunking.chunk import Chunk
 from core.documents import convert
 from core.embeddings import embed
@@ -26,10 +27,11 @@ from core.store.views import chunk_views, embedding_text, embedding_views
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 
 
-def _chunks() -> list[Chunk]:
+def _chunks(documents: int | None) -> list[Chunk]:
     settings = preset("recursive 500/50")
     out: list[Chunk] = []
-    for path in sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.suffix != ".py"):
+    paths = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.suffix != ".py")
+    for path in paths[:documents]:
         document = convert(path.read_bytes(), path.name)
         out += chunk(document, settings.strategy, settings.settings)
     return out
@@ -47,8 +49,11 @@ def _timed(texts: list[str], rounds: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    add_quick(parser)
     args = parser.parse_args()
-    chunks = _chunks()
+    if args.quick:
+        args.rounds = 1
+    chunks = _chunks(1 if args.quick else None)
     now = [text for c in chunks for text in embedding_views(c)]
     before = [text for c in chunks for text in
               (embedding_views(c) if c.chunk_type == "table" else [embedding_text(c)])]

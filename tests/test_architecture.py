@@ -343,3 +343,12 @@ def test_no_import_error_guard_around_modules_of_this_repository():
                         for module in _imported_modules(inner)
                         if module.split(".")[0] in FIRST_PARTY]
     assert guarded == []
+
+
+MAX_LINES = 450  # past this a module holds several ideas: split it by concept
+
+
+def test_no_module_is_longer_than_one_idea_needs():
+    long = [f"{path.relative_to(ROOT)}: {n} lines" for path in PYTHON_FILES
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
+    assert long == []
