@@ -70,7 +70,8 @@ def _cell(figures: dict[str, Any], metric: str) -> str:
 def show_figures(run: dict[str, Any]) -> None:
     st.caption(md_escape(
         f"{run['question_set']} · model {run['model']} · temperature {run['temperature']} · "
-        f"{run['asked']} answers asked this run, the others from the cache. Shares with their "
+        f"seed {run.get('seed', '–')} · {run['asked']} answers asked this run, the others from "
+        "the cache. Shares with their "
         "95 % intervals."))
     rows = [{"variant": v["label"], "retrieval": v["configuration"].get("retrieval", ""),
              **{FIGURE_LABELS[m]: _cell(v["overall"], m) for m in FIGURES},

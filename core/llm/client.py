@@ -77,7 +77,8 @@ class LLMRequest:
 
     ``phase`` names the request in the log and to the server (a header real servers ignore);
     ``label`` is how an error names it to the user. ``model``, ``temperature`` and
-    ``max_tokens`` default to the connection's settings.
+    ``max_tokens`` default to the connection's settings; ``seed`` is sent only when given (the
+    servers that take one — llama.cpp, vLLM, OpenAI — sample the same way for the same prompt).
     """
 
     prompt: str
@@ -86,6 +87,7 @@ class LLMRequest:
     template_version: str = "-"
     model: str | None = None
     temperature: float | None = None
+    seed: int | None = None
     max_tokens: int | None = None
     subject: str = ""  # what the request is about, for the log: a document and its blocks
     stop: tuple[str, ...] = ()  # the server ends the answer where one of these would begin
@@ -299,6 +301,7 @@ class LLMClient:
             "temperature": (settings.temperature if request.temperature is None
                             else request.temperature),
             "max_tokens": request.max_tokens or settings.max_tokens,
+            **({"seed": request.seed} if request.seed is not None else {}),
             **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
             **({"response_format": response_format(request.phase, request.schema)}
                if request.schema else {}),
