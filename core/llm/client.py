@@ -44,6 +44,7 @@ import httpx
 from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
+from core.llm.reported import positive_float, positive_int
 from core.llm.settings import LLMSettings
 from core.llm.slots import SlotChooser, prompt_processed
 from core.llm.structured import PROBE_PHASE, probe, response_format
@@ -437,17 +438,3 @@ class LLMClient:
             fix = "raise “Max tokens per answer” in Settings, or ask for a shorter answer"
         return f"answer cut at {limit:,} tokens (the server stopped at the limit): {fix}"
 
-
-def positive_int(value: Any) -> int | None:
-    """``value`` as a positive int, else None (for numbers a server reports)."""
-    number = positive_float(value)
-    return None if number is None or int(number) <= 0 else int(number)
-
-
-def positive_float(value: Any) -> float | None:
-    """``value`` as a positive number, else None (for numbers a server reports)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number > 0 else None
