@@ -34,9 +34,9 @@ def drawn(monkeypatch) -> list[tuple[str, int, tuple[PageBox, ...]]]:
     calls: list[tuple[str, int, tuple[PageBox, ...]]] = []
     real = ui.page_view.page_image
 
-    def spy(doc_id: str, page: int, boxes: Any = ()) -> bytes:
+    def spy(doc_id: str, page: int, boxes: Any = (), *, whole: bool = True) -> bytes:
         calls.append((doc_id, page, tuple(boxes)))
-        return real(doc_id, page, boxes)
+        return real(doc_id, page, boxes, whole=whole)
 
     monkeypatch.setattr(ui.page_view, "page_image", spy)
     return calls

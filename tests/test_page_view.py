@@ -15,7 +15,7 @@ from PIL import Image
 from core.documents.model import Block, Document, PageBox
 from core.documents.pdf.render import box_pixels
 from core.library import DocumentLibrary
-from core.operations.page_view import page_picture, span_pages
+from core.operations.page_view import CONTEXT_SHARE, page_picture, span_pages
 from core.operations.strategies import chunk
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,3 +136,20 @@ def test_without_boxes_the_page_is_shown_plain(
     assert page_picture(library, document.doc_id, 1) == plain
     box = PageBox(page=1, x0=10, top=10, x1=50, bottom=20)
     assert _amber(_pixels(page_picture(library, document.doc_id, 1, [box]))).any()
+
+
+def test_the_band_around_a_region_is_cut_from_the_page(
+        stored: tuple[DocumentLibrary, Document]) -> None:
+    library, document = stored
+    info = document.page_info[0]
+    box = PageBox(page=1, x0=100, top=400, x1=300, bottom=420)
+    whole = _pixels(page_picture(library, document.doc_id, 1, [box]))
+    band = _pixels(page_picture(library, document.doc_id, 1, [box], whole=False))
+    scale = whole.shape[1] / info.width
+    assert band.shape[1] == whole.shape[1]
+    context = info.height * CONTEXT_SHARE
+    assert abs(band.shape[0] - (20 + 2 * context) * scale) <= 2
+    rows = np.flatnonzero(_amber(band).any(axis=1))
+    assert abs(rows[0] - context * scale) <= 6 and abs(rows[-1] - (context + 20) * scale) <= 6
+    top = round((400 - context) * scale)  # the band is that stretch of the highlighted page
+    assert np.abs(band[5:-5] - whole[top + 5:top + band.shape[0] - 5]).mean() < 3

@@ -78,17 +78,20 @@ BoxKey = tuple[int, float, float, float, float]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _page_image(data_dir: str, doc_id: str, page: int, boxes: tuple[BoxKey, ...]) -> bytes:
+def _page_image(data_dir: str, doc_id: str, page: int, boxes: tuple[BoxKey, ...],
+                whole: bool) -> bytes:
     return page_picture(library(), doc_id, page,
                         [PageBox(page=p, x0=x0, top=top, x1=x1, bottom=bottom)
-                         for p, x0, top, x1, bottom in boxes])
+                         for p, x0, top, x1, bottom in boxes], whole=whole)
 
 
-def page_image(doc_id: str, page: int, boxes: Sequence[PageBox] = ()) -> bytes:
-    """A page of a stored PDF as a JPEG, ``boxes`` highlighted on it: drawn once from its
-    original, then kept on disk and, for the last pages and regions viewed, in memory."""
+def page_image(doc_id: str, page: int, boxes: Sequence[PageBox] = (), *,
+               whole: bool = True) -> bytes:
+    """A page of a stored PDF as a JPEG, ``boxes`` highlighted on it (the whole page, or the
+    band around them): drawn once from its original, then kept on disk and, for the last
+    pages and regions viewed, in memory."""
     key = tuple((b.page, b.x0, b.top, b.x1, b.bottom) for b in boxes)
-    return _page_image(str(config.data_dir()), doc_id, page, key)
+    return _page_image(str(config.data_dir()), doc_id, page, key, whole)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -18,6 +18,7 @@ from core.documents.pdf.render import highlight_jpeg
 from core.library import DocumentLibrary
 
 Span = tuple[int, int]
+CONTEXT_SHARE = 0.25  # of the page's height, above and below a region shown in its band
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,12 @@ def span_pages(document: Document, spans: Sequence[Span]) -> SpanPages | None:
 
 
 def page_picture(library: DocumentLibrary, doc_id: str, page: int,
-                 boxes: Sequence[PageBox] = ()) -> bytes:
+                 boxes: Sequence[PageBox] = (), *, whole: bool = True) -> bytes:
     """Page ``page`` of a stored PDF as a JPEG, with ``boxes`` (points from the page's top-left
-    corner) highlighted; the plain page without boxes. The page is drawn from the original once
-    (the library keeps it); raises ConversionError for a page the PDF does not have."""
+    corner) highlighted — the whole page, or (``whole=False``) the band of it around them, a
+    quarter of the page's height above and below; the plain page without boxes. The page is
+    drawn from the original once (the library keeps it); raises ConversionError for a page the
+    PDF does not have."""
     image = library.page_image(doc_id, page)
     if not boxes:
         return image
@@ -75,4 +78,5 @@ def page_picture(library: DocumentLibrary, doc_id: str, page: int,
     info = next((p for p in document.page_info if p.number == page), None)
     if info is None:  # no page size kept: the region cannot be placed, the page still shows
         return image
-    return highlight_jpeg(image, info.width, boxes)
+    return highlight_jpeg(image, info.width, boxes,
+                          None if whole else info.height * CONTEXT_SHARE)

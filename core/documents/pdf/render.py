@@ -42,9 +42,11 @@ def box_pixels(box: PageBox, scale: float, pad: float = PAD_PT) -> tuple[int, in
             round((box.x1 + pad) * scale), round((box.bottom + pad) * scale))
 
 
-def highlight_jpeg(image: bytes, page_width: float, boxes: Sequence[PageBox]) -> bytes:
+def highlight_jpeg(image: bytes, page_width: float, boxes: Sequence[PageBox],
+                   context_pt: float | None = None) -> bytes:
     """The page image ``image`` (of a page ``page_width`` points wide) with ``boxes`` drawn on
-    it as see-through amber regions."""
+    it as see-through amber regions; with ``context_pt``, only the band of the page from that
+    far above the first box to that far below the last (the region in its context, at once)."""
     from PIL import Image, ImageDraw
 
     page = Image.open(io.BytesIO(image)).convert("RGBA")
@@ -55,6 +57,11 @@ def highlight_jpeg(image: bytes, page_width: float, boxes: Sequence[PageBox]) ->
     for box in boxes:
         draw.rectangle(box_pixels(box, scale), fill=HIGHLIGHT_FILL, outline=HIGHLIGHT_EDGE,
                        width=edge)
+    lit = Image.alpha_composite(page, layer).convert("RGB")
+    if context_pt is not None and boxes:
+        top = max(0, round((min(b.top for b in boxes) - context_pt) * scale))
+        bottom = min(page.height, round((max(b.bottom for b in boxes) + context_pt) * scale))
+        lit = lit.crop((0, top, page.width, max(bottom, top + 1)))
     out = io.BytesIO()
-    Image.alpha_composite(page, layer).convert("RGB").save(out, format="JPEG", quality=85)
+    lit.save(out, format="JPEG", quality=85)
     return out.getvalue()
