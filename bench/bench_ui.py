@@ -258,6 +258,9 @@ def main() -> None:
     reference = statistics.median(results["reference: bare page rerun"])
     print(f"{'interaction':40} {'p50 ms':>8} {'p95 ms':>8} {'p50 / ref':>10}  (n={args.rounds})")
     for name, times in results.items():
+        if not times:
+            print(f"{name:40} {'–':>8} {'–':>8} {'–':>10}  (not seen to end)")
+            continue
         p50, p95 = statistics.median(times), percentile(times, 0.95)
         print(f"{name:40} {p50:8.0f} {p95:8.0f} {p50 / reference:10.1f}"
               + (f"  ({args.rounds - len(times)} not seen to end)" if len(times) < args.rounds
