@@ -21,7 +21,16 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench.bench_ui import ARGS, BARE_PAGE, CHROMIUM, goto, idle, measure, nav, serve
+from bench.bench_ui import (
+    BARE_PAGE,
+    browser_page,
+    goto,
+    idle,
+    measure,
+    nav,
+    reference_rerun,
+    serve,
+)
 from bench.quick import add_quick
 from core.library import DocumentLibrary
 from core.operations.page_view import page_picture, span_pages
@@ -67,13 +76,8 @@ def browser_figures(data: Path, rounds: int, tmp: Path) -> dict[str, list[float]
     results: dict[str, list[float]] = {}
     with serve(bare_script, data) as bare, serve(ROOT / "app.py", data) as app, \
             sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        page = browser.new_context(viewport={"width": 1500, "height": 1000}).new_page()
-        page.set_default_timeout(180_000)
-        goto(page, bare)
-        button = page.get_by_role("button", name="Rerun")
-        results["reference: bare page rerun"] = measure(
-            page, rounds, [lambda: button.click(), lambda: button.click()])
+        browser, page = browser_page(pw)
+        results["reference: bare page rerun"] = reference_rerun(page, bare, rounds)
         goto(page, app)
         nav(page, "Compare")
         idle(page)
