@@ -85,7 +85,8 @@ def section_tree(doc: Document) -> None:
         left, right = st.columns([3, 2], vertical_alignment="bottom")
         with left:
             n = st.selectbox("Find a section on its page", range(len(sections)),
-                             key=f"documents_section_{doc.doc_id}",
+                             key=kept(f"documents_section_{doc.doc_id}", 0,
+                                      valid=range(len(sections))),
                              format_func=lambda i: sections[i].title)
         with right:
             chosen = sections[n or 0]
