@@ -30,6 +30,7 @@ from ui.resources import (
     answer_settings,
     chunk_store,
     embedding_settings,
+    judge_settings,
     llm_settings,
     prompt_library,
 )
@@ -85,7 +86,9 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     judge = st.checkbox("Also have the model judge each answer's faithfulness (1–5, with its "
                         "reason)", key=kept("answers_judge", False),
                         help="The judge template on the Prompts page; one more request per "
-                             "answer, reported apart from the grades made without an LLM.")
+                             "answer, reported apart from the grades made without an LLM. It "
+                             "asks the answer model unless JUDGE_BASE_URL and JUDGE_MODEL "
+                             "(environment, or a [judge] table in secrets.toml) name another.")
     options = AnswerOptions(temperature=float(temperature), k=int(k),
                             limit=int(limit) or None, model=answer_settings().model,
                             locale=answer_settings().locale, judge=bool(judge))
@@ -109,7 +112,7 @@ def _run(loaded: LoadedSet, variants: list[str], chosen: list[str],
     result = run_with_progress(RUNNING, "answers_cancel", lambda progress: run_answers(
         loaded.questions, loaded.documents, _arms(variants, chosen), llm_settings(), options,
         library=prompt_library(), store=chunk_store(), embedding=embedding_settings(),
-        progress=progress))
+        progress=progress, judge_settings=judge_settings()))
     if result is not None:
         st.session_state[RESULT] = record_answer_run(result)
         st.rerun()

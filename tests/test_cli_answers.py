@@ -10,7 +10,8 @@ import pytest
 
 from core.cli import main
 from core.llm.phases.judge import Judgement, parse_judgement
-from fakes.llm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
+from fakes.http import running
+from fakes.llm import FakeLLM, FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
 from tests.answer_variants import NO_CITES, judge_or_quote, no_citation_file, quote_first_passage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,3 +156,19 @@ def test_an_unanswerable_question_is_answered_and_graded_not_scored_for_retrieva
     retrieval = json.loads(capsys.readouterr().out)
     assert retrieval["overall"]["questions"] == 3  # nothing to retrieve for the unanswerable
     assert "unanswerable" not in retrieval["per_kind"]
+
+
+def test_the_judge_asks_its_own_endpoint_when_one_is_set(endpoint, tmp_path, capsys,
+                                                         monkeypatch):
+    with running(FakeLLM()) as judge:
+        judge.respond(judge_or_quote)
+        monkeypatch.setenv("JUDGE_BASE_URL", judge.base_url)
+        monkeypatch.setenv("JUDGE_MODEL", "bigger")
+        argv = two_variants(tmp_path, capsys, 3)
+        assert main([*argv, "--judge"]) == 3
+        out = json.loads(capsys.readouterr().out)
+    assert "answer_judge" not in endpoint.phases  # the answer server only answers
+    assert judge.phases == ["answer_judge"] * 4 and {c.body["model"] for c in judge.calls} == {
+        "bigger"}
+    assert out["judge_model"] == "bigger" and out["model"] == "fake"
+    assert out["variants"][0]["overall"]["judge"]["judged"] == 2

@@ -24,7 +24,13 @@ from core.documents.model import Document, PageBox
 from core.embeddings import embed
 from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.library import DocumentLibrary, default_library
-from core.llm.settings import AnswerSettings, LLMSettings, load_answer_settings, load_settings
+from core.llm.settings import (
+    AnswerSettings,
+    LLMSettings,
+    load_answer_settings,
+    load_judge_settings,
+    load_settings,
+)
 from core.operations.chunk_map import ChunkMap, chunk_set_map, evaluation_map
 from core.operations.evaluation import CandidateResult
 from core.operations.page_view import page_picture
@@ -178,6 +184,11 @@ def llm_settings() -> LLMSettings:
     ones from the environment, secrets and the saved file."""
     settings = st.session_state.get(LLM_SETTINGS)
     return settings if isinstance(settings, LLMSettings) else load_settings()
+
+
+def judge_settings() -> LLMSettings | None:
+    """The answer judge's own endpoint (environment or secrets), else None: the answer model."""
+    return load_judge_settings()
 
 
 def embedding_settings() -> EmbeddingSettings:

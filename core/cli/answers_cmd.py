@@ -29,7 +29,7 @@ from core.cli.options import (
     refuse_settings_with_preset,
 )
 from core.cli.output import say, show_progress
-from core.llm.settings import load_answer_settings, load_settings
+from core.llm.settings import load_answer_settings, load_judge_settings, load_settings
 from core.operations.answer_compare import run_json
 from core.operations.answer_eval import (
     ANSWER_SEED,
@@ -68,7 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--locale", help="locale of the RAG answer template (e.g. ja)")
     parser.add_argument("--judge", action="store_true",
                         help="also have the model judge each answer's faithfulness to its "
-                             "passages, 1-5 with a reason (the judge template; reported apart)")
+                             "passages, 1-5 with a reason (the judge template; reported apart); "
+                             "JUDGE_BASE_URL and JUDGE_MODEL (JUDGE_API_KEY) set another "
+                             "endpoint to judge")
     parser.add_argument("--no-cache", action="store_true", help="ask again even when cached")
 
 
@@ -95,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                             model=load_answer_settings().model, use_cache=not args.no_cache,
                             judge=args.judge)
     result = run_answers(loaded.questions, loaded.documents, arms, load_settings(), options,
-                         progress=show_progress)
+                         progress=show_progress, judge_settings=load_judge_settings())
     record_answer_run(result)
     output = run_json(result)
     failed = [a for a in output["answers"] if a["status"] == "failed"]

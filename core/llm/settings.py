@@ -22,6 +22,11 @@ SOURCE = SettingsSource(
     "llm_settings.json",
     {"base_url": "LLM_BASE_URL", "api_key": "LLM_API_KEY", "model": "LLM_MODEL"}, "llm")
 ENV_KEYS = SOURCE.env
+# The answer judge may run elsewhere than the answers (a larger model grading a small one):
+# ``JUDGE_BASE_URL``, ``JUDGE_API_KEY``, ``JUDGE_MODEL`` or a ``[judge]`` table in secrets.toml.
+JUDGE_SOURCE = SettingsSource(
+    "judge_settings.json",
+    {"base_url": "JUDGE_BASE_URL", "api_key": "JUDGE_API_KEY", "model": "JUDGE_MODEL"}, "judge")
 
 
 class EndpointPreset(BaseModel):
@@ -76,6 +81,12 @@ def settings_path() -> Path:
 def load_settings() -> LLMSettings:
     """Defaults < saved settings < secrets.toml < environment. Invalid saved values are dropped."""
     return SOURCE.load(LLMSettings)
+
+
+def load_judge_settings() -> LLMSettings | None:
+    """The answer judge's own endpoint, when one is configured (else the answers' judge)."""
+    judge = JUDGE_SOURCE.load(LLMSettings)
+    return judge if judge.base_url and judge.model else None
 
 
 def save_settings(settings: LLMSettings) -> Path:

@@ -18,6 +18,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -151,6 +152,7 @@ class AnswerEvaluation:
     arms: list[ArmResult]
     asked: int = 0  # answers requested from the model in this run (the others were cached)
     seed: int = ANSWER_SEED
+    judge_model: str = ""  # the model that judged the answers ("": no judge)
 
 
 def _packs(result: QuestionResult, document: Document) -> list[Pack]:
@@ -199,8 +201,10 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
                 settings: LLMSettings, options: AnswerOptions = AnswerOptions(), *,
                 library: PromptLibrary | None = None, store: ChunkStore | None = None,
                 embedding: EmbeddingSettings | None = None, progress: ProgressFn | None = None,
-                cancel: threading.Event | None = None) -> AnswerEvaluation:
-    """Answer and grade every question under every arm (see the module docstring)."""
+                cancel: threading.Event | None = None,
+                judge_settings: LLMSettings | None = None) -> AnswerEvaluation:
+    """Answer and grade every question under every arm (see the module docstring); the judge,
+    when switched on, asks ``judge_settings``' endpoint, else the answers' own."""
     if not arms:
         raise AnswerRunError("Choose at least one prompt variant and one configuration.")
     library = library or PromptLibrary()
@@ -251,10 +255,12 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
         results.append(ArmResult(arm, template.version,
                                  f"{outcome.ranking} · {outcome.retrieval}", rows))
     judge = library.template(JUDGE.template) if options.judge else None
-    asked = _answer_all(jobs, templates, arms, settings, options, cache, tracker, judge)
+    asked = _answer_all(jobs, templates, arms, (settings, judge_settings or settings), options,
+                        cache, tracker, judge)
     tracker.step(tracker.total, "Done")
+    judged_by = "" if judge is None else (judge_settings or settings).model
     return AnswerEvaluation(question_set.name, question_set.version, model,
-                            options.temperature, results, asked, options.seed)
+                            options.temperature, results, asked, options.seed, judged_by)
 
 
 def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
@@ -277,10 +283,12 @@ def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
 
 
 def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Sequence[Arm],
-                settings: LLMSettings, options: AnswerOptions, cache: LLMCache,
-                tracker: Tracker, judge: PromptTemplate | None) -> int:
+                endpoints: tuple[LLMSettings, LLMSettings], options: AnswerOptions,
+                cache: LLMCache, tracker: Tracker, judge: PromptTemplate | None) -> int:
     """Grade the cached answers, ask the model the others (up to its slots at once); then,
-    with ``judge``, have it judge every answer (cached too)."""
+    with ``judge``, have the judge's endpoint (the second of ``endpoints``) judge every answer
+    (cached too)."""
+    settings, judge_settings = endpoints
     done = [0]
 
     def finished(job: _Job, what: str) -> None:
@@ -303,7 +311,8 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
     to_judge = [j for j in jobs if judge is not None and j.row.status == "ok"]
     if not to_ask and not to_judge:
         return 0
-    with LLMClient(settings) as client:
+    with ExitStack() as clients:
+        client = clients.enter_context(LLMClient(settings))
 
         def ask(job: _Job) -> None:
             tracker.check()
@@ -324,10 +333,12 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
                 settings.concurrency)
         if judge is not None:
             to_judge = [j for j in jobs if j.row.status == "ok"]
-            context = PhaseContext(client, {JUDGE.name: judge}, cache=cache,
+            judging = (client if judge_settings is settings
+                       else clients.enter_context(LLMClient(judge_settings)))
+            context = PhaseContext(judging, {JUDGE.name: judge}, cache=cache,
                                    answer_settings=answer)
-            _pooled(client, to_judge, lambda j: _judge(context, j), tracker,
-                    lambda j: finished(j, "Judged"), settings.concurrency)
+            _pooled(judging, to_judge, lambda j: _judge(context, j), tracker,
+                    lambda j: finished(j, "Judged"), judge_settings.concurrency)
     return len(to_ask)
 
 
