@@ -1,0 +1,111 @@
+"""Reading quality on PDFs printed by Chromium (tests/fixtures/pdf/reading): heading levels from
+the document's own ladder, covers, contents pages and indexes set apart, code never a heading,
+letters placed one by one read as whole words, tables ruled only across read cell by cell."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from core.documents.model import ConvertedText
+from core.documents.pdf import convert_pdf_offline
+from core.documents.pdf.headings import Style
+from core.documents.pdf.outline import assign_levels
+from corpora.pdf_score import reference_tables, table_cell_f1, word_f1
+
+FOLDER = Path(__file__).resolve().parent / "fixtures" / "pdf" / "reading"
+
+
+@cache
+def converted(name: str) -> ConvertedText:
+    return convert_pdf_offline((FOLDER / f"{name}.pdf").read_bytes(), f"{name}.pdf")
+
+
+def reference(name: str) -> str:
+    return (FOLDER / f"{name}.md").read_text(encoding="utf-8")
+
+
+def test_a_book_reads_chapters_above_sections_and_its_covers_beside_it() -> None:
+    book = converted("book")
+    levels = {s.title: s.level for s in book.sections}
+    assert levels["Chapter 1. Securing rows and columns"] == 1
+    assert levels["1.1 Why access control belongs in the database"] == 2
+    assert levels["1.1.1 Rules that travel with the table"] == 3
+    assert levels["Chapter 2. Roles and separation of duties"] == 1
+    assert levels["2.2.1 Granting the authority"] == 3
+    # the cover's huge title is level 1 beside the chapters, not a section spanning the book
+    cover = book.sections[0]
+    assert (cover.title, cover.level) == ("Redpaper", 1)
+    assert cover.end - cover.start < 0.1 * len(book.text)
+    assert all(s.level <= 2 for s in book.sections if "ORGANIZATION" in s.title)
+
+
+def test_covers_contents_and_index_pages_are_marked_and_kept_in_the_text() -> None:
+    book = converted("book")
+    assert [p.role for p in book.page_info] == [
+        "cover", "contents", None, None, "index", "cover"]
+    assert book.quality is not None
+    assert "4 cover, contents or index pages set apart" in book.quality.summary()
+    document = book.document("d", "book.pdf", "pdf")
+    apart = document.set_apart()
+    assert [role for role, _, _ in apart] == ["cover", "contents", "index", "cover"]
+    contents = next(book.text[s:e] for role, s, e in apart if role == "contents")
+    assert "1.2 Row permissions" in contents  # kept in the text
+    # every entry of the contents page is a line of its own, none a heading
+    entries = [b for b in book.blocks if b.page == 2]
+    assert [b.kind for b in entries] == ["heading"] + ["paragraph"] * 7
+    assert book.text[entries[3].start:entries[3].end].startswith("1.2 Row permissions")
+
+
+def test_a_command_set_in_a_fixed_pitch_font_is_never_a_heading_whatever_the_font_is_called(
+) -> None:
+    data = (FOLDER / "book.pdf").read_bytes()
+    renamed = data.replace(b"DejaVuSansMono", b"DejaVuSansPlai")  # no "mono" in its name
+    assert renamed != data
+    book = convert_pdf_offline(renamed, "book.pdf")
+    assert not [s.title for s in book.sections if "PERMISSION" in s.title or "TABLE" in s.title]
+    assert "CREATE PERMISSION <permission name>" in book.text
+
+
+def test_numbering_schemes_nest_in_the_order_the_document_uses_them() -> None:
+    body, big = Style(11.0, True), Style(14.0, True)
+    titles = ["I. Gaz du sang", "A. Mesure du pH", "1. Acidose", "B. Interprétation",
+              "II. Acidoses", "C. Traitement"]
+    # all in one style: the outline alone sets the levels; "C." follows "B.": a letter
+    assert assign_levels([(body, t) for t in titles]) == [1, 2, 3, 2, 1, 2]
+    # a chapter set smaller than its numbered sections still stands above them
+    keys = [(Style(10.0, True), "Chapter 5"), (big, "5.1 Results"), (body, "5.1.1 Speed")]
+    assert assign_levels(keys) == [1, 2, 3]
+
+
+def test_letters_placed_one_by_one_read_as_whole_words() -> None:
+    spacing = converted("spacing")
+    assert word_f1(spacing.text, reference("spacing")) == 1.0
+    assert [s.title for s in spacing.sections] == ["Row permission syntax",
+                                                   "Kerning and ligatures"]
+    assert ("The DISABLE clause specifies that the row permission is to be initially disabled, "
+            "so that the administrator can test it first.") in spacing.text
+    assert "difficulties with the official filing system" in spacing.text
+
+
+def test_a_table_ruled_only_across_reads_cell_by_cell_with_its_sub_rows() -> None:
+    paper = converted("paper")
+    expected = reference_tables(reference("paper"))
+    assert [t.rows for t in paper.tables] == expected
+    assert table_cell_f1([t.rows for t in paper.tables], expected) == 1.0
+    first = paper.tables[0].rows
+    assert first[1][:3] == ["6", "6", "OTSL"] and first[2][:3] == ["", "", "HTML"]
+    assert paper.tables[0].caption is not None and paper.tables[0].caption.startswith("Table 1.")
+    levels = {s.title: s.level for s in paper.sections}
+    assert levels["5.1 Hyper Parameter Optimization"] == levels["5 Experiments"] + 1
+
+
+def test_table_cells_are_scored_at_their_place() -> None:
+    markdown = "| a | b |\n|---|---|\n| 1 | 2 \\| 3 |\n\ntext\n\n| x | y |\n|---|---|\n| 5 | |\n"
+    tables = reference_tables(markdown)
+    assert tables == [[["a", "b"], ["1", "2 | 3"]], [["x", "y"], ["5", ""]]]
+    assert table_cell_f1(tables, tables) == 1.0
+    shifted = [[["a", "b"], ["", ""], ["1", "2 | 3"]]]
+    assert table_cell_f1(shifted, tables[:1]) == 0.5
+    assert table_cell_f1([], tables) == 0.0
+    assert table_cell_f1([], []) is None
