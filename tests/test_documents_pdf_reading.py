@@ -109,3 +109,26 @@ def test_table_cells_are_scored_at_their_place() -> None:
     assert table_cell_f1(shifted, tables[:1]) == 0.5
     assert table_cell_f1([], tables) == 0.0
     assert table_cell_f1([], []) is None
+
+
+def test_chunks_of_covers_contents_and_index_are_left_out_of_retrieval_unless_asked() -> None:
+    from core.operations.strategies import chunk
+    from core.retrieval.retrieve import retrieve
+    from core.store.records import chunk_from_record, chunk_metadata
+    from tests.retrieval_helpers import FakeStore
+
+    document = converted("book").document("book", "book.pdf", "pdf")
+    chunks = chunk(document, "recursive", {"size": 200, "overlap": 0, "unit": "chars"})
+    roles = {c.page_role for c in chunks}
+    assert {"cover", "contents", "index"} <= roles and None in roles
+    for c in chunks:  # the mark is stored with the chunk
+        stored = chunk_from_record(c.id, c.text, dict(chunk_metadata(c)))
+        assert stored.page_role == c.page_role
+    store = FakeStore({"book": chunks}, active="book")
+    question = "row permissions separation of duties security administrators index"
+    for ranking in ("vector", "bm25", "hybrid"):
+        packs = retrieve(question, limit=8, ranking=ranking, store=store)  # type: ignore[arg-type]
+        assert packs and not any(set(p.pages) & {1, 2, 5, 6} for p in packs), ranking
+    everything = retrieve(question, limit=8, ranking="bm25", store=store,  # type: ignore[arg-type]
+                          set_apart=True)
+    assert any(set(p.pages) & {2, 5} for p in everything)

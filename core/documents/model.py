@@ -179,6 +179,18 @@ class Document(BaseModel):
         spans = [(b.start, b.end) for b in self.blocks if b.page == page]
         return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
 
+    def role_of(self, pages: list[int]) -> PageRole | None:
+        """The role of ``pages`` when every one of them is a cover, contents or index page (the
+        first one's), else None: text read from them only is set apart."""
+        roles = self._roles
+        if not pages or not roles or any(p not in roles for p in pages):
+            return None
+        return roles[pages[0]]
+
+    @functools.cached_property
+    def _roles(self) -> dict[int, PageRole]:
+        return {p.number: p.role for p in self.page_info if p.role is not None}
+
     def set_apart(self) -> list[tuple[PageRole, int, int]]:
         """The stretches of the text read from covers, contents pages and indexes (role, start,
         end): kept in the text, and meant to be left out of retrieval."""
