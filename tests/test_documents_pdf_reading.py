@@ -132,3 +132,23 @@ def test_chunks_of_covers_contents_and_index_are_left_out_of_retrieval_unless_as
     everything = retrieve(question, limit=8, ranking="bm25", store=store,  # type: ignore[arg-type]
                           set_apart=True)
     assert any(set(p.pages) & {2, 5} for p in everything)
+
+
+def test_a_chapter_starting_on_a_short_last_page_is_not_a_back_cover() -> None:
+    from core.documents.pdf.chars import Word
+    from core.documents.pdf.layout import Line
+    from core.documents.pdf.matter import page_roles
+
+    def line(page: int, text: str, size: float, top: float) -> Line:
+        words = [Word(text=w, x0=60.0 * k, x1=60.0 * k + 50, top=top, bottom=top + size,
+                      size=size, bold=0.0, chars=len(w)) for k, w in enumerate(text.split())]
+        return Line(words, page)
+
+    body = " ".join(["running text of the report"] * 2)
+    lines = [line(1, "Annual report", 40.0, 100), line(1, "of the water board", 12.0, 160)]
+    for page in (2, 3, 4):
+        lines.append(line(page, f"Chapter {page}", 20.0, 60))
+        lines += [line(page, body, 10.0, 100 + 14 * k) for k in range(30)]
+    lines.append(line(5, "Chapter 5", 20.0, 60))
+    lines += [line(5, body, 10.0, 100 + 14 * k) for k in range(5)]
+    assert page_roles(lines, 5) == {1: "cover"}

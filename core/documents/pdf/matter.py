@@ -10,8 +10,9 @@ a chapter above the whole book, and a contents page is not the answer to a quest
 - an **index** is titled "Index" and most of its other lines end in page numbers
   ("audit records, 4, 17"); it goes on on the pages after it the same way;
 - a **cover** is the first or the last page of a document of :data:`MIN_BOOK_PAGES` or more,
-  set with a line far larger than the running text, and holding few words (at most
-  :data:`COVER_WORDS`, and well under the usual page between them).
+  set with a line far larger than the running text and larger than any line inside the book
+  (a one-off title, not a chapter starting on a short last page), and holding few words (at
+  most :data:`COVER_WORDS`, and well under the usual page between them).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ INDEX_ENTRY = re.compile(r"[,\s]\s*[0-9]{1,5}([-–][0-9]{1,5})?(,\s*[0-9]{1,5}(
 MIN_BOOK_PAGES = 4
 COVER_WORDS = 300
 COVER_SIZE = 1.4  # a cover's largest line is this many times the running text's size
+SIZE_STEP = 1.0  # points: a cover's largest line is larger than every line inside the book
 MOST = 0.5  # share of a page's lines that makes the pattern the page's own
 
 
@@ -79,10 +81,12 @@ def page_roles(lines: list[Line], pages: int) -> dict[int, PageRole]:
         words = {n: sum(len(ln.words) for ln in found) for n, found in by_page.items()}
         inner = [words.get(n, 0) for n in range(2, pages) if n not in roles]
         usual = statistics.median(inner) if inner else 0
+        largest = max((ln.size for ln in lines if 1 < ln.page < pages), default=0.0)
         for number in (1, pages):
             found = by_page.get(number, [])
-            if (number not in roles and found and body > 0
-                    and max(ln.size for ln in found) >= COVER_SIZE * body
+            top = max((ln.size for ln in found), default=0.0)
+            if (number not in roles and body > 0 and top >= COVER_SIZE * body
+                    and top > largest + SIZE_STEP
                     and words[number] <= min(COVER_WORDS, 0.6 * usual)):
                 roles[number] = "cover"
     return roles
