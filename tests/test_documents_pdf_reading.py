@@ -152,3 +152,47 @@ def test_a_chapter_starting_on_a_short_last_page_is_not_a_back_cover() -> None:
     lines.append(line(5, "Chapter 5", 20.0, 60))
     lines += [line(5, body, 10.0, 100 + 14 * k) for k in range(5)]
     assert page_roles(lines, 5) == {1: "cover"}
+
+
+def stroked_rules_table() -> bytes:
+    """A table as LaTeX's booktabs draws it: three stroked rules, cells placed by position, the
+    depth cells centred across their two sub-rows."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Times", "", 10)
+    pdf.set_xy(20, 20)
+    pdf.multi_cell(170, 5, "We compare the two output languages at two depths. " * 3)
+    xs, top = [22, 45, 70, 95, 120, 145], 50.0
+    pdf.set_line_width(0.3)
+    pdf.line(20, top, 170, top)
+    for x, text in zip(xs, ["enc", "dec", "Language", "TEDs", "mAP", "time"], strict=True):
+        pdf.text(x, top + 5, text)
+    pdf.set_line_width(0.2)
+    pdf.line(20, top + 7, 170, top + 7)
+    y = top + 12
+    for depth, rows in (("6", [["OTSL", "0.955", "0.88", "2.73"], ["HTML", "0.955", "0.857",
+                                                                    "5.39"]]),
+                        ("4", [["OTSL", "0.927", "0.853", "1.97"], ["HTML", "0.938", "0.843",
+                                                                    "3.77"]])):
+        pdf.text(xs[0], y + 2.2, depth)
+        pdf.text(xs[1], y + 2.2, depth)
+        for row in rows:
+            for x, text in zip(xs[2:], row, strict=True):
+                pdf.text(x, y, text)
+            y += 4.4
+    pdf.set_line_width(0.3)
+    pdf.line(20, y - 2, 170, y - 2)
+    pdf.set_xy(20, y + 4)
+    pdf.multi_cell(170, 5, "The compact language halves the time at every depth. " * 3)
+    return bytes(pdf.output())
+
+
+def test_a_table_between_stroked_rules_keeps_its_first_column_and_its_sub_rows() -> None:
+    converted_table = convert_pdf_offline(stroked_rules_table(), "rules.pdf")
+    assert [t.rows for t in converted_table.tables] == [[
+        ["enc", "dec", "Language", "TEDs", "mAP", "time"],
+        ["6", "6", "OTSL", "0.955", "0.88", "2.73"], ["", "", "HTML", "0.955", "0.857", "5.39"],
+        ["4", "4", "OTSL", "0.927", "0.853", "1.97"], ["", "", "HTML", "0.938", "0.843", "3.77"]]]
+    assert "halves the time" in converted_table.text
