@@ -17,6 +17,7 @@ from collections import Counter
 
 WORD = re.compile(r"\w+", re.UNICODE)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+LEVELLED = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
 UNMAPPED = re.compile(r"\(cid:\d+\)")
 PIPE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 RULE_CELL = re.compile(r"^\s*:?-+:?\s*$")
@@ -42,17 +43,40 @@ def fold(title: str) -> str:
     return " ".join(w.lower() for w in WORD.findall(title))
 
 
+def _same_heading(heading: str, title: str) -> bool:
+    return bool(heading == title or (heading and (heading in title or title in heading) and title)
+                or difflib.SequenceMatcher(None, heading, title).ratio() >= 0.85)
+
+
 def heading_recall(titles: list[str], reference_headings: list[str]) -> float | None:
     """Share of ``reference_headings`` found among ``titles`` (None when there are none)."""
     if not reference_headings:
         return None
     folded = [fold(t) for t in titles]
-    found = 0
-    for heading in map(fold, reference_headings):
-        found += any(heading == t or (heading and (heading in t or t in heading) and t)
-                     or difflib.SequenceMatcher(None, heading, t).ratio() >= 0.85
-                     for t in folded)
+    found = sum(any(_same_heading(heading, t) for t in folded)
+                for heading in map(fold, reference_headings))
     return found / len(reference_headings)
+
+
+def _dense(levels: list[int]) -> list[int]:
+    rank = {level: i + 1 for i, level in enumerate(sorted(set(levels)))}
+    return [rank[level] for level in levels]
+
+
+def heading_level_agreement(sections: list[tuple[str, int]], markdown: str) -> float | None:
+    """Share of the reference's headings found as a section at the same level (levels made
+    dense on both sides: the ranks in use become 1, 2, 3…); None when it has no headings."""
+    reference = [(fold(m.group(2)), len(m.group(1))) for m in LEVELLED.finditer(markdown)]
+    if not reference:
+        return None
+    ours = list(zip([fold(t) for t, _ in sections], _dense([lv for _, lv in sections]),
+                    strict=True))
+    theirs = _dense([lv for _, lv in reference])
+    agree = 0
+    for (heading, _), level in zip(reference, theirs, strict=True):
+        match = next((lv for title, lv in ours if _same_heading(heading, title)), None)
+        agree += match == level
+    return agree / len(reference)
 
 
 def reference_headings(markdown: str) -> list[str]:

@@ -11,7 +11,12 @@ from core.documents.model import ConvertedText
 from core.documents.pdf import convert_pdf_offline
 from core.documents.pdf.headings import Style
 from core.documents.pdf.outline import assign_levels
-from corpora.pdf_score import reference_tables, table_cell_f1, word_f1
+from corpora.pdf_score import (
+    heading_level_agreement,
+    reference_tables,
+    table_cell_f1,
+    word_f1,
+)
 
 FOLDER = Path(__file__).resolve().parent / "fixtures" / "pdf" / "reading"
 
@@ -109,6 +114,15 @@ def test_table_cells_are_scored_at_their_place() -> None:
     assert table_cell_f1(shifted, tables[:1]) == 0.5
     assert table_cell_f1([], tables) == 0.0
     assert table_cell_f1([], []) is None
+
+
+def test_heading_levels_are_scored_after_making_them_dense() -> None:
+    markdown = "# Book\n\n## 1 Start\n\n#### 1.1 Detail\n\ntext\n"
+    assert heading_level_agreement([("Book", 2), ("1 Start", 3), ("1.1 Detail", 5)],
+                                   markdown) == 1.0
+    assert heading_level_agreement([("Book", 1), ("1 Start", 3), ("1.1 Detail", 3)],
+                                   markdown) == 2 / 3
+    assert heading_level_agreement([], "no headings") is None
 
 
 def test_chunks_of_covers_contents_and_index_are_left_out_of_retrieval_unless_asked() -> None:
