@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench.quick import add_quick
@@ -166,17 +166,26 @@ def measure(page: Page, rounds: int, steps: list[Callable[[], None]]) -> list[fl
     return times
 
 
+def browser_page(pw: Playwright) -> tuple[Browser, Page]:
+    """Chromium and a page as the browser benches drive them (1500 × 1000, long waits)."""
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    page = browser.new_context(viewport={"width": 1500, "height": 1000}).new_page()
+    page.set_default_timeout(180_000)
+    return browser, page
+
+
+def reference_rerun(page: Page, bare: str, rounds: int) -> list[float]:
+    """The bare page's rerun, timed: what any click costs on this machine right now."""
+    goto(page, bare)
+    button = page.get_by_role("button", name="Rerun")
+    return measure(page, rounds, [lambda: button.click(), lambda: button.click()])
+
+
 def bench(app: str, bare: str, rounds: int) -> dict[str, list[float]]:
     results: dict[str, list[float]] = {}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        page = browser.new_context(viewport={"width": 1500, "height": 1000}).new_page()
-        page.set_default_timeout(180_000)
-
-        goto(page, bare)
-        button = page.get_by_role("button", name="Rerun")
-        results["reference: bare page rerun"] = measure(
-            page, rounds, [lambda: button.click(), lambda: button.click()])
+        browser, page = browser_page(pw)
+        results["reference: bare page rerun"] = reference_rerun(page, bare, rounds)
 
         goto(page, app)
         for title in ("Documents", "Compare", "Prompts", "Assemble", "Home"):  # warm every page
@@ -258,6 +267,9 @@ def main() -> None:
     reference = statistics.median(results["reference: bare page rerun"])
     print(f"{'interaction':40} {'p50 ms':>8} {'p95 ms':>8} {'p50 / ref':>10}  (n={args.rounds})")
     for name, times in results.items():
+        if not times:
+            print(f"{name:40} {'–':>8} {'–':>8} {'–':>10}  (not seen to end)")
+            continue
         p50, p95 = statistics.median(times), percentile(times, 0.95)
         print(f"{name:40} {p50:8.0f} {p95:8.0f} {p50 / reference:10.1f}"
               + (f"  ({args.rounds - len(times)} not seen to end)" if len(times) < args.rounds

@@ -16,12 +16,11 @@ from core.operations.answer_eval import (
     configurations,
     run_answers,
 )
+from core.operations.answer_prompt import DEFAULT, answer_variants
 from core.operations.answer_runs import record_answer_run
 from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
 from core.operations.question_sets import LoadedSet
-from core.prompts.library import DEFAULT
-from core.prompts.locales import TEMPLATE_NAME
 from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
 from ui.long_run import run_with_progress, say_if_cancelled
 from ui.persist import kept
@@ -53,7 +52,7 @@ def _arms(variants: list[str], chosen: list[str]) -> list[Arm]:
 
 
 def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
-    variants_all = [DEFAULT, *prompt_library().variants(TEMPLATE_NAME)]
+    variants_all = answer_variants(prompt_library())
     configs = _configuration_choices()
     mode = st.radio("Compare", ["variants", "configurations"], horizontal=True,
                     key=kept("answers_mode", "variants", durable=True),

@@ -9,6 +9,7 @@ from dataclasses import asdict
 import streamlit as st
 
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, Budget
+from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.answers import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
@@ -19,6 +20,7 @@ from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
 from ui.llm_warnings import show_warnings
+from ui.page_view import show_on_page
 from ui.persist import kept, remember
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import (
@@ -42,13 +44,18 @@ FOLLOWED = "_assemble_tuned"  # the set whose tuned k and autocut were last put 
 ANSWERS = "assemble_answers"  # session key: {(set name, prompt JSON): AnswerRun}
 
 
-def _doc_text(doc_id: str) -> tuple[str, str] | None:
-    """(source name, text) of a library document, or None when it is not in the library."""
+def _document(doc_id: str) -> Document | None:
+    """A library document, or None when it is not in the library (any more)."""
     try:
-        doc = library().get(doc_id)
+        return library().get(doc_id)
     except (KeyError, ChunkLabError):
         return None
-    return doc.source_name, doc.text
+
+
+def _doc_text(doc_id: str) -> tuple[str, str] | None:
+    """(source name, text) of a library document, or None when it is not in the library."""
+    doc = _document(doc_id)
+    return None if doc is None else (doc.source_name, doc.text)
 
 
 def _doc_names() -> dict[str, str]:
@@ -224,6 +231,9 @@ def _show_packs(slot: str, packs: list[Pack], assembled: AssembledPrompt) -> Non
                    + f" · {count(len(pack.chunk_ids), 'chunk')}")
         mark = by_pack[pack.id][1].marker if pack.id in by_pack else "dropped"
         st.html(_source_html(pack, mark, palette(i) if pack.id in by_pack else "#eeeeee"))
+        doc = _document(pack.doc_id)
+        if doc is not None:
+            show_on_page(doc, pack.spans, key=f"assemble_page_{slot}_{pack.id}")
 
 
 def _show_prompt(slot: str, assembled: AssembledPrompt) -> None:

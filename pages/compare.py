@@ -16,8 +16,7 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.llm.pipeline import LLMRun
 from core.operations.presets import all_presets, save_user_preset
-from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
-from core.store.views import read_figures
+from core.operations.strategies import Chunking, RunOptions, chunking, read_figures, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
 from ui.hand_edits import EDITS, EditedColumn, edit_panel, edited_column, set_aside_inputs

@@ -8,6 +8,7 @@ import streamlit as st
 from core.documents import SUPPORTED_EXTENSIONS
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from ui.page_view import show_on_page
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import html_by_content, library, page_image, token_count
@@ -79,6 +80,17 @@ def section_tree(doc: Document) -> None:
              f"{count(s.end - s.start, 'character')}"
              for s in doc.sections]
     st.markdown("\n".join(lines))
+    if doc.pages or doc.page_info:
+        sections = doc.sections
+        left, right = st.columns([3, 2], vertical_alignment="bottom")
+        with left:
+            n = st.selectbox("Find a section on its page", range(len(sections)),
+                             key=kept(f"documents_section_{doc.doc_id}", 0,
+                                      valid=range(len(sections))),
+                             format_func=lambda i: sections[i].title)
+        with right:
+            chosen = sections[n or 0]
+            show_on_page(doc, [(chosen.start, chosen.end)], key="documents_section_page")
 
 
 def section_strip(doc: Document) -> str:
@@ -115,6 +127,7 @@ def tables(doc: Document) -> None:
                    f"{count(max(len(r) for r in table.rows), 'column')} · "
                    f"characters {table.start:,}–{table.end:,}{page}")
         st.dataframe(table_frame(table.rows), hide_index=True)
+        show_on_page(doc, [(table.start, table.end)], key=f"documents_table_page_{i}")
 
 
 def text_spans(doc: Document) -> list[HighlightSpan]:

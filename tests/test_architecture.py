@@ -207,7 +207,6 @@ NOT_YET_THROUGH_OPERATIONS = {
     "ui.endpoint_form -> core.endpoint",
     "ui.evaluation_view -> core.chunking.checks",
     "ui.evaluation_view -> core.evaluation.metrics",
-    "ui.evaluation_view -> core.evaluation.stats",
     "ui.hand_edits -> core.chunking.edits",
     "ui.ingest_run -> core.embeddings",
     "ui.llm_warnings -> core.llm.pipeline",

@@ -23,6 +23,7 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_evaluation": (["--quick"], []),
     "bench_llm": (["--quick"], []),
     "bench_pdf": (["--quick"], []),
+    "bench_page_view": (["--quick"], [BROWSER]),
     "bench_ray_ingest": (["--quick"], [pytest.mark.ray]),  # the cluster extra, opt-in
     "bench_retrieval_quality": (["--quick"], []),
     "bench_startup": (["--quick"], [BROWSER]),

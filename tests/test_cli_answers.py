@@ -61,7 +61,8 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert "Answer 16 of 16" in captured.err
-    assert out["temperature"] == 0.0 and out["asked"] == 16
+    assert out["temperature"] == 0.0 and out["seed"] == 7 and out["asked"] == 16
+    assert {call.body.get("seed") for call in endpoint.calls} == {7}  # one seed for every arm
     default, no_cites = out["variants"]
     assert (default["variant"], no_cites["variant"]) == ("default", "no cites")
     assert default["configuration"]["strategy"] == "fixed"

@@ -274,7 +274,9 @@ def test_the_row_that_answers_brings_its_table_to_the_top(mode):
     has a view of its own, so the table ranks by that row (it came 4th when its views were
     windows of ~5 rows: the one answering row was diluted by the others). Asked about two
     facts, the vector ranking puts the table 2nd, behind the vacancy rule; hybrid keeps it
-    4th, inside the top 5."""
+    4th, inside the top 5. Since long prose chunks are read in windows, the prose about
+    Coverage A competes harder: hybrid ties the table with two such chunks (BM25 prefers their
+    words) and ranks it 3rd for the dwelling limit; the vector ranking still puts it first."""
     source = SAMPLES / "sources" / "insurance_policy.md"  # its text, converted in-process
     document = convert(source.read_bytes(), source.name)
     chunks = chunk(document, "recursive", preset("recursive 500/50").settings)
@@ -286,7 +288,7 @@ def test_the_row_that_answers_brings_its_table_to_the_top(mode):
         return next(n for n, text in enumerate(texts, 1) if all(x in text for x in needles))
 
     limits = ("Table 2: Coverage limits", "$425,000")
-    assert rank_of(ranked(DWELLING), *limits) <= 2
+    assert rank_of(ranked(DWELLING), *limits) <= (1 if mode == "vector" else 3)
     both = ranked(TWO_FACTS)
     assert rank_of(both, *limits) <= (2 if mode == "vector" else 4)
     assert rank_of(both, "vacant more than 60 consecutive days") == 1

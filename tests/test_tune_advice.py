@@ -6,10 +6,7 @@ adding trials to one study."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,10 +17,7 @@ from core.operations.tune_budget import default_budget
 from core.operations.tune_report import Figures, Recommendation, TrialOutcome, choose, versus
 from core.operations.tune_space import TrialPlan
 from core.operations.tune_storage import StudyError, open_study
-
-ROOT = Path(__file__).resolve().parents[1]
-SET = ROOT / "sample_docs" / "questions" / "technical_handbook.csv"
-DOCS = ROOT / "sample_docs"
+from tests.tune_workers import DOCS, SET, assert_one_study, run_workers
 
 
 def _trial(number: int, values: list[float], tokens: float,
@@ -105,24 +99,20 @@ def test_a_study_searching_something_else_is_not_joined(tmp_path):
 
 def test_two_tune_processes_add_trials_to_one_study(tmp_path):
     url = f"sqlite:///{tmp_path / 'team.db'}"
-    env = {**os.environ, "CHUNKLAB_DATA_DIR": str(tmp_path / "data")}
-    command = [sys.executable, "-m", "core", "tune", "--questions", str(SET), "--docs",
-               str(DOCS), "--trials", "3", "--storage", url, "--study", "team", "--quiet"]
-    workers = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    outputs = []
-    for worker in workers:
-        out, err = worker.communicate(timeout=600)
-        assert worker.returncode == 0, err
-        outputs.append(json.loads(out))
-    assert {o["study"]["name"] for o in outputs} == {"team"}
-    assert max(o["study"]["trials"] for o in outputs) == 6  # the last to finish saw all six
-    import optuna
+    outputs = run_workers(url, [tmp_path / "data"] * 2)
+    assert_one_study(url, outputs, total=6)
 
-    study = optuna.load_study(study_name="team", storage=url)
-    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
-    assert len(complete) == 6
-    assert all(o["recommended"] is not None for o in outputs)
+
+def test_a_storage_without_its_driver_is_one_sentence_naming_the_extra(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if the team extra were not installed
+    code = main(["tune", "--questions", str(SET), "--docs", str(DOCS), "--trials", "1",
+                 "--storage", "postgresql://analyst:secret@db-host/chunklab", "--study", "team",
+                 "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err == ("error: The study storage postgresql://analyst:***@db-host/chunklab "
+                            "needs the database driver 'psycopg', which is not installed: "
+                            "install the team extra (pip install -e .[team]).\n")
 
 
 def test_cli_budget_none_and_min_recall(capsys):

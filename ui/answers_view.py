@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.evaluation.stats import format_p
 from core.operations.answer_compare import GRADE_LABELS, GRADES
 from core.operations.answer_runs import answer_history, history_rows
+from core.operations.evaluation_stats import format_p
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 
@@ -70,7 +70,8 @@ def _cell(figures: dict[str, Any], metric: str) -> str:
 def show_figures(run: dict[str, Any]) -> None:
     st.caption(md_escape(
         f"{run['question_set']} · model {run['model']} · temperature {run['temperature']} · "
-        f"{run['asked']} answers asked this run, the others from the cache. Shares with their "
+        f"seed {run.get('seed', '–')} · {run['asked']} answers asked this run, the others from "
+        "the cache. Shares with their "
         "95 % intervals."))
     rows = [{"variant": v["label"], "retrieval": v["configuration"].get("retrieval", ""),
              **{FIGURE_LABELS[m]: _cell(v["overall"], m) for m in FIGURES},

@@ -1,5 +1,6 @@
 """What Compare draws for one chunking: the highlighted text, integrity badges that jump to the
-places they found, an inspector that shows table chunks as tables, and export buttons.
+places they found, an inspector that shows table chunks as tables (and a chunk on its page),
+and export buttons.
 
 The highlight HTML is held by content (document, spans, flagged chunks), so a rerun that
 changed another column does not draw this one's text again.
@@ -17,6 +18,7 @@ from core.chunking.checks import CheckKind, IntegrityReport, Place
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.operations.export import SHAPES, export_chunks, python_snippet
+from ui.page_view import show_on_page
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
 from ui.resources import html_by_content
 
@@ -117,6 +119,7 @@ def inspector(document: Document, chunks: list[Chunk], slot: int) -> None:
     c = chunks[int(k) - 1]
     path = md_escape(" › ".join(c.heading_path)) or "—"
     st.caption(f"{c.chunk_type} · {c.tokens:,} tokens · chars {c.start:,}–{c.end:,} · {path}")
+    show_on_page(document, [(c.start, c.end)], key=f"cmp_page_{slot}")
     for table in document.tables:
         if c.start <= table.start and table.end <= c.end and len(table.rows) > 1:
             header = _unique([cell or " " for cell in table.rows[0]])

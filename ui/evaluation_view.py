@@ -15,7 +15,6 @@ from core.chunking.checks import INVARIANTS, LABELS
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS
-from core.evaluation.stats import format_p
 from core.operations.chunk_map import evaluation_question
 from core.operations.evaluation import (
     CandidateFailure,
@@ -29,6 +28,7 @@ from core.operations.evaluation_stats import (
     ContextualDelta,
     compare,
     contextual_deltas,
+    format_p,
     intervals,
     metric_name,
     outcome_rows,
@@ -374,7 +374,8 @@ def _history_rows(record: RunRecord) -> list[dict[str, object]]:
 def show_last_runs(records: list[RunRecord]) -> None:
     """The kept runs of the inputs on screen, when their full results are gone (a reload)."""
     when = max(r.created for r in records).replace("T", " ")[:16]
-    st.info(f"The last results for these inputs (run {when} UTC), from the run history. Run "
+    st.info(f"The last results for these inputs (run {md_escape(when)} UTC), from the run "
+            "history. Run "
             "the evaluation again for each question's detail and the comparisons.",
             icon=":material/history:")
     st.dataframe(pd.DataFrame([row for r in records for row in _history_rows(r)]),

@@ -40,4 +40,5 @@ def say_if_cancelled(running: str, kept: str) -> None:
     """After a Cancel (``running`` still set from the run it stopped): what was kept, and that
     Resume goes on from it."""
     if st.session_state.pop(running, None):
-        st.info(f"Cancelled: {kept}; **Resume** goes on from them.", icon=":material/stop:")
+        st.info(f"Cancelled: {md_escape(kept)}; **Resume** goes on from them.",
+                icon=":material/stop:")

@@ -6,8 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import TemplateError
-from core.prompts.locales import DEFAULT_LOCALE, locale_names
-from core.prompts.rag_fields import FIELDS, RagField, field_values, with_field
+from core.operations.answer_prompt import (
+    DEFAULT_LOCALE,
+    FIELDS,
+    RagField,
+    field_values,
+    locale_names,
+    with_field,
+)
 from ui.render import md_escape
 
 

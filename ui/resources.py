@@ -1,6 +1,7 @@
 """Every resource the pages share, held once: the document library, the chunk store, the prompt
 library, token counts, the HTML drawn from content (highlighted text, bar charts), the maps of
-chunks, and this session's LLM, answer, embedding and reranking settings.
+chunks, page images (a region highlighted on them), and this session's LLM, answer, embedding
+and reranking settings.
 
 Nothing else in the app caches a resource or drawn HTML. The store and the prompt library are
 keyed by where they live (data folder, Chroma server), so a test or a second data folder gets its
@@ -14,18 +15,19 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import streamlit as st
 
 from core import config
-from core.documents.model import Document
+from core.documents.model import Document, PageBox
 from core.embeddings import embed
 from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.library import DocumentLibrary, default_library
 from core.llm.settings import AnswerSettings, LLMSettings, load_answer_settings, load_settings
 from core.operations.chunk_map import ChunkMap, chunk_set_map, evaluation_map
 from core.operations.evaluation import CandidateResult
+from core.operations.page_view import page_picture
 from core.prompts.library import PromptLibrary
 from core.retrieval.rerank import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
@@ -72,15 +74,24 @@ def prompt_library() -> PromptLibrary:
     return _prompt_library(str(config.data_dir()))
 
 
-@st.cache_data(show_spinner=False, max_entries=48)
-def _page_image(data_dir: str, doc_id: str, page: int) -> bytes:
-    return library().page_image(doc_id, page)
+BoxKey = tuple[int, float, float, float, float]
 
 
-def page_image(doc_id: str, page: int) -> bytes:
-    """A page of a stored PDF as a JPEG: drawn once from its original, then kept on disk and,
-    for the last pages viewed, in memory."""
-    return _page_image(str(config.data_dir()), doc_id, page)
+@st.cache_data(show_spinner=False, max_entries=64)
+def _page_image(data_dir: str, doc_id: str, page: int, boxes: tuple[BoxKey, ...],
+                whole: bool) -> bytes:
+    return page_picture(library(), doc_id, page,
+                        [PageBox(page=p, x0=x0, top=top, x1=x1, bottom=bottom)
+                         for p, x0, top, x1, bottom in boxes], whole=whole)
+
+
+def page_image(doc_id: str, page: int, boxes: Sequence[PageBox] = (), *,
+               whole: bool = True) -> bytes:
+    """A page of a stored PDF as a JPEG, ``boxes`` highlighted on it (the whole page, or the
+    band around them): drawn once from its original, then kept on disk and, for the last
+    pages and regions viewed, in memory."""
+    key = tuple((b.page, b.x0, b.top, b.x1, b.bottom) for b in boxes)
+    return _page_image(str(config.data_dir()), doc_id, page, key, whole)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -32,6 +32,7 @@ from core.cli.output import say, show_progress
 from core.llm.settings import load_answer_settings, load_settings
 from core.operations.answer_compare import run_json
 from core.operations.answer_eval import (
+    ANSWER_SEED,
     AnswerOptions,
     AnswerRunError,
     arms_for,
@@ -62,6 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="only the first N questions")
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="answer temperature, fixed for every variant (default 0)")
+    parser.add_argument("--seed", type=int, default=ANSWER_SEED,
+                        help=f"sampling seed sent to servers that take one (default {ANSWER_SEED})")
     parser.add_argument("--locale", help="locale of the RAG answer template (e.g. ja)")
     parser.add_argument("--judge", action="store_true",
                         help="also have the model judge each answer's faithfulness to its "
@@ -87,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_from_folder(args.questions, args.docs)
     for problem in loaded.questions.problems:
         say(f"skipped {problem}")
-    options = AnswerOptions(temperature=args.temperature, k=args.k, ranking=args.ranking,
-                            limit=args.limit, locale=args.locale,
+    options = AnswerOptions(temperature=args.temperature, seed=args.seed, k=args.k,
+                            ranking=args.ranking, limit=args.limit, locale=args.locale,
                             model=load_answer_settings().model, use_cache=not args.no_cache,
                             judge=args.judge)
     result = run_answers(loaded.questions, loaded.documents, arms, load_settings(), options,

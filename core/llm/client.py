@@ -44,6 +44,7 @@ import httpx
 from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
+from core.llm.reported import positive_float, positive_int
 from core.llm.settings import LLMSettings
 from core.llm.slots import SlotChooser, prompt_processed
 from core.llm.structured import PROBE_PHASE, probe, response_format
@@ -77,7 +78,8 @@ class LLMRequest:
 
     ``phase`` names the request in the log and to the server (a header real servers ignore);
     ``label`` is how an error names it to the user. ``model``, ``temperature`` and
-    ``max_tokens`` default to the connection's settings.
+    ``max_tokens`` default to the connection's settings; ``seed`` is sent only when given (the
+    servers that take one — llama.cpp, vLLM, OpenAI — sample the same way for the same prompt).
     """
 
     prompt: str
@@ -86,6 +88,7 @@ class LLMRequest:
     template_version: str = "-"
     model: str | None = None
     temperature: float | None = None
+    seed: int | None = None
     max_tokens: int | None = None
     subject: str = ""  # what the request is about, for the log: a document and its blocks
     stop: tuple[str, ...] = ()  # the server ends the answer where one of these would begin
@@ -299,6 +302,7 @@ class LLMClient:
             "temperature": (settings.temperature if request.temperature is None
                             else request.temperature),
             "max_tokens": request.max_tokens or settings.max_tokens,
+            **({"seed": request.seed} if request.seed is not None else {}),
             **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
             **({"response_format": response_format(request.phase, request.schema)}
                if request.schema else {}),
@@ -434,17 +438,3 @@ class LLMClient:
             fix = "raise “Max tokens per answer” in Settings, or ask for a shorter answer"
         return f"answer cut at {limit:,} tokens (the server stopped at the limit): {fix}"
 
-
-def positive_int(value: Any) -> int | None:
-    """``value`` as a positive int, else None (for numbers a server reports)."""
-    number = positive_float(value)
-    return None if number is None or int(number) <= 0 else int(number)
-
-
-def positive_float(value: Any) -> float | None:
-    """``value`` as a positive number, else None (for numbers a server reports)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number > 0 else None

@@ -95,6 +95,7 @@ class AnswerSettings(BaseModel):
     model: str = Field("", max_length=200)
     temperature: float = Field(0.7, ge=0.0, le=2.0)
     locale: str = Field("default", max_length=35)
+    seed: int | None = None  # fixed sampling for comparisons (answer runs); None: the server's
 
 
 def load_answer_settings() -> AnswerSettings:

@@ -150,7 +150,7 @@ def run_json(run: AnswerEvaluation) -> dict[str, Any]:
     """The run as ``python -m core answers`` prints it."""
     return {
         "question_set": run.question_set, "question_set_version": run.question_set_version,
-        "model": run.model, "temperature": run.temperature, "asked": run.asked,
+        "model": run.model, "temperature": run.temperature, "seed": run.seed, "asked": run.asked,
         "values": "fractions (0..1) except mean_tokens and seconds (per answer)",
         "variants": [{"variant": r.arm.variant, "label": r.arm.label,
                       "template_version": r.template_version,

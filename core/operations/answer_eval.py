@@ -5,10 +5,11 @@ each answer without an LLM (:mod:`core.assembly.grades`).
 Each configuration retrieves as an evaluation does (:func:`core.operations.evaluation.evaluate`,
 whose results are cached), the retrieved passages become the prompt's numbered sources
 (:func:`core.assembly.assemble_prompt`) under the arm's template, and the prompt goes through
-the answer phase at a fixed temperature (0 by default), several at once up to the server's
-slots. Answers are cached by template version, model, temperature, question and retrieved
-chunks, so a re-run (or a Resume after Cancel) asks nothing twice. A failed answer is a failed
-row with its reason; a configuration that cannot retrieve fails its arms' rows, never the run.
+the answer phase at a fixed temperature (0 by default) and seed, several at once up to the
+server's slots. Answers are cached by template version, model, temperature, seed, question and
+retrieved chunks, so a re-run (or a Resume after Cancel) asks nothing twice. A failed answer is
+a failed row with its reason; a configuration that cannot retrieve fails its arms' rows, never
+the run.
 """
 
 from __future__ import annotations
@@ -86,9 +87,13 @@ def arms_for(variants: Sequence[str], candidates: Sequence[Candidate]) -> list[A
     return arms
 
 
+ANSWER_SEED = 7  # every comparison samples with the same seed, so a difference is the prompt's
+
+
 @dataclass(frozen=True)
 class AnswerOptions:
     temperature: float = 0.0
+    seed: int = ANSWER_SEED  # sent to servers that take one
     k: int = DEFAULT_K
     ranking: RankMode = "vector"
     limit: int | None = None  # the first N questions only
@@ -145,6 +150,7 @@ class AnswerEvaluation:
     temperature: float
     arms: list[ArmResult]
     asked: int = 0  # answers requested from the model in this run (the others were cached)
+    seed: int = ANSWER_SEED
 
 
 def _packs(result: QuestionResult, document: Document) -> list[Pack]:
@@ -238,7 +244,8 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
                                         doc_names={document.doc_id: document.source_name})
             row.citations = _citation_json(assembled, packs)
             key = LLMCache.key(CACHE_PHASE, template.version, model, options.temperature,
-                               question=q.question, locale=options.locale or DEFAULT,
+                               seed=options.seed, question=q.question,
+                               locale=options.locale or DEFAULT,
                                chunks=[c.pack_id for c in assembled.citations])
             jobs.append(_Job(arm_index, row, assembled, q, document, key))
         results.append(ArmResult(arm, template.version,
@@ -247,7 +254,7 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
     asked = _answer_all(jobs, templates, arms, settings, options, cache, tracker, judge)
     tracker.step(tracker.total, "Done")
     return AnswerEvaluation(question_set.name, question_set.version, model,
-                            options.temperature, results, asked)
+                            options.temperature, results, asked, options.seed)
 
 
 def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
@@ -291,7 +298,8 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
         job.row.cached = True
         _grade(job, saved["text"], saved["tokens"], saved["seconds"])
         finished(job, "Answer (cached)")
-    answer = AnswerSettings(model=options.model, temperature=options.temperature)
+    answer = AnswerSettings(model=options.model, temperature=options.temperature,
+                            seed=options.seed)
     to_judge = [j for j in jobs if judge is not None and j.row.status == "ok"]
     if not to_ask and not to_judge:
         return 0

@@ -7,7 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.evaluation.metrics import METRIC_LABELS, METRICS, question_value
-from core.evaluation.stats import Interval, PairedComparison, bootstrap_ci, compare_paired, outcomes
+from core.evaluation.stats import (
+    Interval,
+    PairedComparison,
+    bootstrap_ci,
+    compare_paired,
+    outcomes,
+)
+from core.evaluation.stats import (
+    format_p as format_p,  # offered to the pages with the rest of the statistics
+)
 from core.operations.evaluation import Candidate, CandidateResult, EvaluationError
 from core.operations.strategies import uses_llm
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 SAMPLER_SEED = 0
 T = TypeVar("T")
 KEY_ATTR = "chunklab_key"  # the study's user attribute naming what it searches
+DRIVER_EXTRA = "team"  # the optional extra with the PostgreSQL driver (pyproject.toml)
 
 
 class StudyError(ChunkLabError):
@@ -77,6 +78,7 @@ def open_study(key: str, *, fresh: bool, storage: str | None = None,
         backend: optuna.storages.BaseStorage = JournalStorage(JournalFileBackend(str(path)))
     else:
         url = storage
+        _require_driver(url)
         backend = _retrying(lambda: optuna.storages.RDBStorage(url),
                             f"Cannot open the study storage {_safe(storage)}: give an Optuna "
                             "storage URL such as sqlite:///tune.db or postgresql://user@host/db")
@@ -93,6 +95,24 @@ def open_study(key: str, *, fresh: bool, storage: str | None = None,
                          "settings (objective, budget, recall floor, held-back share, search "
                          "space); join it with the same ones, or name a new study.")
     return study
+
+
+def _require_driver(url: str) -> None:
+    """Refuse at once, naming what to install, a storage URL whose database driver is missing
+    (a bad URL is left to Optuna, which says so)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        make_url(url).get_dialect().import_dbapi()
+    except ImportError as err:
+        dialect = url.partition(":")[0].partition("+")[0]
+        remedy = (f"install the {DRIVER_EXTRA} extra" if dialect == "postgresql"
+                  else f"install it, or use PostgreSQL with the {DRIVER_EXTRA} extra")
+        raise StudyError(f"The study storage {_safe(url)} needs the database driver "
+                         f"{err.name or dialect!r}, which is not installed: {remedy} "
+                         f"(pip install -e .[{DRIVER_EXTRA}]).") from None
+    except Exception:  # a URL SQLAlchemy cannot read
+        return
 
 
 def _retrying(make: Callable[[], T], fail: str, attempts: int = 5) -> T:
@@ -147,5 +167,5 @@ def _safe(url: str) -> str:
     if not at or "://" not in head:
         return url
     scheme, _, credentials = head.partition("://")
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{tail}"
+    user, password, _ = credentials.partition(":")
+    return f"{scheme}://{user}{':***' if password else ''}@{tail}"

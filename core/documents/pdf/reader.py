@@ -125,7 +125,9 @@ class PageReading:
 
 
 def _view(page: Any) -> _View:
-    left, bottom, right, top = page.get_cropbox()
+    # the box pdfium draws: its crop box within its media box, inherited from the page tree
+    # (``get_cropbox`` reads only the page's own entry and falls back to US Letter)
+    left, bottom, right, top = page.get_bbox()
     return _View(left, bottom, right, top, page.get_rotation() % 360)
 
 

@@ -102,7 +102,8 @@ class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
     def request(self, prompt: str, template: PromptTemplate, context: PhaseContext) -> LLMRequest:
         answer = context.answer_settings
         return LLMRequest(prompt, self.name, self.label, template.version,
-                          model=answer.model or None, temperature=answer.temperature)
+                          model=answer.model or None, temperature=answer.temperature,
+                          seed=answer.seed)
 
     def parse(self, answer: str, request: AnswerRequest) -> Answer:
         return Answer(answer, check_citations(answer, request.citations))
