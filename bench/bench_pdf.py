@@ -5,8 +5,10 @@
 For each PDF: unmappable characters left as ``(cid:N)``, doubled-glyph words
 ("EENNFFOORRCCEEDD"), headings (sections) and tables found, seconds, and the route's quality
 note. When ``<name>.md`` lies beside a PDF it is taken as the reference conversion: word-level F1
-of the text against it (ours and plain pdfplumber's) and the share of its headings found as
-sections. Make reference material with ``python -m corpora.pdf_layouts OUT_DIR``.
+of the text against it (ours and plain pdfplumber's), the share of its headings found as
+sections, the share found at their level, and, where it has pipe tables, the cell-level F1 of
+the tables found against them.
+Make reference material with ``python -m corpora.pdf_layouts OUT_DIR``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from bench.quick import add_quick
 from core.documents.pdf import convert_pdf_offline
 from corpora.pdf_score import (
     doubled_glyph_words,
+    heading_level_agreement,
     heading_recall,
     reference_headings,
+    reference_tables,
+    table_cell_f1,
     unmapped,
     word_f1,
 )
@@ -46,8 +51,8 @@ def _pct(value: float | None) -> str:
 def bench(folder: Path, limit: int | None = None) -> None:
     print(f"\n{folder}")
     print(f"{'pdf':42} {'what':10} {'cid':>5} {'dbl':>5} {'head':>5} {'tabl':>5} {'sec':>6}"
-          f" {'F1':>5} {'headR':>5}")
-    f1s, recalls = [], []
+          f" {'F1':>5} {'headR':>5} {'level':>5} {'cells':>5}")
+    f1s, recalls, cells, levels = [], [], [], []
     for path in sorted(folder.glob("*.pdf"))[:limit]:
         data = path.read_bytes()
         ref_path = path.with_suffix(".md")
@@ -65,18 +70,29 @@ def bench(folder: Path, limit: int | None = None) -> None:
             f1s.append(f1)
         if recall is not None:
             recalls.append(recall)
+        level = (heading_level_agreement([(s.title, s.level) for s in ours.sections],
+                                         reference) if reference is not None else None)
+        if level is not None:
+            levels.append(level)
+        cell = (table_cell_f1([t.rows for t in ours.tables], reference_tables(reference))
+                if reference is not None else None)
+        if cell is not None:
+            cells.append(cell)
         name = path.name[:42]
         print(f"{name:42} {'pdfplumber':10} {unmapped(plain):5} "
               f"{len(doubled_glyph_words(plain)):5} {'':>5} {'':>5} {plain_seconds:6.2f} "
               f"{_pct(word_f1(plain, reference) if reference is not None else None):>5}")
         print(f"{'':42} {'ours':10} {unmapped(ours.text):5} "
               f"{len(doubled_glyph_words(ours.text)):5} {len(ours.sections):5} "
-              f"{len(ours.tables):5} {seconds:6.2f} {_pct(f1):>5} {_pct(recall):>5}")
+              f"{len(ours.tables):5} {seconds:6.2f} {_pct(f1):>5} {_pct(recall):>5}"
+              f" {_pct(level):>5} {_pct(cell):>5}")
         if ours.quality is not None:
             print(f"{'':42}   {ours.quality.summary()}")
     if f1s:
         print(f"mean word F1 {statistics.mean(f1s):.3f} (min {min(f1s):.3f}); "
-              f"mean heading recall {statistics.mean(recalls):.3f} (min {min(recalls):.3f})")
+              f"mean heading recall {statistics.mean(recalls):.3f} (min {min(recalls):.3f})"
+              + (f"; headings at their level {statistics.mean(levels):.3f}" if levels else "")
+              + (f"; mean table cell F1 {statistics.mean(cells):.3f}" if cells else ""))
 
 
 def main() -> None:

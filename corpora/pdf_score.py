@@ -4,7 +4,8 @@ share of the reference's headings found as sections.
 Words are lower-cased runs of letters and digits (Markdown marks, table pipes and punctuation
 do not count); F1 compares them as multisets, so order does not matter but every repeat does.
 A reference heading is found when a section title matches it after folding case, spacing and
-punctuation (or one contains the other, or they are 85 % alike).
+punctuation (or one contains the other, or they are 85 % alike). Tables are scored cell by cell
+(:func:`table_cell_f1`) against the reference's Markdown pipe tables.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from collections import Counter
 
 WORD = re.compile(r"\w+", re.UNICODE)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+LEVELLED = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
 UNMAPPED = re.compile(r"\(cid:\d+\)")
+PIPE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+RULE_CELL = re.compile(r"^\s*:?-+:?\s*$")
+PIPE = re.compile(r"(?<!\\)\|")
+
+Rows = list[list[str]]
 
 
 def words(text: str) -> Counter[str]:
@@ -36,17 +43,40 @@ def fold(title: str) -> str:
     return " ".join(w.lower() for w in WORD.findall(title))
 
 
+def _same_heading(heading: str, title: str) -> bool:
+    return bool(heading == title or (heading and (heading in title or title in heading) and title)
+                or difflib.SequenceMatcher(None, heading, title).ratio() >= 0.85)
+
+
 def heading_recall(titles: list[str], reference_headings: list[str]) -> float | None:
     """Share of ``reference_headings`` found among ``titles`` (None when there are none)."""
     if not reference_headings:
         return None
     folded = [fold(t) for t in titles]
-    found = 0
-    for heading in map(fold, reference_headings):
-        found += any(heading == t or (heading and (heading in t or t in heading) and t)
-                     or difflib.SequenceMatcher(None, heading, t).ratio() >= 0.85
-                     for t in folded)
+    found = sum(any(_same_heading(heading, t) for t in folded)
+                for heading in map(fold, reference_headings))
     return found / len(reference_headings)
+
+
+def _dense(levels: list[int]) -> list[int]:
+    rank = {level: i + 1 for i, level in enumerate(sorted(set(levels)))}
+    return [rank[level] for level in levels]
+
+
+def heading_level_agreement(sections: list[tuple[str, int]], markdown: str) -> float | None:
+    """Share of the reference's headings found as a section at the same level (levels made
+    dense on both sides: the ranks in use become 1, 2, 3…); None when it has no headings."""
+    reference = [(fold(m.group(2)), len(m.group(1))) for m in LEVELLED.finditer(markdown)]
+    if not reference:
+        return None
+    ours = list(zip([fold(t) for t, _ in sections], _dense([lv for _, lv in sections]),
+                    strict=True))
+    theirs = _dense([lv for _, lv in reference])
+    agree = 0
+    for (heading, _), level in zip(reference, theirs, strict=True):
+        match = next((lv for title, lv in ours if _same_heading(heading, title)), None)
+        agree += match == level
+    return agree / len(reference)
 
 
 def reference_headings(markdown: str) -> list[str]:
@@ -67,3 +97,44 @@ def doubled_glyph_words(text: str) -> list[str]:
 
 def unmapped(text: str) -> int:
     return len(UNMAPPED.findall(text))
+
+
+def reference_tables(markdown: str) -> list[Rows]:
+    """The pipe tables of a Markdown text, each as rows of cells (the rule under the header
+    left out)."""
+    tables: list[Rows] = []
+    current: Rows = []
+    for line in [*markdown.splitlines(), ""]:
+        match = PIPE_ROW.match(line)
+        if match:
+            cells = [c.strip().replace("\\|", "|") for c in PIPE.split(match.group(1))]
+            if not all(RULE_CELL.match(c) for c in cells):
+                current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def _cells(rows: Rows) -> set[tuple[int, int, str]]:
+    return {(r, c, fold(cell)) for r, row in enumerate(rows) for c, cell in enumerate(row)
+            if fold(cell)}
+
+
+def table_cell_f1(found: list[Rows], reference: list[Rows]) -> float | None:
+    """Cell-level F1 of the tables found against the reference tables: each reference table
+    is matched with the found table that scores best, where a cell counts when the same text
+    (folded) stands at the same row and column; empty cells do not count. The mean over the
+    reference tables (a table not found scores 0); None when the reference has none."""
+    if not reference:
+        return None
+    scores = []
+    for table in reference:
+        theirs = _cells(table)
+        best = 0.0
+        for rows in found:
+            mine = _cells(rows)
+            if mine and theirs:
+                best = max(best, 2 * len(mine & theirs) / (len(mine) + len(theirs)))
+        scores.append(best)
+    return sum(scores) / len(scores)

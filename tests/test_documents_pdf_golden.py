@@ -21,7 +21,9 @@ from corpora.pdf_score import doubled_glyph_words, unmapped
 FOLDER = Path(__file__).resolve().parent / "golden" / "pdf"
 # right-to-left PDFs printed by Chromium, kept beside their HTML and reference text
 RTL = Path(__file__).resolve().parent / "fixtures" / "pdf" / "rtl"
-SOURCES = {p.name: p for folder in (FOLDER, RTL) for p in folder.glob("*.pdf")}
+# book pages, letter-spaced and justified text, a paper's table: printed by Chromium
+READING = Path(__file__).resolve().parent / "fixtures" / "pdf" / "reading"
+SOURCES = {p.name: p for folder in (FOLDER, RTL, READING) for p in folder.glob("*.pdf")}
 PDFS = sorted(SOURCES)
 
 
@@ -35,7 +37,8 @@ def golden_text(converted: ConvertedText) -> str:
     lines.append("<!-- pages -->")
     lines += [f"page {p.number}: {p.columns} columns; running: {p.running}"
               + (f"; line numbers {p.line_numbers[0]}-{p.line_numbers[-1]}"
-                 if p.line_numbers else "") for p in converted.page_info]
+                 if p.line_numbers else "") + (f"; role: {p.role}" if p.role else "")
+              for p in converted.page_info]
     return "\n".join(lines) + "\n"
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from core.documents.hygiene import is_clean
 
 BlockKind = Literal["title", "heading", "paragraph", "list_item", "table", "caption", "code"]
+PageRole = Literal["cover", "contents", "index"]
 Route = Literal["text", "markdown", "docling", "docling-pdf", "pdf-offline"]
 
 
@@ -87,6 +88,9 @@ class PageInfo(BaseModel):
     columns: int = 1  # most columns of running text read side by side on the page
     running: list[str] = []  # running headers, footers and page numbers taken out of the text
     line_numbers: list[int] = []  # a line-number gutter in the margin, taken out of the text
+    # not body text: a cover, a contents page or an index (kept in the text; see
+    # Document.set_apart)
+    role: PageRole | None = None
 
 
 class PdfQuality(BaseModel):
@@ -105,6 +109,7 @@ class PdfQuality(BaseModel):
     right_to_left_share: float = 0.0  # share of the letters in right-to-left scripts
     right_to_left_lines: int = 0  # lines read from the page right to left, put in reading order
     presentation_forms: int = 0  # shaped letters (Arabic presentation forms) normalised
+    pages_set_apart: int = 0  # covers, contents pages and indexes (PageInfo.role)
 
     def summary(self) -> str:
         """One line a user reads: what was repaired, found or lost."""
@@ -126,6 +131,9 @@ class PdfQuality(BaseModel):
                          f"{page_word}")
         if self.running_removed:
             parts.append(f"{self.running_removed:,} running header/footer lines removed")
+        if self.pages_set_apart:
+            parts.append(f"{self.pages_set_apart} cover, contents or index "
+                         f"{'page' if self.pages_set_apart == 1 else 'pages'} set apart")
         found = self.tables_ruled + self.tables_unruled
         if found:
             parts.append(f"{found} tables found ({self.tables_unruled} without rules)")
@@ -170,6 +178,27 @@ class Document(BaseModel):
         """The stretch of the text read from ``page`` (its first block to its last), if any."""
         spans = [(b.start, b.end) for b in self.blocks if b.page == page]
         return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
+
+    def role_of(self, pages: list[int]) -> PageRole | None:
+        """The role of ``pages`` when every one of them is a cover, contents or index page (the
+        first one's), else None: text read from them only is set apart."""
+        roles = self._roles
+        if not pages or not roles or any(p not in roles for p in pages):
+            return None
+        return roles[pages[0]]
+
+    @functools.cached_property
+    def _roles(self) -> dict[int, PageRole]:
+        return {p.number: p.role for p in self.page_info if p.role is not None}
+
+    def set_apart(self) -> list[tuple[PageRole, int, int]]:
+        """The stretches of the text read from covers, contents pages and indexes (role, start,
+        end): kept in the text, and meant to be left out of retrieval."""
+        out = []
+        for info in self.page_info:
+            if info.role is not None and (span := self.page_span(info.number)) is not None:
+                out.append((info.role, *span))
+        return out
 
     def provenance(self, start: int, end: int) -> tuple[list[int], list[PageBox]]:
         """The pages (1-based, ascending) and line boxes ``text[start:end]`` was read from: from

@@ -58,7 +58,9 @@ class Word:
     upright: bool = True
     upward: bool = False  # rotated text that reads from the bottom of the page up
     chars: int = field(default=0)
-    spaced: bool = True  # a blank (drawn or inferred) follows it; False: split by a gap only
+    spaced: bool = True  # a drawn blank follows it; False: split by a gap or an inferred blank
+    space: float = 0.0  # its font's word space in points (0: the font has none)
+    letter_gap: float | None = None  # the usual gap between its letters (tracking), points
     table: int | None = None  # a stand-in for the table with this index (its whole box)
 
     @property
@@ -140,9 +142,12 @@ def _word(chars: list[dict[str, Any]], text: str) -> Word:
         top=min(c["top"] for c in chars), bottom=max(c["bottom"] for c in chars),
         size=statistics.median(sizes), bold=bold / len(visible),
         symbol=all(_font_kind(c["fontname"])[1] for c in visible),
-        mono=all(_font_kind(c["fontname"])[2] for c in visible),
+        mono=all(c.get("fixed") or _font_kind(c["fontname"])[2] for c in visible),
         upright=bool(chars[0].get("upright", True)), upward=bool(chars[0].get("upward")),
         chars=len(visible), spaced=bool(chars[-1].get("blank_after", True)),
+        space=(visible[0].get("space") or 0.0) * visible[0]["size"],
+        letter_gap=statistics.median(gaps) if (gaps := [
+            b["x0"] - a["x1"] for a, b in zip(visible, visible[1:], strict=False)]) else None,
     )
 
 
@@ -154,7 +159,9 @@ def joined_word(parts: list[Word]) -> Word:
         top=min(w.top for w in parts), bottom=max(w.bottom for w in parts),
         size=max(w.size for w in parts), bold=sum(w.bold * w.chars for w in parts) / chars,
         symbol=all(w.symbol for w in parts), upright=parts[0].upright,
-        upward=parts[0].upward, chars=sum(w.chars for w in parts), spaced=parts[-1].spaced)
+        upward=parts[0].upward, chars=sum(w.chars for w in parts), spaced=parts[-1].spaced,
+        space=max(w.space for w in parts), letter_gap=statistics.median(
+            [b.x0 - a.x1 for a, b in zip(parts, parts[1:], strict=False)]))
 
 
 def words_of(chars: list[dict[str, Any]]) -> list[Word]:
@@ -165,7 +172,7 @@ def words_of(chars: list[dict[str, Any]]) -> list[Word]:
 
     words = []
     for char, after in zip(chars, chars[1:], strict=False):
-        char["blank_after"] = not after["text"].strip()
+        char["blank_after"] = not after["text"].strip() and not after.get("generated")
     if chars:
         chars[-1]["blank_after"] = True
     # pdfplumber orders bottom-to-top glyphs by their height too

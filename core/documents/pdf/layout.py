@@ -23,8 +23,12 @@ from core.documents.pdf.direction import logical, right_to_left_line
 MIN_PROSE_LINES = 3
 MIN_PROSE_CHARS = 12  # median characters per line of a column of running text
 INNER_GAP = 1.2  # a gap this many font sizes wide inside a line is not a word space
-LETTER_SPACING = 0.5  # share of the line's word space: a narrower gap with no blank is inside
-MIN_SPACES = 2  # blanks a line needs before its word space is known
+WORD_SPACE_SHARE = 0.5  # of a word space, beyond the line's tracking: a narrower gap is inside
+# of a word space, beyond the tracking, before a closing mark: a wider gap is a thin space
+# set on purpose (French "ionogramme :")
+PUNCTUATION_SHARE = 0.2
+DEFAULT_SPACE = 0.25  # font sizes: the word space of a font that has none of its own
+MAX_TRACKING = 0.5  # font sizes: letters set further apart are not one word (a spaced label)
 CLOSING = ".,;:!?)]’”"  # punctuation that closes the word before it
 
 
@@ -86,24 +90,45 @@ def join_words(words: list[Word]) -> str:
     return logical(out)
 
 
+def _tracking(words: list[Word]) -> float:
+    """The usual gap between two letters of a word on this line (the producer's tracking or
+    character spacing, near 0 in plain text): the median over the gaps inside its words (each
+    word's usual gap, once per letter pair) and the gaps between its fragments."""
+    weighted: list[tuple[float, int]] = [
+        (w.letter_gap, w.chars - 1) for w in words if w.letter_gap is not None and w.chars > 1]
+    weighted += [(b.x0 - a.x1, 1) for a, b in zip(words, words[1:], strict=False)]
+    weighted.sort()
+    half = sum(n for _, n in weighted) / 2
+    seen = 0
+    for gap, n in weighted:
+        seen += n
+        if seen >= half:
+            return gap
+    return 0.0
+
+
 def rejoin_spaced(words: list[Word]) -> list[Word]:
-    """The words of one line (left to right), with words whose letters the producer set apart
-    (tracking, justified text: "S p e c i f i e s") joined again. In a line whose words are
-    separated by blanks, two fragments of the same size on one baseline, a letter where they
-    meet (or a closing punctuation mark after a letter), with no blank between them and a gap
-    under :data:`LETTER_SPACING` of the line's word space are one word."""
-    spaces = [b.x0 - a.x1 for a, b in zip(words, words[1:], strict=False) if a.spaced]
-    if len(spaces) < MIN_SPACES:
+    """The words of one line (left to right), with words whose letters the producer placed one
+    by one (tracking, kerning, justified text: "S p e c i f i e s", "ini t ially") joined
+    again. A word gap is judged against the line's own letter spacing and the font's own word
+    space: two fragments of the same size on one baseline, a letter where they meet (or a
+    closing punctuation mark after a letter), with no drawn blank between them, are one word
+    when their gap is under the line's tracking plus :data:`WORD_SPACE_SHARE` of a word space
+    (:data:`PUNCTUATION_SHARE` before a closing mark)
+    (a blank pdfium inferred from the gap alone does not count: it is the gap that is judged)."""
+    if len(words) < 2:
         return words
-    limit = LETTER_SPACING * statistics.median(spaces)
+    tracking = min(max(_tracking(words), 0.0), MAX_TRACKING * words[0].size)
     out = [[words[0]]]
     for word in words[1:]:
         last = out[-1][-1]
+        space = last.space or DEFAULT_SPACE * last.size
         if (not last.spaced and last.text[-1].isalpha()
                 and (word.text[0].isalpha() or not word.text.strip(CLOSING))
                 and abs(last.size - word.size) < 0.1 and word.upright
                 and abs(last.bottom - word.bottom) < 0.1 * word.size
-                and 0 <= word.x0 - last.x1 < limit):
+                and 0 <= word.x0 - last.x1 < tracking + (
+                    WORD_SPACE_SHARE if word.text[0].isalpha() else PUNCTUATION_SHARE) * space):
             out[-1].append(word)
         else:
             out.append([word])

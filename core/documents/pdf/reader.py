@@ -7,12 +7,14 @@ pass of native code), which keeps long PDFs inside the conversion worker's time 
 
 Invariants of a character record (a dict, the shape pdfplumber's word extractor reads):
 ``x0 < x1`` and ``top < bottom`` span the glyph's advance and its font's ascent to descent;
-``size`` is its font size on the page; ``upright`` is False for rotated text, and ``upward``
-True when rotated text reads from the bottom of the page to the top; ``origin`` is
-where the glyph is drawn in PDF user space; ``text`` is the Unicode text pdfium maps the glyph
-to, or None when the font has no map for it, and then ``code`` is the glyph's character code in
-its font (for :mod:`.fonts`). Generated characters
-(the spaces and line breaks pdfium infers) are not records: words come from the geometry.
+``size`` is its font size on the page; ``fixed`` is True when its font is monospaced;
+``space`` is its font's word space in font sizes (None when the font has none);
+``upright`` is False for rotated text, and ``upward`` True when rotated text reads from the
+bottom of the page to the top; ``origin`` is where the glyph is drawn in PDF user space;
+``text`` is the Unicode text pdfium maps the glyph to, or None when the font has no map for it,
+and then ``code`` is the glyph's character code in its font (for :mod:`.fonts`). Generated
+characters (the line breaks pdfium infers) are not records; a space it infers is a blank
+record marked ``generated``: words come from the geometry.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from core.errors import ConversionError
 
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+SPACE_WIDTHS = (0.15, 0.6)  # font sizes: a word space outside these is not one (a missing glyph)
+FIXED_PITCH = 1  # the font descriptor's flag for a monospaced font
 MAX_FORM_DEPTH = 8  # forms inside forms: deeper nesting is neither read nor searched for fonts
 
 
@@ -133,6 +137,7 @@ class _Font:
     handle: Any
     key: int  # the font's address
     descent: float  # below the baseline, in font sizes (positive)
+    fixed: bool = False  # its descriptor says fixed pitch: a monospaced font, whatever its name
 
 
 class _Fonts:
@@ -165,9 +170,15 @@ class _Fonts:
                 descent.value = -0.2
             name = self.buffer.value.decode("latin-1", "replace")
             address = ctypes.cast(handle, ctypes.c_void_p).value or 0 if handle else 0
-            found = _Font(name, handle, address, min(max(-descent.value, 0.0), 0.5))
+            fixed = bool(handle and raw.FPDFFont_GetFlags(handle) & FIXED_PITCH)
+            found = _Font(name, handle, address, min(max(-descent.value, 0.0), 0.5), fixed)
             self.by_object[key] = found
         return found
+
+    def space(self, font: _Font) -> float | None:
+        """The font's own word space in font sizes, when it has a plausible one."""
+        width = self.advance(font, 32) if font.handle else None
+        return width if width is not None and SPACE_WIDTHS[0] <= width <= SPACE_WIDTHS[1] else None
 
     def advance(self, font: _Font, code: int) -> float | None:
         """The glyph's advance in font sizes, from the font's widths (None when unknown)."""
@@ -183,8 +194,9 @@ class _Fonts:
 
 def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
     """The page's glyphs in drawing order, as character records. A space pdfium infers
-    between words (or puts in place of a drawn space) is a blank record right after the
-    glyph before it, so it separates words as a drawn space does."""
+    between words (or puts in place of a drawn space) is a blank record marked ``generated``
+    right after the glyph before it: it separates words, and where the gap is too narrow for
+    a word space the words are joined again (:func:`~.layout.rejoin_spaced`)."""
     import pypdfium2.raw as raw
 
     textpage = page.get_textpage()
@@ -206,7 +218,8 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
             if code in (32, 10, 13) and is_generated(tp, i) == 1:
                 if code == 32 and out and out[-1]["text"] != " ":
                     last = out[-1]
-                    out.append({**last, "text": " ", "code": None, "x0": last["x1"]})
+                    out.append({**last, "text": " ", "code": None, "x0": last["x1"],
+                                "generated": True})
                 continue
             unmapped = map_error(tp, i) == 1
             if code == 2 and not unmapped:
@@ -265,7 +278,7 @@ def read_chars(page: Any, view: _View) -> list[dict[str, Any]]:
             out.append({
                 "text": None if unmapped else chr(code),
                 "code": code if unmapped else None,
-                "fontname": font.name,
+                "fontname": font.name, "fixed": font.fixed, "space": fonts.space(font),
                 "x0": x0, "x1": x1, "top": top, "bottom": bottom, "doctop": top,
                 "size": size, "upright": upright, "upward": not upright and dy < 0,
                 "origin": origin,

@@ -3,7 +3,8 @@
 1. glyphs and drawn rules of each page read with pdfium (:mod:`.reader`), glyphs without a
    Unicode map read from their fonts (:mod:`.fonts`), characters cleaned (:mod:`.chars`) and
    grouped into words;
-2. ruled tables taken out of the words (:mod:`.tables`);
+2. ruled tables taken out of the words (:mod:`.tables`), and tables ruled only across
+   (:mod:`.booktabs`);
 3. running headers, footers and page numbers found across pages and taken out (:mod:`.running`);
 4. each page read in column order (:mod:`.layout`), tables in place;
 5. unruled tables found among the lines (:mod:`.tables`);
@@ -23,6 +24,7 @@ from typing import Any
 from core.documents.docling_doc import convert_with_docling
 from core.documents.hygiene import Hygiene
 from core.documents.model import ConvertedText, PageInfo, PdfQuality
+from core.documents.pdf.booktabs import rule_framed_tables
 from core.documents.pdf.chars import CharFacts, Word, clean_chars, words_of
 from core.documents.pdf.direction import (
     has_right_to_left,
@@ -99,6 +101,9 @@ def _read_pages(data: bytes, filename: str, facts: CharFacts, hygiene: Hygiene
                                 facts)
             line_numbers, words = line_number_gutter(_cleaned(words_of(chars), hygiene))
             tables, words = ruled_tables(reading.edges, words, number) if words else ([], words)
+            framed, words = (rule_framed_tables(reading.edges, words, number) if words
+                             else ([], words))
+            tables += framed
             pages.append(_Page(number, reading.width, reading.height, words, tables,
                                line_numbers))
     except ConversionError:

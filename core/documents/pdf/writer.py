@@ -15,20 +15,26 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
-from core.documents.model import ConvertedText, LineBox, PageInfo, PdfQuality, TextSpan
+from core.documents.model import (
+    ConvertedText,
+    LineBox,
+    PageInfo,
+    PageRole,
+    PdfQuality,
+    TextSpan,
+)
 from core.documents.pdf.chars import Word
 from core.documents.pdf.direction import right_to_left_line
 from core.documents.pdf.headings import (
     NUMBER_ONLY,
     HeadingRules,
-    Style,
-    assign_levels,
     numbering_depth,
-    outline_depth,
     reads_as_sentence,
     style_of,
 )
 from core.documents.pdf.layout import Line, cjk
+from core.documents.pdf.matter import page_roles
+from core.documents.pdf.outline import assign_levels
 from core.documents.pdf.tables import TableBlock
 from core.documents.spans import TextBuilder, rows_to_markdown
 
@@ -39,6 +45,7 @@ DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
 PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
 MIN_SPACING_GAPS = 5  # lines a column needs before its own usual spacing counts
 RUN_IN_WORDS = 8  # a bold run-in heading has at most this many words
+JUSTIFIED_WIDTH = 10  # font sizes: lines at least this long that end together are justified
 SHORT_LINE = 0.3  # a line ending this share of the column's width short of its right edge
 
 
@@ -88,8 +95,9 @@ class _Gatherer:
     """Blocks from lines, one line at a time."""
 
     def __init__(self, rules: HeadingRules, margins: dict[tuple[int, str], tuple[float, float]],
-                 spacing: dict[tuple[int, str], float]) -> None:
+                 spacing: dict[tuple[int, str], float], roles: dict[int, PageRole]) -> None:
         self.rules = rules
+        self.roles = roles
         self.margins = margins
         self.spacing = spacing
         self.blocks: list[_Block] = []
@@ -108,6 +116,11 @@ class _Gatherer:
     def add(self, line: Line) -> None:
         last = self._last()
         prev = last.lines[-1] if last and last.lines else None
+        listing = self.roles.get(line.page) in ("contents", "index")
+        if listing and prev is not None and prev.page == line.page:
+            # a contents or index page: its title may be a heading, every entry is a line
+            self.blocks.append(_Block("paragraph", [line]))
+            return
         if self.rules.is_heading(line):
             if (last and last.kind == "heading" and prev is not None
                     and style_of(prev) == style_of(line) and self._near(prev, line, 0.9)
@@ -166,7 +179,16 @@ class _Gatherer:
         # (lines centred one under the other are one block of centred text, a title, a caption)
         centred = (abs(prev.x0 + prev.x1 - line.x0 - line.x1) < 2 * size
                    and min(prev_start, start) - left > size)
-        short = early and prev_end < right - SHORT_LINE * (right - left) and not centred
+        # lines justified to one edge narrower than the column (a text box, a narrow
+        # paragraph beside a figure) end where the block's other lines end
+        end = at.extent(line)[1]
+        justified = (-0.5 * size <= prev_start - start <= 6 * size
+                     and prev_end - prev_start > JUSTIFIED_WIDTH * size
+                     and _wordy(prev.text) and _wordy(line.text)
+                     and any(abs(e - prev_end) < 0.5 for e in
+                             [end, *(at.extent(ln)[1] for ln in block.lines[:-1])]))
+        short = (early and prev_end < right - SHORT_LINE * (right - left) and not centred
+                 and not justified)
         if block.kind == "list_item":
             opening = at.words(block.lines[0])
             text_x = at.extent(Line(opening[1:2], line.page))[0] if len(opening) > 1 else (
@@ -179,6 +201,11 @@ class _Gatherer:
                     and not hanging)
         run_in = ended and first.bold >= 0.9 and at.words(prev)[-1].bold < 0.5
         return not (indented or run_in or (ended and early) or short)
+
+
+def _wordy(text: str) -> bool:
+    """Most of the line is letters (running text, not a rule of dashes or a row of figures)."""
+    return sum(c.isalpha() for c in text) >= 0.6 * sum(not c.isspace() for c in text)
 
 
 def _run_in(line: Line) -> tuple[Line | None, Line | None]:
@@ -251,8 +278,11 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
           notes: list[str]) -> ConvertedText:
     """The text, blocks, sections and tables of the document read as ``items``."""
     lines = [i for i in items if isinstance(i, Line)]
+    roles = page_roles(lines, len(pages))
+    pages = [p.model_copy(update={"role": roles.get(p.number)}) for p in pages]
+    quality = quality.model_copy(update={"pages_set_apart": len(roles)})
     rules = HeadingRules.learn(lines)
-    gatherer = _Gatherer(rules, _margins(lines), _spacing(lines))
+    gatherer = _Gatherer(rules, _margins(lines), _spacing(lines), roles)
     for item in items:
         if isinstance(item, TableBlock):
             gatherer.add_table(item)
@@ -262,10 +292,7 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
     for block in blocks:
         if block.kind == "heading" and reads_as_sentence(_heading_text(block)):
             block.kind, block.lines, block.prefix = "paragraph", block.prefix + block.lines, []
-    headings = [b for b in blocks if b.kind == "heading"]
-    keys: list[tuple[Style, int | None]] = [
-        (style_of(b.lines[0]), outline_depth(_heading_text(b))) for b in headings]
-    levels = dict(zip(map(id, headings), assign_levels(keys), strict=True))
+    levels = _levels([b for b in blocks if b.kind == "heading"], roles)
     builder = TextBuilder()
     boxes: list[LineBox] = []
     for block in blocks:
@@ -286,6 +313,23 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
             boxes += _boxes(block, builder.blocks[-1])
     result = builder.result("pdf-offline", pages=len(pages), notes=notes)
     return result.model_copy(update={"page_info": pages, "quality": quality, "boxes": boxes})
+
+
+def _levels(headings: list[_Block], roles: dict[int, PageRole]) -> dict[int, int]:
+    """The level of each heading (by ``id``): from the body's own ladder of styles and
+    numbering (:func:`assign_levels`); a cover's headings stand beside the book, not above it:
+    its largest line is level 1, its others level 2."""
+    body = [b for b in headings if roles.get(b.page) != "cover"]
+    keys = [(style_of(b.lines[0]), _heading_text(b)) for b in body]
+    levels = dict(zip(map(id, body), assign_levels(keys), strict=True))
+    cover: dict[int, list[_Block]] = {}
+    for block in headings:
+        if roles.get(block.page) == "cover":
+            cover.setdefault(block.page, []).append(block)
+    for found in cover.values():
+        largest = max(found, key=lambda b: b.lines[0].size)
+        levels.update({id(b): 1 if b is largest else 2 for b in found})
+    return levels
 
 
 def _boxes(block: _Block, span: TextSpan) -> list[LineBox]:
