@@ -27,6 +27,7 @@ from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 from ui.resources import llm_settings, prompt_library
 from ui.state import pick_document, show_error, warn_missing_key
+from ui.wording import count
 
 TYPE_COLORS = {
     "DOCUMENT_START": "#cfe3ff",
@@ -178,8 +179,9 @@ st.html(" ".join(
     + (" and how far its start moved" if offsets else "") + "; tables have an orange edge</span>")
 splits = run.size_splits()
 if splits:
-    st.caption(f"{len(splits):,} chunk(s) ({', '.join(f'#{k + 1}' for k in splits[:12])}"
-               f"{', …' if len(splits) > 12 else ''}) were cut by the size limit of "
+    st.caption(f"{count(len(splits), 'chunk')} ({', '.join(f'#{k + 1}' for k in splits[:12])}"
+               f"{', …' if len(splits) > 12 else ''}) {'was' if len(splits) == 1 else 'were'} "
+               "cut by the size limit of "
                f"{used['size']:,} tokens without asking the model.")
 st.html(_boundaries_html(document, run, offsets))
 show_table(pd.DataFrame([boundary_row(b, used["mode"]) for b in run.boundary_list()]),

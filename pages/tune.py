@@ -29,6 +29,7 @@ from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings
 from ui.state import show_error
 from ui.tune_view import show_front, show_recommendation
+from ui.wording import count
 
 RESULT = "tune_result"  # {"result": TuneResult, "documents": {...}, "set": name}
 RUNNING = "_tune_running"  # set while a run is under way: a rerun without it was cancelled
@@ -160,8 +161,9 @@ except ChunkLabError as err:
 if loaded:
     question_set = loaded.questions
     problem = too_few(question_set)
-    st.caption(f"{len(question_set.questions)} valid questions over "
-               f"{len(question_set.corpus_ids)} document(s) · version {question_set.version}")
+    st.caption(f"{count(len(question_set.questions), 'valid question')} over "
+               f"{count(len(question_set.corpus_ids), 'document')} · "
+               f"version {md_escape(question_set.version)}")
     inputs = _inputs()
     if problem:
         st.warning(md_escape(problem) + " Add questions on the Question sets page.",

@@ -161,5 +161,5 @@ def test_chunks_cut_by_the_size_limit_are_noted(tmp_path, monkeypatch, fake_llm)
         at.run()
         assert not at.exception and not at.error
         note = next(c.value for c in at.caption if "cut by the size limit" in c.value)
-        assert re.match(r"\d+ chunk\(s\) \(#2, ", note)
+        assert re.match(r"\d+ chunks \(#2, ", note)
         assert note.endswith("were cut by the size limit of 50 tokens without asking the model.")
