@@ -192,19 +192,23 @@ def structured_answer(body: dict[str, Any], answer: str) -> str:
 
 
 def _auto_question(prompt: str) -> str:
-    """A question on the passage between ``<<<`` and ``>>>``: its n-th sentence or table row
-    (n = questions already listed after it), quoted exactly as the excerpt."""
-    passage, _, after = prompt.partition("<<<")[2].partition(">>>")
+    """A question on the passage between ``<<<`` and ``>>>``: about its first sentence or table
+    row, answered with the row's last cell or the sentence's last words, as a model answers."""
+    passage = prompt.partition("<<<")[2].partition(">>>")[0]
     rows = [line.strip() for line in passage.splitlines() if line.strip().startswith("|")]
-    pieces = [r for r in rows[1:] if not set(r) <= set("|-: ") and len(r) >= 20] or [
-        sentence.strip() for line in passage.splitlines() if not line.lstrip().startswith("#")
-        for sentence in re.split(r"(?<=[.!?])\s+", line) if len(sentence.strip()) >= 30]
-    if not pieces:
-        return json.dumps({"question": "What is this passage about?", "excerpts": [passage]})
-    excerpt = pieces[after.count("\n- ") % len(pieces)]
-    words = re.findall(r"\w+", excerpt)[:6]
+    rows = [r for r in rows[1:] if not set(r) <= set("|-: ") and len(r) >= 20]
+    sentences = [sentence.strip() for line in passage.splitlines()
+                 if not line.lstrip().startswith("#")
+                 for sentence in re.split(r"(?<=[.!?])\s+", line) if len(sentence.strip()) >= 30]
+    if rows:
+        piece, answer = rows[0], [c.strip() for c in rows[0].split("|") if c.strip()][-1]
+    elif sentences:
+        piece, answer = sentences[0], " ".join(sentences[0].rstrip(".").split()[-5:])
+    else:
+        return json.dumps({"question": "What is this passage about?", "answer": passage})
+    words = re.findall(r"\w+", piece)[:6]
     return json.dumps({"question": f"What does the document say about {' '.join(words)}?",
-                       "excerpts": [excerpt]})
+                       "answer": answer})
 
 
 class _Handler(JSONHandler):

@@ -57,7 +57,7 @@ def test_a_question_is_asked_as_json_held_to_its_schema(fake_llm):
                                       use_cache=False)
     assert len(generated.questions.questions) == 2
     schema = fake_llm.requests[0]["response_format"]["json_schema"]["schema"]
-    assert set(schema["required"]) == {"question", "excerpts"}
+    assert set(schema["required"]) == {"question", "answer"}
 
 
 @pytest.mark.parametrize("offered", [True, False])

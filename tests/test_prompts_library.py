@@ -23,8 +23,7 @@ CONTRACT = {
     "table_summary": {"document_id", "document_text", "heading_path", "table_caption",
                       "table_markdown"},
     "topic_detection": {"currentTopic", "conversationContext", "userMessage"},
-    "question_generation": {"document_id", "heading_path", "passage_kind", "passage",
-                            "previous_questions"},
+    "question_generation": {"document_id", "heading_path", "passage_kind", "passage"},
     "judge": {"question", "sources", "answer"},
 }
 

@@ -118,21 +118,34 @@ def _stem(word: str) -> str:
     return word[:STEM_CHARS]
 
 
-def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text.replace("'", "")) if w not in _EMPTY_WORDS and len(w) > 2}
+def content_stems(text: str) -> set[str]:
+    """The stems of ``text``'s content words (not question or function words)."""
+    return {_stem(w) for w in _words(text.replace("'", ""))
+            if w not in _EMPTY_WORDS and len(w) > 2}
+
+
+def _title_stems(document: Document) -> set[str]:
+    """The content words of the document's title: its one top-level heading, if it has one."""
+    if not document.sections:
+        return set()
+    top = min(s.level for s in document.sections)
+    titles = [s.title for s in document.sections if s.level == top]
+    return content_stems(titles[0]) if len(titles) == 1 else set()
 
 
 def unanswered(question: str, spans: Sequence[tuple[int, int]], document: Document) -> str | None:
     """Why the excerpts at ``spans`` do not answer ``question``, or None: none of the question's
     content words occurs in them, or fewer than half occur in them and the text around them
     (a heading or the sentence before may name what a table row or a short sentence is about).
+    The words of the document's title are not asked for: "… at the Municipal Library?" is
+    answered by a sentence of the library's policy that never names the library.
     """
-    wanted = _stems(question)
+    wanted = content_stems(question) - _title_stems(document)
     if not wanted or not spans:
         return None
     text = document.text
-    inside = set().union(*(_stems(text[a:b]) for a, b in spans))
-    around = set().union(*(_stems(text[max(0, a - AROUND_CHARS) : b + AROUND_CHARS])
+    inside = set().union(*(content_stems(text[a:b]) for a, b in spans))
+    around = set().union(*(content_stems(text[max(0, a - AROUND_CHARS) : b + AROUND_CHARS])
                            for a, b in spans))
     if wanted & inside and 2 * len(wanted & around) >= len(wanted):
         return None

@@ -1,35 +1,39 @@
 """Generate a question set from the user's documents with the configured LLM.
 
-As in Chroma's chunking evaluation: the model reads one passage window at a time and answers a
-question with the exact excerpt(s) that answer it, quoted back. Each excerpt is located in
-``Document.text`` (:func:`core.evaluation.excerpts.locate`); a question is dropped, with its
-reason, when it names nothing to look for (no content word), when an excerpt cannot be found,
-is shorter than 20 characters or only a heading, when the excerpt does not answer it (the
+As in Chroma's chunking evaluation: the model reads one passage at a time and writes a question
+it answers, with the answer; the excerpt is the passage's sentence or table row that holds the
+answer (:func:`core.evaluation.answer_excerpt.choose_excerpt`), an exact span of
+``Document.text``. A question is dropped, with its reason, when it names nothing to look for
+(no content word), when no sentence of the passage holds its answer, when the excerpt is
+shorter than 20 characters or only a heading, when the excerpt does not answer it (the
 question's content words are not in or around it), or when it repeats an earlier question or
 excerpt. A kept question whose excerpt occurs many times in the document is flagged: another
 occurrence would answer as well. Table questions are asked on table chunks and marked
 ``kind=table``. Answers are cached like every phase's, so asking again is free.
 
-Windows are the text and table chunks of a recursive chunking (about
-:data:`PASSAGE_TOKENS` tokens), chosen evenly through the document; when a question is dropped
-a passage not asked yet is drawn next, then the first ones again (the questions already asked
-listed, so the model asks another), up to :data:`ASKS_PER_QUESTION` requests per question.
+Passages are the text and table chunks of a recursive chunking (about
+:data:`PASSAGE_TOKENS` tokens, fewer in a short document so it still has passages enough).
+Each passage is asked once: the next one is the passage farthest from every passage asked so
+far, so questions come from all over the document and a question that came back as a repeat
+is followed by one about another part of it — up to :data:`ASKS_PER_QUESTION` requests per
+question wanted.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
+from core.evaluation.answer_excerpt import choose_excerpt
 from core.evaluation.budget import longest_prefix
 from core.evaluation.excerpts import (
     AMBIGUOUS_COUNT,
     Candidate,
     duplicate_of,
     empty_question,
-    locate,
     rejection,
     times_found,
     unanswered,
@@ -39,13 +43,20 @@ from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.errors import TSVError
 from core.llm.phase import PhaseContext
-from core.llm.phases.question_generation import QUESTION_GENERATION, QuestionRequest
+from core.llm.phases.question_generation import (
+    QUESTION_GENERATION,
+    GeneratedQuestion,
+    QuestionRequest,
+)
 from core.llm.settings import LLMSettings, load_settings
 from core.operations.strategies import chunk
 from core.progress import ProgressFn, Tracker
 from core.prompts.library import PromptLibrary
+from core.tokens import count_tokens
 
-PASSAGE_TOKENS = 600
+PASSAGE_TOKENS = 150  # a paragraph or two: a small model asks about what it is shown
+MIN_PASSAGE_TOKENS = 20  # a sentence, in a document too short for the passages wanted
+PASSAGES_PER_QUESTION = 2  # passages a document is cut into, at least, per question wanted
 DEFAULT_PER_DOC = 5
 TABLE_SHARE = 4  # one question in four is a table question, when the document has tables
 HEADINGS = ("title", "heading")  # block kinds that only name what follows
@@ -88,30 +99,51 @@ def _only_headings(window: Chunk, document: Document) -> bool:
     return bool(blocks) and all(b.kind in HEADINGS for b in blocks)
 
 
-def passage_windows(document: Document) -> tuple[list[Chunk], list[Chunk]]:
-    """The text windows (not those of headings alone) and the table windows of ``document``."""
-    chunks = chunk(document, "recursive",
-                   {"size": PASSAGE_TOKENS, "overlap": 0, "unit": "tokens", "tables": True})
+def passage_windows(document: Document, per_doc: int) -> tuple[list[Chunk], list[Chunk]]:
+    """The text passages (not those of headings alone) and the table passages of ``document``,
+    small enough that there are :data:`PASSAGES_PER_QUESTION` per question wanted."""
+    size = count_tokens(document.text) // (PASSAGES_PER_QUESTION * per_doc)
+    chunks = chunk(document, "recursive", {
+        "size": max(MIN_PASSAGE_TOKENS, min(PASSAGE_TOKENS, size)), "overlap": 0,
+        "unit": "tokens", "tables": True})
     return ([c for c in chunks if c.chunk_type == "text" and c.text.strip()
              and not _only_headings(c, document)],
             [c for c in chunks if c.chunk_type == "table"])
 
 
-def plan(document: Document, per_doc: int) -> list[tuple[Chunk, str]]:
-    """The windows to ask, in order, with their kind: ``per_doc`` spread evenly through the
-    document, then the passages not asked yet, then the first ones again — for
-    questions that get dropped — :data:`ASKS_PER_QUESTION` per question at most."""
-    texts, tables = passage_windows(document)
-    n_tables = min(len(tables), max(1, per_doc // TABLE_SHARE)) if tables and per_doc > 1 else 0
-    if not texts:
-        n_tables = per_doc if tables else 0
-    wanted = [(texts, "text", per_doc - n_tables), (tables, "table", n_tables)]
-    spread = [(windows[j * len(windows) // count], kind)
-              for windows, kind, count in wanted if windows for j in range(count)]
-    chosen = {window.start for window, _ in spread}
-    fresh = [(window, kind) for windows, kind, _ in wanted for window in windows
-             if window.start not in chosen]
-    return [*spread, *fresh, *spread][: ASKS_PER_QUESTION * per_doc]
+@dataclass
+class Draw:
+    """The passages of one document still to ask about, by kind, and how many questions of each
+    kind are wanted: one in :data:`TABLE_SHARE` about a table, when the document has tables."""
+
+    pools: dict[str, list[Chunk]]
+    wanted: dict[str, int]
+    asked: list[Chunk] = field(default_factory=list)
+    kept: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, document: Document, per_doc: int) -> Draw:
+        texts, tables = passage_windows(document, per_doc)
+        n_tables = (min(len(tables), max(1, per_doc // TABLE_SHARE))
+                    if tables and per_doc > 1 else 0)
+        if not texts:
+            n_tables = per_doc if tables else 0
+        return cls({"text": texts, "table": tables},
+                   {"text": per_doc - n_tables, "table": n_tables})
+
+    def next(self) -> tuple[Chunk, str] | None:
+        """The passage farthest from every passage asked so far (the first one to begin), of
+        a kind still wanted if there is one left, else of any kind; None when all were asked."""
+        kinds = [k for k in self.pools if self.pools[k] and self.kept[k] < self.wanted[k]]
+        kinds += [k for k in self.pools if self.pools[k]]
+        if not kinds:
+            return None
+        pool = self.pools[kinds[0]]
+        window = max(pool, key=lambda w: min((abs(w.start - a.start) for a in self.asked),
+                                             default=-w.start))
+        pool.remove(window)
+        self.asked.append(window)
+        return window, kinds[0]
 
 
 def _generate_for(document: Document, per_doc: int, context: PhaseContext, tracker: Tracker,
@@ -119,14 +151,16 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
     corpus_id = document.source_name
     budget = context.budget(QUESTION_GENERATION)
     accepted: list[Candidate] = []
-    asked: list[str] = []
-    for window, kind in plan(document, per_doc):
-        if len(accepted) >= per_doc:
+    draw = Draw.of(document, per_doc)
+    for _ in range(ASKS_PER_QUESTION * per_doc):
+        drawn = draw.next() if len(accepted) < per_doc else None
+        if drawn is None:
             break
+        window, kind = drawn
         tracker.step(done + len(accepted), f"{corpus_id}: {len(accepted)}/{per_doc} questions")
-        passage = window.text[: longest_prefix(window.text, budget)]
-        request = QuestionRequest(corpus_id, tuple(window.heading_path), passage, window.start,
-                                  kind, tuple(asked))
+        request = QuestionRequest(corpus_id, tuple(window.heading_path),
+                                  window.text[: longest_prefix(window.text, budget)],
+                                  window.start, kind)
         result.asked += 1
         try:
             answer = context.ask(QUESTION_GENERATION, request)
@@ -134,14 +168,14 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
             result.dropped.append(Dropped(corpus_id, "",
                                           f"the model's answer was unusable: {err}"))
             continue
-        asked.append(answer.question)
-        reason, candidate = _candidate(document, answer.question, answer.excerpts, window, kind)
+        reason, candidate = _candidate(document, answer, request)
         reason = (reason or duplicate_of(candidate, accepted)
                   or unanswered(candidate.question, candidate.spans, document))
         if reason:
             result.dropped.append(Dropped(corpus_id, answer.question, reason))
             continue
         accepted.append(candidate)
+        draw.kept[kind] += 1
         found = max(times_found(span, document) for span in candidate.spans)
         if found >= AMBIGUOUS_COUNT:
             result.flagged.append(Dropped(
@@ -152,21 +186,22 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
             references=tuple(Reference(document.text[s:e], s, e) for s, e in candidate.spans)))
 
 
-def _candidate(document: Document, question: str, excerpts: tuple[str, ...], window: Chunk,
-               kind: str) -> tuple[str | None, Candidate]:
+def _candidate(document: Document, answer: GeneratedQuestion,
+               request: QuestionRequest) -> tuple[str | None, Candidate]:
+    """Why the answer gives no question to keep (or None), and the question with the passage's
+    sentence that holds each of its answers as the excerpts."""
     spans: list[tuple[int, int]] = []
-    reason = empty_question(question)
-    for excerpt in excerpts if reason is None else ():
-        span = locate(excerpt, document.text, near=window.start)
-        if span is None:
-            shown = excerpt if len(excerpt) <= 60 else excerpt[:59] + "…"
-            reason = f"the excerpt {shown!r} is not in the document"
-            break
-        reason = rejection(span, document)
+    reason = empty_question(answer.question)
+    for said in answer.answers if reason is None else ():
+        chosen = choose_excerpt(said, answer.question, document, request.start, request.end)
+        if isinstance(chosen, str):
+            return chosen, Candidate(answer.question, document.source_name, (), request.kind)
+        reason = rejection(chosen, document)
         if reason:
             break
-        spans.append(span)
-    return reason, Candidate(question, document.source_name, tuple(sorted(set(spans))), kind)
+        spans.append(chosen)
+    return reason, Candidate(answer.question, document.source_name, tuple(sorted(set(spans))),
+                             request.kind)
 
 
 def generate_question_set(

@@ -1,10 +1,13 @@
-"""Question generation: the model reads a passage (or a table) and writes one question that the
-passage answers, with the exact excerpt(s) that answer it, as one JSON object.
+"""Question generation: the model reads one passage (or a table) and writes one question that
+the passage answers, with its short answer, as one JSON object.
 
-``{"question": "...", "excerpts": ["exact text copied from the passage", ...]}``. The questions
-already asked about the document are listed in the prompt, so the next one differs. Where the
-excerpts lie in the document is not the model's business: the question-set maker locates them
-(:func:`core.evaluation.excerpts.locate`). An answer that is not such an object is asked again.
+``{"question": "...", "answer": "..."}``. The model is not asked to quote the excerpt: a small
+one rewrites or invents it. The excerpt is the passage's sentence or row that holds the answer,
+chosen by :func:`core.evaluation.answer_excerpt.choose_excerpt`, so it is always an exact span.
+Nor is it shown the questions already asked: a small model copies them instead of reading the
+passage; repeats are avoided by asking about passages far apart. A variant written for quoted
+``excerpts`` still works: each quote is read as an answer, and its excerpt chosen the same way.
+An answer that is not such an object is asked again.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core.documents.model import TextSpan
-from core.evaluation.excerpts import locate
+from core.documents.model import Document, TextSpan
+from core.evaluation.answer_excerpt import choose_excerpt
 from core.llm.answers.checks import check_answer
 from core.llm.cache import digest
 from core.llm.errors import TSVError
@@ -26,10 +29,8 @@ from core.prompts.library import PromptTemplate
 LABEL = "question generation"
 PREVIEW_CHARS = 6000  # of a section shown when the Prompts page tries the template
 ANSWER_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["question", "excerpts"], "additionalProperties": False,
-    "properties": {"question": {"type": "string"},
-                   "excerpts": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                                "maxItems": 3}}}
+    "type": "object", "required": ["question", "answer"], "additionalProperties": False,
+    "properties": {"question": {"type": "string"}, "answer": {"type": "string"}}}
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
@@ -40,18 +41,22 @@ class QuestionRequest:
     passage: str
     start: int  # where the passage starts in Document.text
     kind: str = "text"  # "table": the passage is a table and the question asks about it
-    previous: tuple[str, ...] = ()  # questions already asked about this document
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.passage)
 
 
 @dataclass(frozen=True)
 class GeneratedQuestion:
     question: str
-    excerpts: tuple[str, ...]
+    answers: tuple[str, ...]  # the passage's words that answer it, as the model gives them
 
 
 def parse_generated(text: str, *, label: str = LABEL) -> GeneratedQuestion:
-    """One JSON object with a non-empty ``question`` and a non-empty list of ``excerpts``
-    (a Markdown code fence around it is tolerated: models add one often)."""
+    """One JSON object with a non-empty ``question`` and a non-empty ``answer`` (or, from a
+    variant that asks for them, a list of quoted ``excerpts``, each read as an answer); a
+    Markdown code fence around it is tolerated: models add one often."""
     stripped = _FENCE.sub("", (text or "").strip())
     body = check_answer(label, stripped)
     try:
@@ -60,14 +65,14 @@ def parse_generated(text: str, *, label: str = LABEL) -> GeneratedQuestion:
         raise TSVError(label, f"the answer is not JSON ({err.msg})", line_number=err.lineno,
                        line=body.splitlines()[err.lineno - 1] if body else "") from None
     if not isinstance(data, dict):
-        raise TSVError(label, "expected one JSON object with question and excerpts")
-    question, excerpts = data.get("question"), data.get("excerpts")
+        raise TSVError(label, "expected one JSON object with question and answer")
+    question, answer = data.get("question"), data.get("answer", data.get("excerpts"))
     if not isinstance(question, str) or not question.strip():
         raise TSVError(label, "the object has no question")
-    if (not isinstance(excerpts, list) or not excerpts
-            or not all(isinstance(e, str) and e.strip() for e in excerpts)):
-        raise TSVError(label, "excerpts must be a non-empty list of texts copied from the passage")
-    return GeneratedQuestion(question.strip(), tuple(excerpts))
+    answers = answer if isinstance(answer, list) else [answer]
+    if not answers or not all(isinstance(a, str) and a.strip() for a in answers):
+        raise TSVError(label, "the object has no answer (the passage's words that answer)")
+    return GeneratedQuestion(question.strip(), tuple(dict.fromkeys(a.strip() for a in answers)))
 
 
 class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion]):
@@ -81,43 +86,47 @@ class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion
         return ANSWER_SCHEMA
 
     def values(self, request: QuestionRequest) -> dict[str, str]:
-        previous = "\n".join(f"- {q}" for q in request.previous) or "none yet"
         return {"document_id": request.document_name,
                 "heading_path": " > ".join(request.heading_path) or request.document_name,
                 "passage_kind": "a table (Markdown)" if request.kind == "table" else "a passage",
-                "passage": request.passage, "previous_questions": previous}
+                "passage": request.passage}
 
     def cache_content(self, request: QuestionRequest) -> dict[str, object]:
         return {"passage": digest(request.passage, request.document_name, request.heading_path,
-                                  request.kind, request.previous)}
+                                  request.kind)}
 
     def parse(self, answer: str, request: QuestionRequest) -> GeneratedQuestion:
         return parse_generated(answer, label=self.label)
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,
                       settings: LLMSettings) -> QuestionRequest:
-        document = need(source.document, "a document")
-        if source.table is not None:
-            span: TextSpan = source.table
-            kind = "table"
-        else:
-            span = source.section or TextSpan(start=0, end=len(document.text))
-            kind = "text"
-        passage = document.text[span.start : min(span.end, span.start + PREVIEW_CHARS)]
-        return QuestionRequest(document.source_name, tuple(document.heading_path(span.start)),
-                               passage, span.start, kind)
+        document, start, end, kind = _piece(source)
+        return QuestionRequest(document.source_name, tuple(document.heading_path(start)),
+                               document.text[start:end], start, kind)
 
     def view(self, result: GeneratedQuestion, source: PhaseInput) -> PhaseView:
-        document = source.document
-        found = [locate(e, document.text) if document else None for e in result.excerpts]
-        missing = sum(1 for f in found if f is None)
+        document, start, end, _ = _piece(source)
+        chosen = [choose_excerpt(a, result.question, document, start, end)
+                  for a in result.answers]
+        spans = [c for c in chosen if isinstance(c, tuple)]
+        excerpts = [document.text[c[0] : c[1]] if isinstance(c, tuple) else "" for c in chosen]
+        missing = next((c for c in chosen if isinstance(c, str)), None)
         return PhaseView(
-            rows=[{"question": result.question, "excerpt": e} for e in result.excerpts],
-            items=[result.question, *result.excerpts],
-            spans=[(f[0], f[1], "excerpt") for f in found if f is not None],
-            warning=(f"{missing} excerpt(s) not found in the document; the question would be "
-                     "dropped." if missing else None),
-        )
+            rows=[{"question": result.question, "answer": a, "excerpt": e}
+                  for a, e in zip(result.answers, excerpts, strict=True)],
+            items=[result.question, *result.answers, *excerpts],
+            spans=[(a, b, "excerpt") for a, b in spans],
+            warning=f"{missing[0].upper()}{missing[1:]}: the question would be dropped."
+            if missing else None)
+
+
+def _piece(source: PhaseInput) -> tuple[Document, int, int, str]:
+    """The document, the start and end of the passage a test asks about, and its kind: the
+    table or section chosen on the Prompts page (its first :data:`PREVIEW_CHARS`)."""
+    document = need(source.document, "a document")
+    span: TextSpan = source.table or source.section or TextSpan(start=0, end=len(document.text))
+    end = min(span.end, span.start + PREVIEW_CHARS)
+    return document, span.start, end, "table" if source.table is not None else "text"
 
 
 QUESTION_GENERATION = QuestionGenerationPhase()

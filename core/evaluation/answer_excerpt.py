@@ -1,0 +1,134 @@
+"""The excerpt of a generated question, chosen from its passage rather than quoted by the model.
+
+A small model asked to copy the sentence that answers its question often rewrites it ("The
+Central branch holds 62,000 items. " for "The Central branch at Market Square 1 holds 62,000
+items and opens Mon-Sat 9-20."), cuts it to a word ("Monthly") or invents one. So the model
+gives a short answer, and the excerpt is the passage's sentence (or table row) that holds it:
+the answer found there word for word, else the sentence that holds all of its numbers and most
+of its words (the question's words break ties; an answer of numbers alone must stand there word
+for word). The excerpt is then an exact span of
+``Document.text``; an answer no sentence of the passage holds drops the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.documents.model import Document
+from core.evaluation.excerpts import MIN_EXCERPT_CHARS, content_stems, locate
+
+ANSWER_RECALL = 0.5  # share of the answer's content words a sentence must hold, at least
+MAX_SENTENCES = 3  # an answer quoted over more sentences than this is not one fact
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+_MARKER = re.compile(r"\s*(?:[-*+•]|\d{1,3}[.)])\s+")  # a list item's bullet or number
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_RULE = frozenset("|-: ")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence or a table row of the passage: its span in ``Document.text`` and the words
+    it holds (a row also holds its table's header words, which say what its cells are)."""
+
+    start: int
+    end: int
+    stems: frozenset[str]
+    numbers: frozenset[str]
+
+
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(n.replace(",", "") for n in _NUMBER.findall(text))
+
+
+def _trimmed(text: str, start: int, end: int, strip: str) -> tuple[int, int]:
+    while start < end and text[start] in strip:
+        start += 1
+    while end > start and text[end - 1] in strip:
+        end -= 1
+    return start, end
+
+
+def units(document: Document, start: int, end: int) -> list[Unit]:
+    """The sentences and table rows of ``document.text[start:end]``, headings left out."""
+    text = document.text
+    headings = [(b.start, b.end) for b in document.blocks if b.kind in ("title", "heading")]
+    found: list[Unit] = []
+    header = ""
+    at = start
+    for line in text[start:end].split("\n"):
+        line_start, at = at, at + len(line) + 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or any(
+                h_start <= line_start + len(line) - len(line.lstrip()) < h_end
+                for h_start, h_end in headings):
+            header = ""
+            continue
+        if stripped.startswith("|"):
+            if set(stripped) <= _RULE:
+                continue
+            if not header:  # a table's first row names its columns
+                header = stripped
+                continue
+            a, b = _trimmed(text, line_start, line_start + len(line), " |")
+            found.append(Unit(a, b, frozenset(content_stems(text[a:b] + " " + header)),
+                              _numbers(text[a:b])))
+            continue
+        header = ""
+        marker = _MARKER.match(line)
+        body_start = line_start + (marker.end() if marker else 0)
+        body = text[body_start : line_start + len(line)]
+        breaks = list(_SENTENCE_END.finditer(body))
+        for a, b in zip([0, *(m.end() for m in breaks)],
+                        [*(m.start() for m in breaks), len(body)], strict=True):
+            a, b = _trimmed(text, body_start + a, body_start + b, " \t")
+            if b > a:
+                found.append(Unit(a, b, frozenset(content_stems(text[a:b])),
+                                  _numbers(text[a:b])))
+    return found
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _across(answer: str, passage: str, found: list[Unit], start: int) -> list[Unit]:
+    """The sentences an answer copied word for word over more than one sentence covers."""
+    span = locate(answer, passage)
+    if span is None:
+        return []
+    a, b = span[0] + start, span[1] + start
+    covered = [u for u in found if u.start < b and a < u.end]
+    return covered if len(covered) > 1 else []
+
+
+def choose_excerpt(answer: str, question: str, document: Document, start: int,
+                   end: int) -> tuple[int, int] | str:
+    """The span of the sentence(s) of ``document.text[start:end]`` that hold ``answer`` (made
+    up to :data:`MIN_EXCERPT_CHARS` with the next sentence when shorter), or the sentence
+    saying why there is none."""
+    text = document.text
+    found = units(document, start, end)
+    shown = answer if len(answer) <= 60 else answer[:59] + "…"
+    chosen = _across(answer, text[start:end], found, start)
+    if len(chosen) > MAX_SENTENCES:
+        return f"the answer {shown!r} is not one fact of the passage"
+    if not chosen:
+        wanted, numbers, asked = content_stems(answer), _numbers(answer), content_stems(question)
+        verbatim = re.compile(r"(?<!\w)" + re.escape(_folded(answer)) + r"(?!\w)")
+
+        def score(unit: Unit) -> tuple[bool, float, int]:
+            recall = len(wanted & unit.stems) / len(wanted) if wanted else 0.0
+            return (bool(verbatim.search(_folded(text[unit.start : unit.end]))), recall,
+                    len(asked & unit.stems))
+
+        fits = [u for u in found if score(u)[0]
+                or (numbers <= u.numbers and score(u)[1] >= ANSWER_RECALL)]
+        if not fits or not _folded(answer):
+            return f"the answer {shown!r} is not in the passage"
+        chosen = [max(fits, key=score)]
+    first, last = found.index(chosen[0]), found.index(chosen[-1])
+    while (last + 1 < len(found) and found[last].end - found[first].start < MIN_EXCERPT_CHARS
+           and "\n" not in text[found[last].end : found[last + 1].start]):
+        last += 1
+    return found[first].start, found[last].end
