@@ -23,6 +23,10 @@ BRANCHES = """# Municipal Library Lending Policy
 The Central branch at Market Square 1 holds 62,000 items and opens Mon-Sat 9-20. Items borrowed
 here may be returned at any branch.
 
+Children under 14 need a parent's signature; their cards lend children's items only until the
+card holder turns 14. A lost card is replaced at the desk for 3 EUR, and the old card is blocked
+at once so that nobody else can borrow on it. Cards are renewed every second year.
+
 ## Reservations
 
 Members may reserve up to ten items. A reserved item waits on the pick-up shelf for a week.
