@@ -127,7 +127,9 @@ def test_cli_generates_a_set_the_eval_command_reads(fake_llm, tmp_path, monkeypa
     monkeypatch.setenv("LLM_MODEL", "fake")
     out = tmp_path / "set.csv"
     assert main(["questions", "generate", str(doc), "--out", str(out), "--per-doc", "3"]) == 0
-    assert "3 questions for 1 document written" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "3 questions for 1 document written" in printed.out
+    assert "claims_handbook.md: 3 questions asked, 3 kept, 0 dropped." in printed.err
     assert len(parse_questions(out.read_bytes()).questions) == 3
     code = main(["eval", "--questions", str(out), "--docs", str(doc.parent), "--preset",
                  "fixed 1000 chars", "--preset", "recursive 500/50", "--rank", "bm25",

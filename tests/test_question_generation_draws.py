@@ -6,6 +6,8 @@ import json
 
 from core.documents import convert
 from core.evaluation.excerpts import unanswered
+from core.llm.phase import PhaseInput
+from core.llm.phases.question_generation import QUESTION_GENERATION, parse_generated
 from core.operations.question_generation import generate_question_set
 from fakes.llm import FakeRequest, fake_llm  # noqa: F401  (fixture)
 
@@ -118,3 +120,16 @@ def test_the_documents_title_is_not_asked_for_in_its_excerpt():
                "Municipal Library?"
     assert unanswered(question, [span], document) is None
     assert unanswered("How much does a vandalism claim pay?", [span], document)
+
+
+def test_the_prompts_page_shows_the_chosen_excerpt_or_why_there_is_none():
+    document = convert(BRANCHES.encode(), "lending_policy.md")
+    source = PhaseInput(document=document, section=document.sections[-1])
+    shown = QUESTION_GENERATION.view(parse_generated(
+        '{"question": "How long does a reserved item wait?", "answer": "for a week"}'), source)
+    assert shown.rows[0]["excerpt"] == "A reserved item waits on the pick-up shelf for a week."
+    assert shown.warning is None and len(shown.spans) == 1
+    wrong = QUESTION_GENERATION.view(parse_generated(
+        '{"question": "How long does a reserved item wait?", "answer": "for two weeks"}'), source)
+    assert wrong.spans == [] and wrong.warning == (
+        "The answer 'for two weeks' is not in the passage: the question would be dropped.")

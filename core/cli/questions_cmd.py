@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"dropped: {dropped}", file=sys.stderr)
     for flagged in generated.flagged:
         print(f"flagged: {flagged}", file=sys.stderr)
+    for line in generated.by_document():
+        print(line, file=sys.stderr)
     print(generated.summary(), file=sys.stderr)
     if not generated.questions.questions:
         raise ChunkLabError("The model gave no usable question; see the reasons above.")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from core.documents.model import Document
 from core.evaluation.excerpts import MIN_EXCERPT_CHARS, content_stems, locate
 
-ANSWER_RECALL = 0.5  # share of the answer's content words a sentence must hold, at least
+ANSWER_RECALL = 0.5  # share of the answer's content words a sentence must hold more than
 MAX_SENTENCES = 3  # an answer quoted over more sentences than this is not one fact
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _MARKER = re.compile(r"\s*(?:[-*+•]|\d{1,3}[.)])\s+")  # a list item's bullet or number
@@ -123,7 +123,7 @@ def choose_excerpt(answer: str, question: str, document: Document, start: int,
                     len(asked & unit.stems))
 
         fits = [u for u in found if score(u)[0]
-                or (numbers <= u.numbers and score(u)[1] >= ANSWER_RECALL)]
+                or (numbers <= u.numbers and score(u)[1] > ANSWER_RECALL)]
         if not fits or not _folded(answer):
             return f"the answer {shown!r} is not in the passage"
         chosen = [max(fits, key=score)]

@@ -89,8 +89,19 @@ class GeneratedSet:
         kept = len(self.questions.questions)
         flagged = (f"; {len(self.flagged)} kept with an excerpt that occurs several times "
                    "in its document (check them)" if self.flagged else "")
-        return (f"{self.asked} question{'s' * (self.asked != 1)} asked, {kept} kept, "
-                f"{len(self.dropped)} dropped{flagged}.")
+        return f"{_counts(self.asked, kept, len(self.dropped))}{flagged}."
+
+    def by_document(self) -> list[str]:
+        """The same counts for each document, one sentence each (every question asked was
+        either kept or dropped)."""
+        kept = Counter(q.corpus_id for q in self.questions.questions)
+        dropped = Counter(d.corpus_id for d in self.dropped)
+        return [f"{name}: {_counts(kept[name] + dropped[name], kept[name], dropped[name])}."
+                for name in dict.fromkeys([*kept, *dropped])]
+
+
+def _counts(asked: int, kept: int, dropped: int) -> str:
+    return f"{asked} question{'s' * (asked != 1)} asked, {kept} kept, {dropped} dropped"
 
 
 def _only_headings(window: Chunk, document: Document) -> bool:
