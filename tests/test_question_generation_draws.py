@@ -97,6 +97,7 @@ def test_the_model_never_sees_earlier_questions_and_no_passage_is_asked_twice(fa
     passages = [_passage(call) for call in fake_llm.calls]
     assert len(passages) > 3 and len(passages) == len(set(passages))  # none asked twice
     assert not any("How often is the part inspected?" in p for p in prompts)
+    assert not any(p.strip().splitlines()[-1].startswith("#") for p in passages)  # no heading
     assert len(generated.questions.questions) == 1
     assert any("near-duplicate" in d.reason for d in generated.dropped)
 

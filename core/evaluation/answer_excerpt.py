@@ -13,6 +13,7 @@ for word). The excerpt is then an exact span of
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from core.documents.model import Document
@@ -21,18 +22,19 @@ from core.evaluation.excerpts import MIN_EXCERPT_CHARS, content_stems, locate
 ANSWER_RECALL = 0.5  # share of the answer's content words a sentence must hold more than
 MAX_SENTENCES = 3  # an answer quoted over more sentences than this is not one fact
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
-_MARKER = re.compile(r"\s*(?:[-*+•]|\d{1,3}[.)])\s+")  # a list item's bullet or number
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _RULE = frozenset("|-: ")
 
 
 @dataclass(frozen=True)
 class Unit:
-    """A sentence or a table row of the passage: its span in ``Document.text`` and the words
-    it holds (a row also holds its table's header words, which say what its cells are)."""
+    """A sentence or a table row of the passage: its span in ``Document.text``, the block it is
+    in, and the words it holds (a row also holds its table's header words, which say what its
+    cells are)."""
 
     start: int
     end: int
+    block: int
     stems: frozenset[str]
     numbers: frozenset[str]
 
@@ -49,42 +51,42 @@ def _trimmed(text: str, start: int, end: int, strip: str) -> tuple[int, int]:
     return start, end
 
 
-def units(document: Document, start: int, end: int) -> list[Unit]:
-    """The sentences and table rows of ``document.text[start:end]``, headings left out."""
-    text = document.text
-    headings = [(b.start, b.end) for b in document.blocks if b.kind in ("title", "heading")]
-    found: list[Unit] = []
+def _rows(text: str, start: int, end: int, block: int) -> Iterator[Unit]:
+    """The rows of the Markdown table in ``text[start:end]`` but its header and rule."""
     header = ""
     at = start
     for line in text[start:end].split("\n"):
         line_start, at = at, at + len(line) + 1
         stripped = line.strip()
-        if not stripped or stripped.startswith("#") or any(
-                h_start <= line_start + len(line) - len(line.lstrip()) < h_end
-                for h_start, h_end in headings):
-            header = ""
+        if not stripped.startswith("|") or set(stripped) <= _RULE:
             continue
-        if stripped.startswith("|"):
-            if set(stripped) <= _RULE:
-                continue
-            if not header:  # a table's first row names its columns
-                header = stripped
-                continue
-            a, b = _trimmed(text, line_start, line_start + len(line), " |")
-            found.append(Unit(a, b, frozenset(content_stems(text[a:b] + " " + header)),
-                              _numbers(text[a:b])))
+        if not header:
+            header = stripped
             continue
-        header = ""
-        marker = _MARKER.match(line)
-        body_start = line_start + (marker.end() if marker else 0)
-        body = text[body_start : line_start + len(line)]
-        breaks = list(_SENTENCE_END.finditer(body))
-        for a, b in zip([0, *(m.end() for m in breaks)],
-                        [*(m.start() for m in breaks), len(body)], strict=True):
-            a, b = _trimmed(text, body_start + a, body_start + b, " \t")
-            if b > a:
-                found.append(Unit(a, b, frozenset(content_stems(text[a:b])),
-                                  _numbers(text[a:b])))
+        a, b = _trimmed(text, line_start, line_start + len(line), " |")
+        yield Unit(a, b, block, frozenset(content_stems(f"{text[a:b]} {header}")),
+                   _numbers(text[a:b]))
+
+
+def _sentences(text: str, start: int, end: int, block: int) -> Iterator[Unit]:
+    breaks = list(_SENTENCE_END.finditer(text, start, end))
+    for a, b in zip([start, *(m.end() for m in breaks)], [*(m.start() for m in breaks), end],
+                    strict=True):
+        a, b = _trimmed(text, a, b, " \t\n")
+        if b > a:
+            yield Unit(a, b, block, frozenset(content_stems(text[a:b])), _numbers(text[a:b]))
+
+
+def units(document: Document, start: int, end: int) -> list[Unit]:
+    """The sentences and table rows of ``document.text[start:end]``, headings left out."""
+    blocks = [(max(b.start, start), min(b.end, end), b.kind) for b in document.blocks
+              if b.start < end and start < b.end] or [(start, end, "paragraph")]
+    found: list[Unit] = []
+    for n, (a, b, kind) in enumerate(blocks):
+        if kind == "table":
+            found += _rows(document.text, a, b, n)
+        elif kind not in ("title", "heading"):
+            found += _sentences(document.text, a, b, n)
     return found
 
 
@@ -129,6 +131,6 @@ def choose_excerpt(answer: str, question: str, document: Document, start: int,
         chosen = [max(fits, key=score)]
     first, last = found.index(chosen[0]), found.index(chosen[-1])
     while (last + 1 < len(found) and found[last].end - found[first].start < MIN_EXCERPT_CHARS
-           and "\n" not in text[found[last].end : found[last + 1].start]):
+           and found[last + 1].block == found[last].block):
         last += 1
     return found[first].start, found[last].end

@@ -57,6 +57,7 @@ from core.tokens import count_tokens
 PASSAGE_TOKENS = 150  # a paragraph or two: a small model asks about what it is shown
 MIN_PASSAGE_TOKENS = 20  # a sentence, in a document too short for the passages wanted
 PASSAGES_PER_QUESTION = 2  # passages a document is cut into, at least, per question wanted
+SENTENCE_SEPARATORS = ("\n\n", "\n", ". ")  # a passage is cut between sentences, not words
 DEFAULT_PER_DOC = 5
 TABLE_SHARE = 4  # one question in four is a table question, when the document has tables
 HEADINGS = ("title", "heading")  # block kinds that only name what follows
@@ -110,13 +111,20 @@ def _only_headings(window: Chunk, document: Document) -> bool:
     return bool(blocks) and all(b.kind in HEADINGS for b in blocks)
 
 
+def _without_trailing_headings(window: Chunk, document: Document) -> str:
+    """The passage's text without the headings it ends with (those of the next section)."""
+    ends = [b.end for b in document.blocks if window.start <= b.start < window.end
+            and b.kind not in HEADINGS]
+    return window.text[: max(ends, default=window.end) - window.start].rstrip()
+
+
 def passage_windows(document: Document, per_doc: int) -> tuple[list[Chunk], list[Chunk]]:
     """The text passages (not those of headings alone) and the table passages of ``document``,
     small enough that there are :data:`PASSAGES_PER_QUESTION` per question wanted."""
     size = count_tokens(document.text) // (PASSAGES_PER_QUESTION * per_doc)
     chunks = chunk(document, "recursive", {
         "size": max(MIN_PASSAGE_TOKENS, min(PASSAGE_TOKENS, size)), "overlap": 0,
-        "unit": "tokens", "tables": True})
+        "unit": "tokens", "tables": True, "separators": list(SENTENCE_SEPARATORS)})
     return ([c for c in chunks if c.chunk_type == "text" and c.text.strip()
              and not _only_headings(c, document)],
             [c for c in chunks if c.chunk_type == "table"])
@@ -169,9 +177,9 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
             break
         window, kind = drawn
         tracker.step(done + len(accepted), f"{corpus_id}: {len(accepted)}/{per_doc} questions")
+        passage = _without_trailing_headings(window, document)
         request = QuestionRequest(corpus_id, tuple(window.heading_path),
-                                  window.text[: longest_prefix(window.text, budget)],
-                                  window.start, kind)
+                                  passage[: longest_prefix(passage, budget)], window.start, kind)
         result.asked += 1
         try:
             answer = context.ask(QUESTION_GENERATION, request)

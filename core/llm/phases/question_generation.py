@@ -81,6 +81,7 @@ class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion
     template = "question_generation"
     inputs = ("document", "section", "table")
     text_placeholder = "passage"
+    answer_tokens = 200  # a question and a short answer
 
     def answer_schema(self, request: QuestionRequest) -> dict[str, Any]:
         return ANSWER_SCHEMA
