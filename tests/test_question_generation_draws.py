@@ -97,9 +97,17 @@ def test_the_model_never_sees_earlier_questions_and_no_passage_is_asked_twice(fa
     passages = [_passage(call) for call in fake_llm.calls]
     assert len(passages) > 3 and len(passages) == len(set(passages))  # none asked twice
     assert not any("How often is the part inspected?" in p for p in prompts)
-    assert not any(p.strip().splitlines()[-1].startswith("#") for p in passages)  # no heading
     assert len(generated.questions.questions) == 1
     assert any("near-duplicate" in d.reason for d in generated.dropped)
+
+
+def test_a_passage_does_not_end_with_the_next_sections_heading(fake_llm):  # noqa: F811
+    document = convert(BRANCHES.encode(), "lending_policy.md")
+    fake_llm.respond(lambda request: "{}")
+    generate_question_set([document], per_doc=1, settings=fake_llm.settings(), use_cache=False)
+    passages = [_passage(call).strip() for call in fake_llm.calls]
+    assert "Cards are renewed every second year." in "".join(passages)
+    assert not any(p.splitlines()[-1].startswith("#") for p in passages)
 
 
 def test_after_a_repeat_the_next_passage_is_far_from_those_asked(fake_llm):  # noqa: F811
