@@ -5,8 +5,8 @@ Central branch holds 62,000 items. " for "The Central branch at Market Square 1 
 items and opens Mon-Sat 9-20."), cuts it to a word ("Monthly") or invents one. So the model
 gives a short answer, and the excerpt is the passage's sentence (or table row) that holds it:
 the answer found there word for word, else the sentence that holds all of its numbers and most
-of its words (the question's words break ties; an answer of numbers alone must stand there word
-for word). The excerpt is then an exact span of
+of its words (the question's words break ties, "STS-2" choosing its row over "STS-1"'s; an answer
+of numbers alone must stand there word for word). The excerpt is then an exact span of
 ``Document.text``; an answer no sentence of the passage holds drops the question.
 """
 
@@ -90,6 +90,12 @@ def units(document: Document, start: int, end: int) -> list[Unit]:
     return found
 
 
+def _tokens(text: str) -> set[str]:
+    """Every word and number of ``text``, short ones too: "STS-2" is told from "STS-1" by its
+    "2"."""
+    return set(re.findall(r"\w+", text.lower()))
+
+
 def _folded(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -119,10 +125,12 @@ def choose_excerpt(answer: str, question: str, document: Document, start: int,
         wanted, numbers, asked = content_stems(answer), _numbers(answer), content_stems(question)
         verbatim = re.compile(r"(?<!\w)" + re.escape(_folded(answer)) + r"(?!\w)")
 
-        def score(unit: Unit) -> tuple[bool, float, int]:
+        named = _tokens(question)
+
+        def score(unit: Unit) -> tuple[bool, float, int, int]:
             recall = len(wanted & unit.stems) / len(wanted) if wanted else 0.0
             return (bool(verbatim.search(_folded(text[unit.start : unit.end]))), recall,
-                    len(asked & unit.stems))
+                    len(asked & unit.stems), len(named & _tokens(text[unit.start : unit.end])))
 
         fits = [u for u in found if score(u)[0]
                 or (numbers <= u.numbers and score(u)[1] > ANSWER_RECALL)]
