@@ -25,9 +25,9 @@ BRANCHES = """# Municipal Library Lending Policy
 The Central branch at Market Square 1 holds 62,000 items and opens Mon-Sat 9-20. Items borrowed
 here may be returned at any branch.
 
-Children under 14 need a parent's signature; their cards lend children's items only until the
-card holder turns 14. A lost card is replaced at the desk for 3 EUR, and the old card is blocked
-at once so that nobody else can borrow on it. Cards are renewed every second year.
+Opening hours change in the summer holidays, when every branch closes one hour earlier and the
+reading rooms stay shut on Mondays. Notices about such changes hang at each entrance a month
+before, and the website lists them on its front page for as long as they apply.
 
 ## Reservations
 
@@ -106,7 +106,7 @@ def test_a_passage_does_not_end_with_the_next_sections_heading(fake_llm):  # noq
     fake_llm.respond(lambda request: "{}")
     generate_question_set([document], per_doc=1, settings=fake_llm.settings(), use_cache=False)
     passages = [_passage(call).strip() for call in fake_llm.calls]
-    assert "Cards are renewed every second year." in "".join(passages)
+    assert "as long as they apply." in "".join(passages)
     assert not any(p.splitlines()[-1].startswith("#") for p in passages)
 
 
