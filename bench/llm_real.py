@@ -12,13 +12,20 @@ Documents run one after another with tolerant parsing against
 connection test fits to the server. Validated answers are cached in ``OUT`` (a later
 ``CHUNKLAB_DATA_DIR=OUT python -m core chunk|ingest`` with the same templates reuses them; the
 figures count only requests sent). Each document's raw answers stay in ``OUT/llm_log.jsonl``
-(what test fixtures are cut from) and its figures are appended to ``OUT/results.jsonl``;
+and its figures are appended to ``OUT/results.jsonl``;
 ``--report`` prints the tables: per document, per phase (time, requests, share of answers
 accepted, prompt tokens sent and actually read by the server — the rest came from its prompt
 cache —, on the tune and the held-out documents apart) and repairs per kind.
 
 Judge a template change by the held-out documents: the tune documents are the ones the
 templates were written against.
+
+``--fixtures`` adds the raw answers about shipped samples (``sample_docs``) of every chunking
+phase to ``tests/real_answers.jsonl``, where they are replayed through today's parsers (see
+:mod:`fakes.replay`); the records already there stay with the outcome they were recorded with.
+Answers about other documents are left out: the held-out documents stay out of the repository,
+and a record that carried the text its request showed would copy them into it. Cut a run while
+today's templates are the ones it ran: its chunks are found again through its LLM cache.
 """
 
 from __future__ import annotations
@@ -224,24 +231,24 @@ def _window_record(entry: dict[str, Any]) -> dict[str, Any] | None:
             "answer": entry["response"]}
 
 
-def _asked_about_chunks(folder: Path, names: list[str], model: str) -> list[dict[str, Any]]:
+def _asked_about_chunks(folder: Path, names: list[str], model: str,
+                        versions: set[tuple[str, str]]) -> list[dict[str, Any]]:
     """The chunk requests the run's pipeline sent about the documents ``names``, each with the
-    answer its LLM cache holds for it. A log does not say which chunk a metadata, prefix or
-    table summary answer is about: the documents are chunked again against a fake server with a
-    copy of the run's cache (the structure and boundary answers come from it, so the chunks are
-    the run's), and every request about each chunk is looked up in that cache."""
+    answer its LLM cache holds for it (``versions``: the phases and template versions the log
+    names). A log does not say which chunk a metadata, prefix or table summary answer is about:
+    the documents are chunked again against a fake server with a copy of the run's cache (the
+    structure and boundary answers come from it while today's templates are the run's, so the
+    chunks are the run's), and every request about each chunk is looked up in that cache."""
     import shutil
     import tempfile
 
     from core.llm.cache import LLMCache
-    from core.prompts.library import PromptLibrary
     from fakes.http import running
     from fakes.llm import FakeLLM
     from fakes.replay import CHUNK_PHASES, chunk_request, sample
 
     asked: list[dict[str, Any]] = []
     temperature = LLMSettings.model_fields["temperature"].default
-    library = PromptLibrary()
     with tempfile.TemporaryDirectory() as data, running(FakeLLM()) as fake:
         shutil.copytree(folder / "llm_cache", Path(data) / "llm_cache")
         before = os.environ.get("CHUNKLAB_DATA_DIR")
@@ -265,11 +272,11 @@ def _asked_about_chunks(folder: Path, names: list[str], model: str) -> list[dict
                 table = next((t for t in document.tables if chunk.start <= t.start < chunk.end),
                              None)
                 caption = table.caption if table and chunk.chunk_type == "table" else None
-                for phase, shown in ((p, s) for p in CHUNK_PHASES.values()
-                                     for s in [*stretches, (0, 0)]):
-                    request = chunk_request(document, phase.name, (chunk.start, chunk.end),
+                for (name, version), shown in ((v, s) for v in sorted(versions)
+                                               for s in [*stretches, (0, 0)]):
+                    phase = CHUNK_PHASES[name]
+                    request = chunk_request(document, name, (chunk.start, chunk.end),
                                             chunk.heading_path, shown, caption)
-                    version = library.default(phase.template).version
                     content = phase.cache_content(request) or {}
                     found = cache.get(LLMCache.key(phase.name, version, model, temperature,
                                                    **content))
@@ -293,7 +300,8 @@ def _chunk_records(folder: Path, entries: list[dict[str, Any]],
     about = [e for e in entries if e.get("phase") in CHUNK_PHASES]
     if not about or not names:
         return []
-    asked = _asked_about_chunks(folder, names, str(about[0].get("model", "local")))
+    versions = {(str(e["phase"]), str(e.get("template_version"))) for e in about}
+    asked = _asked_about_chunks(folder, names, str(about[0].get("model", "local")), versions)
     found: list[dict[str, Any]] = []
     waiting: list[dict[str, Any]] = []  # rejected answers whose request is not known yet
     for entry in about:
@@ -315,6 +323,8 @@ def _chunk_records(folder: Path, entries: list[dict[str, Any]],
             found.append({**fields, "form": _form(answered["response"]),
                           "answer": answered["response"]})
         waiting = [e for e in waiting if e not in same]
+    print(f"{folder}: {len(found)} of {len(about)} answers about chunks are about chunks of "
+          "shipped samples the run's cache finds")
     return found
 
 
