@@ -300,6 +300,9 @@ def _chunk_records(folder: Path, entries: list[dict[str, Any]],
     about = [e for e in entries if e.get("phase") in CHUNK_PHASES]
     if not about or not names:
         return []
+    if not (folder / "llm_cache").is_dir():
+        print(f"{folder}: no LLM cache, so the answers about chunks cannot be told apart")
+        return []
     versions = {(str(e["phase"]), str(e.get("template_version"))) for e in about}
     asked = _asked_about_chunks(folder, names, str(about[0].get("model", "local")), versions)
     found: list[dict[str, Any]] = []
