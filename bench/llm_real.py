@@ -12,13 +12,20 @@ Documents run one after another with tolerant parsing against
 connection test fits to the server. Validated answers are cached in ``OUT`` (a later
 ``CHUNKLAB_DATA_DIR=OUT python -m core chunk|ingest`` with the same templates reuses them; the
 figures count only requests sent). Each document's raw answers stay in ``OUT/llm_log.jsonl``
-(what test fixtures are cut from) and its figures are appended to ``OUT/results.jsonl``;
+and its figures are appended to ``OUT/results.jsonl``;
 ``--report`` prints the tables: per document, per phase (time, requests, share of answers
 accepted, prompt tokens sent and actually read by the server — the rest came from its prompt
 cache —, on the tune and the held-out documents apart) and repairs per kind.
 
 Judge a template change by the held-out documents: the tune documents are the ones the
 templates were written against.
+
+``--fixtures`` adds the raw answers about shipped samples (``sample_docs``) of every chunking
+phase to ``tests/real_answers.jsonl``, where they are replayed through today's parsers (see
+:mod:`fakes.replay`); the records already there stay with the outcome they were recorded with.
+Answers about other documents are left out: the held-out documents stay out of the repository,
+and a record that carried the text its request showed would copy them into it. Cut a run while
+today's templates are the ones it ran: its chunks are found again through its LLM cache.
 """
 
 from __future__ import annotations
@@ -194,39 +201,165 @@ def log_report(folders: list[Path]) -> int:
     return 0
 
 
-def fixtures(folders: list[Path]) -> int:
-    """Cut the structure and boundary answers about shipped samples out of the runs' raw logs
-    into ``tests/real_answers.jsonl``, each with what today's parsers make of it; print the
-    share each parsing mode accepts, per phase."""
-    from fakes.replay import FIXTURES, ROOT, replay
+def _form(answer: str) -> str:
+    """"json" for structured output's ``{"rows": [...]}`` (the log does not say whether a schema
+    was sent; an answer of that shape was read as one), else "tsv"."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return "tsv"
+    return "json" if isinstance(data, dict) and isinstance(data.get("rows"), list) else "tsv"
 
-    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+def _shipped(entry: dict[str, Any]) -> str:
+    """The shipped sample a structure or boundary request was about ("" for another document):
+    its subject names the document and the blocks shown."""
+    from fakes.replay import ROOT
+
+    name = str(entry.get("subject", "")).rpartition(" blocks ")[0]
+    return name if name and (ROOT / "sample_docs" / name).is_file() else ""
+
+
+def _window_record(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The record of a structure or boundary answer about a shipped sample."""
+    name = _shipped(entry)
+    if not name:
+        return None
+    first, last = (int(n) for n in entry["subject"].rpartition(" blocks ")[2].split("-"))
+    return {"document": name, "phase": entry["phase"], "blocks": [first, last],
+            "template_version": entry.get("template_version"), "form": _form(entry["response"]),
+            "answer": entry["response"]}
+
+
+def _asked_about_chunks(folder: Path, names: list[str], model: str,
+                        versions: set[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The chunk requests the run's pipeline sent about the documents ``names``, each with the
+    answer its LLM cache holds for it (``versions``: the phases and template versions the log
+    names). A log does not say which chunk a metadata, prefix or table summary answer is about:
+    the documents are chunked again against a fake server with a copy of the run's cache (the
+    structure and boundary answers come from it while today's templates are the run's, so the
+    chunks are the run's), and every request about each chunk is looked up in that cache."""
+    import shutil
+    import tempfile
+
+    from core.llm.cache import LLMCache
+    from fakes.http import running
+    from fakes.llm import FakeLLM
+    from fakes.replay import CHUNK_PHASES, chunk_request, sample
+
+    asked: list[dict[str, Any]] = []
+    temperature = LLMSettings.model_fields["temperature"].default
+    with tempfile.TemporaryDirectory() as data, running(FakeLLM()) as fake:
+        shutil.copytree(folder / "llm_cache", Path(data) / "llm_cache")
+        before = os.environ.get("CHUNKLAB_DATA_DIR")
+        os.environ["CHUNKLAB_DATA_DIR"] = data
+        fake.serve_llama(slots=1)
+        fake.structured = True
+        try:
+            runs = run_llm([sample(name) for name in names],
+                           {"parsing": "tolerant", "summaries": False},
+                           RunOptions(llm=fake.settings(model=model, timeout=60)))
+        finally:
+            if before is None:
+                os.environ.pop("CHUNKLAB_DATA_DIR")
+            else:
+                os.environ["CHUNKLAB_DATA_DIR"] = before
+        cache = LLMCache(Path(data) / "llm_cache" / "answers.sqlite3")
+        for llm_run in runs:
+            document, reading = llm_run.document, llm_run.reading
+            stretches = [(a, b) for a, b, _ in reading.spans] if reading else []
+            for chunk in llm_run.chunks:
+                table = next((t for t in document.tables if chunk.start <= t.start < chunk.end),
+                             None)
+                caption = table.caption if table and chunk.chunk_type == "table" else None
+                for (name, version), shown in ((v, s) for v in sorted(versions)
+                                               for s in [*stretches, (0, 0)]):
+                    phase = CHUNK_PHASES[name]
+                    request = chunk_request(document, name, (chunk.start, chunk.end),
+                                            chunk.heading_path, shown, caption)
+                    content = phase.cache_content(request) or {}
+                    found = cache.get(LLMCache.key(phase.name, version, model, temperature,
+                                                   **content))
+                    if found is not None:
+                        asked.append({"document": document.source_name, "phase": phase.name,
+                                      "chunk": [chunk.start, chunk.end],
+                                      "path": chunk.heading_path, "shown": list(shown),
+                                      **({"caption": caption} if caption else {}),
+                                      "template_version": version, "cached": found,
+                                      "request": request})
+    return asked
+
+
+def _chunk_records(folder: Path, entries: list[dict[str, Any]],
+                   names: list[str]) -> list[dict[str, Any]]:
+    """The records of the chunk answers about ``names``: an accepted answer is the one its
+    request's cache entry holds; a rejected one belongs to the request asked again right after
+    it (same phase, template and prompt length)."""
+    from fakes.replay import CHUNK_PHASES, answer_text
+
+    about = [e for e in entries if e.get("phase") in CHUNK_PHASES]
+    if not about or not names:
+        return []
+    if not (folder / "llm_cache").is_dir():
+        print(f"{folder}: no LLM cache, so the answers about chunks cannot be told apart")
+        return []
+    versions = {(str(e["phase"]), str(e.get("template_version"))) for e in about}
+    asked = _asked_about_chunks(folder, names, str(about[0].get("model", "local")), versions)
+    found: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []  # rejected answers whose request is not known yet
+    for entry in about:
+        if entry.get("rejected"):
+            waiting.append(entry)
+            continue
+        phase, form = CHUNK_PHASES[entry["phase"]], _form(entry["response"])
+        match = next((a for a in asked if a["phase"] == entry["phase"]
+                      and a["template_version"] == entry.get("template_version")
+                      and answer_text(phase, form, entry["response"], a["request"])
+                      == a["cached"]), None)
+        if match is None:
+            continue
+        fields = {k: v for k, v in match.items() if k not in ("cached", "request")}
+        same = [e for e in waiting if (e["phase"], e.get("template_version"),
+                                       e.get("prompt_tokens")) == (entry["phase"],
+                                       entry.get("template_version"), entry.get("prompt_tokens"))]
+        for answered in [*same, entry]:
+            found.append({**fields, "form": _form(answered["response"]),
+                          "answer": answered["response"]})
+        waiting = [e for e in waiting if e not in same]
+    print(f"{folder}: {len(found)} of {len(about)} answers about chunks are about chunks of "
+          "shipped samples the run's cache finds")
+    return found
+
+
+def fixtures(folders: list[Path]) -> int:
+    """Add the answers about shipped samples in the runs' raw logs to
+    ``tests/real_answers.jsonl`` (the records already there stay), each with what today's
+    parsers make of it; print the share each parsing mode accepts, per phase. Answers the
+    server cut at its token limit are left out (what the pipeline keeps of them is the cut
+    rule's business, not the parser's)."""
+    from fakes.replay import FIXTURES, merge, replay
+
+    new: list[dict[str, Any]] = []
     for folder in folders:
         entries, _ = _log_entries(folder / "llm_log.jsonl", 0)
-        for entry in entries:
-            subject = str(entry.get("subject", ""))
-            name, _, blocks = subject.rpartition(" blocks ")
-            if (entry.get("phase") not in ("structure_analysis", "boundary_detection")
-                    or "response" not in entry or not name
-                    or not (ROOT / "sample_docs" / name).is_file()):
-                continue
-            first, last = (int(n) for n in blocks.split("-"))
-            record = {"document": name, "phase": entry["phase"], "blocks": [first, last],
-                      "template_version": entry.get("template_version"),
-                      "answer": entry["response"]}
-            found[(name, subject + entry["phase"], entry["response"])] = record
-    lines, shares = [], defaultdict(Counter)
-    for record in found.values():
+        names = sorted({name for e in entries if (name := _shipped(e))})
+        entries = [e for e in entries if "response" in e
+                   and not str(e.get("error", "")).startswith("answer cut")]
+        new += [r for e in entries if e.get("phase") in ("structure_analysis",
+                                                         "boundary_detection")
+                if (r := _window_record(e)) is not None]
+        new += _chunk_records(folder, entries, names)
+    shares: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for record in new:
         outcome = replay(record)
         record.update(outcome.as_dict())
-        lines.append(json.dumps(record, ensure_ascii=False))
         shares[record["phase"]].update(
-            answers=1, strict=outcome.strict == "ok", tolerant=outcome.tolerant == "ok")
-    FIXTURES.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{len(lines)} answers written to {FIXTURES}")
+            answers=1, strict=int(outcome.strict == "ok"), tolerant=int(outcome.tolerant == "ok"))
+    added = merge(new)
+    print(f"{len(new)} answers about shipped samples found, {added} new added to {FIXTURES}")
     for phase, counts in shares.items():
-        print(f"{phase}: strict accepts {int(counts['strict'])}/{counts['answers']}, tolerant "
-              f"{int(counts['tolerant'])}/{counts['answers']}")
+        print(f"{phase}: strict accepts {counts['strict']}/{counts['answers']}, tolerant "
+              f"{counts['tolerant']}/{counts['answers']}")
     return 0
 
 
@@ -240,7 +373,7 @@ def main() -> int:
     parser.add_argument("--label", default="", help="what the run tries (kept with its results)")
     parser.add_argument("--report", type=Path, nargs="*", help="print the tables of these runs")
     parser.add_argument("--fixtures", type=Path, nargs="*",
-                        help="write the answers of these runs to tests/real_answers.jsonl")
+                        help="add the answers of these runs to tests/real_answers.jsonl")
     parser.add_argument("--log-report", type=Path, nargs="*",
                         help="print per document and phase what these raw logs hold")
     args = parser.parse_args()

@@ -1,4 +1,4 @@
-"""Answers Qwen2.5-Coder-1.5B wrote for the shipped samples (``tests/real_answers.jsonl``, cut
+"""Answers the bundled model wrote for the shipped samples (``tests/real_answers.jsonl``, cut
 from real runs' raw logs by ``python -m bench.llm_real --fixtures``), replayed: today's parsers
 must make of each what they made when the fixtures were written — the same repairs, and every
 answer tolerant parsing accepted still accepted."""
@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.replay import records, replay
+from core.llm.errors import TSVError
+from core.llm.phases.metadata import MetadataPhase
+from fakes.replay import CHUNK_PHASES, OUTCOME, PHASES, merge, records, replay
 
 RECORDS = records()
 
 
-@pytest.mark.parametrize("record", RECORDS,
-                         ids=[f"{r['document']}-{r['phase']}-{r['blocks'][0]}" for r in RECORDS])
+def _id(record):
+    where = record.get("blocks") or record["chunk"]
+    return f"{record['document']}-{record['phase']}-{record.get('form', 'tsv')}-{where[0]}"
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[_id(r) for r in RECORDS])
 def test_a_real_answer_parses_as_recorded(record):
     outcome = replay(record)
     assert outcome.tolerant == record["tolerant"]
@@ -21,5 +27,35 @@ def test_a_real_answer_parses_as_recorded(record):
     assert outcome.strict == record["strict"]
 
 
-def test_the_fixtures_hold_answers_of_both_phases():
-    assert {r["phase"] for r in RECORDS} == {"structure_analysis", "boundary_detection"}
+def test_the_fixtures_hold_answers_of_every_chunking_phase_in_both_forms():
+    assert {r["phase"] for r in RECORDS} == set(PHASES)
+    assert {r.get("form", "tsv") for r in RECORDS} == {"json", "tsv"}
+    assert all(r["tolerant"] == "ok" for r in RECORDS if r.get("form") == "json")
+
+
+def test_a_parser_that_loses_an_accepted_answer_is_caught(monkeypatch):
+    record = next(r for r in RECORDS if r["phase"] == "chunk_metadata" and r["tolerant"] == "ok")
+
+    def refuse(self, answer, request):
+        raise TSVError(self.label, "expected a single line of metadata")
+
+    monkeypatch.setattr(MetadataPhase, "parse", refuse)
+    assert replay(record).tolerant != record["tolerant"]
+
+
+def test_a_structured_answer_is_read_back_into_rows_before_parsing():
+    record = next(r for r in RECORDS if r.get("form") == "json"
+                  and r["phase"] in CHUNK_PHASES and r["strict"] == "ok")
+    assert replay({**record, "form": "tsv"}).strict != "ok"  # the JSON itself is no TSV line
+
+
+def test_new_answers_are_added_to_the_fixtures_and_old_ones_kept(tmp_path):
+    path = tmp_path / "real_answers.jsonl"
+    old, other = RECORDS[0], RECORDS[-1]
+    path.write_text("", encoding="utf-8")
+    assert merge([old], path) == 1
+    # Cut again: the same answer (today's outcome differs from the one recorded) and a new one,
+    # twice.
+    again = {**old, **dict.fromkeys(OUTCOME, "changed")}
+    assert merge([again, other, other], path) == 1
+    assert records(path) == [old, other]
