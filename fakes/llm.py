@@ -177,7 +177,8 @@ def auto_answer(phase: str, prompt: str) -> str:
 
 def structured_answer(body: dict[str, Any], answer: str) -> str:
     """``answer`` as the JSON rows the request's ``response_format`` schema asks for (TSV
-    lines read into ``{"rows": [...]}``); ``answer`` itself when the request asks for no rows."""
+    lines read into ``{"rows": [...]}``, the last cells where it asks for fewer columns);
+    ``answer`` itself when the request asks for no rows."""
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
     row = (schema.get("properties", {}).get("rows") or {}).get("items")
     if not row:
@@ -185,7 +186,8 @@ def structured_answer(body: dict[str, Any], answer: str) -> str:
     kinds = {name: spec.get("type") for name, spec in row["properties"].items()}
     rows = []
     for line in answer.splitlines():
-        cells = dict(zip(kinds, line.split("\t"), strict=False))
+        values = line.split("\t")  # a schema asking for fewer columns asks for the last ones
+        cells = dict(zip(kinds, values[max(len(values) - len(kinds), 0):], strict=False))
         rows.append({name: int(value) if kinds[name] == "integer" else value
                      for name, value in cells.items()})
     return json.dumps({"rows": rows})

@@ -9,6 +9,7 @@ import pytest
 
 from core.documents import convert
 from core.llm.phases import boundaries
+from core.llm.phases.metadata import SUMMARY_CHARS
 from core.llm.structured import rows_as_tsv, rows_schema
 from core.operations.connection import check_connection
 from core.operations.question_generation import generate_question_set
@@ -75,3 +76,14 @@ def test_json_rows_read_back_as_tsv_lines():
               '"justification": "End"}]}')
     assert rows_as_tsv(answer, columns) == "1\tDOCUMENT_START\tStarts here\n4\tDOCUMENT_END\tEnd"
     assert rows_as_tsv("1\tDOCUMENT_START\tS", columns) == "1\tDOCUMENT_START\tS"  # not JSON
+
+
+def test_chunk_metadata_asks_a_schema_server_for_the_summary_alone(fake_llm):
+    fake_llm.structured = True
+    result = run(fake_llm, convert(SMALL_GUIDE, "guide.md"))
+    asked = [c.body["response_format"]["json_schema"]["schema"] for c in fake_llm.calls
+             if c.phase == "chunk_metadata"]
+    rows = [s["properties"]["rows"]["items"]["properties"] for s in asked]
+    assert rows and all(list(row) == ["summary"] for row in rows)
+    assert all(row["summary"]["maxLength"] == SUMMARY_CHARS for row in rows)  # no whole chunk
+    assert all(c.summary and "\t" not in c.summary for c in result.chunks)

@@ -201,6 +201,12 @@ class Phase(ABC, Generic[Req, Out]):
         columns = self.columns(request)
         return None if columns is None else rows_schema(columns.names, columns.numeric)
 
+    def rows_from_json(self, answer: str, request: Req) -> str:
+        """The TSV lines a structured answer (JSON rows held to :meth:`answer_schema`) stands
+        for, which :meth:`parse` reads."""
+        columns = self.columns(request)
+        return answer if columns is None else rows_as_tsv(answer, columns.names)
+
     def shared_prefix(self, request: Req) -> str:
         """A name for the text this request's prompt begins with when other requests begin
         with it too (the document a chunk is read in), so the server can keep it; "" when
@@ -413,9 +419,8 @@ class PhaseContext:
                     self.cache.put(cut_key, phase.name, cut.response.text)
                 return value
             self._record(response)
-            columns = phase.columns(request) if llm_request.schema is not None else None
-            text = response.text if columns is None else rows_as_tsv(response.text,
-                                                                     columns.names)
+            text = (response.text if llm_request.schema is None
+                    else phase.rows_from_json(response.text, request))
             try:
                 value = self._parse(phase, template, text, request)
             except TSVError as err:

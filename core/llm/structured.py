@@ -26,11 +26,14 @@ def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def rows_schema(columns: tuple[str, ...], numeric: tuple[int, ...] = (),
-                max_rows: int | None = None) -> dict[str, Any]:
+                max_rows: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
     """``{"rows": [...]}``, each row an object with every column: integers where ``numeric``
-    says, text elsewhere."""
+    says, text elsewhere (of at most ``max_chars`` characters when given)."""
+    text: dict[str, Any] = {"type": "string"}
+    if max_chars is not None:
+        text["maxLength"] = max_chars
     row = {"type": "object",
-           "properties": {name: {"type": "integer" if i in numeric else "string"}
+           "properties": {name: {"type": "integer"} if i in numeric else text
                           for i, name in enumerate(columns)},
            "required": list(columns), "additionalProperties": False}
     rows: dict[str, Any] = {"type": "array", "items": row, "minItems": 1}

@@ -1,12 +1,16 @@
 """Phase 3, chunk metadata: chapter, section and subsection titles and a searchable summary.
 
 One TSV line ``chapter_title section_title subsection_title summary``. An invalid answer is asked
-once more.
+once more. A server with structured output is asked for the summary alone, of at most
+:data:`SUMMARY_CHARS` characters: the titles are the ones the prompt shows, and a small model
+writing them out again spends a third of its answer on them; asked for 15-40 words, a 1.5 B
+model still copied whole chunks (130 answer tokens, 8 s each), which the limit stops.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from core.llm.answers.checks import max_answer_chars
 from core.llm.answers.reader import Columns, tsv_lines
@@ -14,10 +18,12 @@ from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
 from core.llm.phases.chunk_phase import NO_SUBSECTION, ChunkPhase, ChunkRequest
+from core.llm.structured import rows_as_tsv, rows_schema
 
 LABEL = "phase 3 (chunk metadata)"
 COLUMNS = ("chapter_title", "section_title", "subsection_title", "summary")
 NONE = "NONE"
+SUMMARY_CHARS = 300  # the template's 15-40 words, with room
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,15 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
 
     def columns(self, request: ChunkRequest) -> Columns:
         return Columns(COLUMNS)
+
+    def answer_schema(self, request: ChunkRequest) -> dict[str, Any]:
+        return rows_schema(COLUMNS[-1:], max_rows=1, max_chars=SUMMARY_CHARS)
+
+    def rows_from_json(self, answer: str, request: ChunkRequest) -> str:
+        context = request.context
+        titles = (context.chapter, context.section, context.subsection or NONE)
+        return "\n".join("\t".join((*titles, summary))
+                         for summary in rows_as_tsv(answer, COLUMNS[-1:]).splitlines())
 
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:
         return tolerantly(request.repairs, lambda repairs: parse_metadata(
