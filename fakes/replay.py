@@ -38,7 +38,6 @@ from core.llm.phases.boundaries import BoundaryWindow, SectionSpan
 from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
 from core.llm.phases.structure import StructureWindow
 from core.llm.phases.table_summary import TableRequest
-from core.llm.structured import rows_as_tsv
 from core.prompts.library import PromptLibrary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,9 +103,8 @@ def request_of(record: Record, repairs: Repairs | None) -> Any:
 
 def answer_text(phase: Phase[Any, Any], form: str, answer: str, request: Any) -> str:
     """The text the phase's parser reads: a structured answer's rows as the TSV lines they
-    stand for, read as the pipeline reads them (:func:`core.llm.structured.rows_as_tsv`)."""
-    columns = phase.columns(request) if form == "json" else None
-    return answer if columns is None else rows_as_tsv(answer, columns.names)
+    stand for, read as the pipeline reads them (:meth:`Phase.rows_from_json`)."""
+    return phase.rows_from_json(answer, request) if form == "json" else answer
 
 
 def replay(record: Record) -> Outcome:

@@ -50,6 +50,15 @@ def parse_metadata(text: str, *, label: str = LABEL, repairs: Repairs | None = N
     return MetadataRow((chapter, section, None if none else subsection), summary)
 
 
+def whole_words(summary: str) -> str:
+    """A summary the length limit stopped, back to its last full sentence (else its last whole
+    word): never a word cut in half."""
+    if len(summary) < SUMMARY_CHARS:
+        return summary
+    sentence = summary.rfind(". ")
+    return summary[: sentence + 1] if sentence > 0 else summary.rsplit(" ", 1)[0]
+
+
 class MetadataPhase(ChunkPhase[MetadataRow]):
     name = "chunk_metadata"
     label = LABEL
@@ -65,7 +74,7 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
     def rows_from_json(self, answer: str, request: ChunkRequest) -> str:
         context = request.context
         titles = (context.chapter, context.section, context.subsection or NONE)
-        return "\n".join("\t".join((*titles, summary))
+        return "\n".join("\t".join((*titles, whole_words(summary)))
                          for summary in rows_as_tsv(answer, COLUMNS[-1:]).splitlines())
 
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:
