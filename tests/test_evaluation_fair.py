@@ -85,7 +85,7 @@ def test_intervals_and_comparison_of_two_results(question_set, documents):  # no
     assert (result.wins, result.losses, result.ties) == (0, 3, 0)
     assert result.p_value == pytest.approx(0.25)
     assert verdict(result) == ("No difference on precision detectable with 3 questions "
-                               "(0 wins, 3 losses, 0 ties; p = 0.25).")
+                               "(whole higher on 0, para on 3, 0 ties; p = 0.25).")
     rows = outcome_rows(para, whole, "precision")
     assert [r.outcome for r in rows] == ["A wins"] * 3 and rows[2].index == 2
 

@@ -98,8 +98,8 @@ class PairedComparison:
         name = metric_label or self.metric
         if not self.significant:
             return (f"No difference on {name} detectable with {self.questions} questions "
-                    f"({self.wins} wins, {self.losses} losses, {self.ties} ties; "
-                    f"{format_p(self.p_value)}).")
+                    f"({self.label_b} higher on {self.wins}, {self.label_a} on {self.losses}, "
+                    f"{self.ties} ties; {format_p(self.p_value)}).")
         better, worse = ((self.label_b, self.label_a) if self.wins > self.losses
                          else (self.label_a, self.label_b))
         return f"{better} is better than {worse} on {name} ({format_p(self.p_value)})."
