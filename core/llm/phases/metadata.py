@@ -4,7 +4,7 @@ One TSV line ``chapter_title section_title subsection_title summary``. An invali
 once more. A server with structured output is asked for the summary alone, of at most
 :data:`SUMMARY_CHARS` characters: the titles are the ones the prompt shows, and a small model
 writing them out again spends a third of its answer on them; asked for 15-40 words, a 1.5 B
-model still copied whole chunks (130 answer tokens, 8 s each), which the limit stops.
+model still copied whole chunks (130 answer tokens, 8 s each), which the limit cuts short.
 """
 
 from __future__ import annotations
