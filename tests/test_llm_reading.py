@@ -92,11 +92,11 @@ def test_other_servers_get_no_llama_fields(fake_llm, docs):
 def test_an_answer_leaving_an_example_field_unfilled_is_a_copy():
     library = PromptLibrary()
     prefix = library.default("contextual_prefix").text
-    half = 'This chunk is from Setup, section "Install", <what the chunk says, in your own words>.'
+    half = 'This chunk is from Setup, section "Install", <what it says>.'
     with pytest.raises(TSVError, match="copies the template's example"):
         without_copies("phase 3b", prefix, half, "the chunk's text")
     metadata = library.default("chunk_metadata").text
-    line = "Setup\tInstall\t<subsection title or NONE>\tHow to install the tool on Linux and Mac"
+    line = "Setup\tInstall\t<subsection or NONE>\tHow to install the tool on Linux and Mac"
     with pytest.raises(TSVError, match="copies the template's example"):
         without_copies("phase 3", metadata, line, "the chunk's text")
     fine = "Setup\tInstall\tNONE\tHow to install the tool on Linux and Mac with its packages"

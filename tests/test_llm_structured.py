@@ -94,4 +94,5 @@ def test_a_summary_stopped_by_its_limit_ends_on_a_whole_sentence():
     assert len(long[:SUMMARY_CHARS]) == SUMMARY_CHARS
     assert whole_words(long[:SUMMARY_CHARS]).endswith("tonnes.")
     assert whole_words("One short sentence") == "One short sentence"
-    assert whole_words(("abcdefg " * 50)[:SUMMARY_CHARS]).split() == ["abcdefg"] * 37
+    words = whole_words(("abcdefg " * 50)[:SUMMARY_CHARS]).split()
+    assert words == ["abcdefg"] * (SUMMARY_CHARS // 8)

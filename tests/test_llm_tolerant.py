@@ -229,7 +229,10 @@ def test_tolerant_completes_every_sample_with_warnings(slipping_llm):
         assert result.chunks, name
         for found in result.chunks:
             assert found.text == result.document.text[found.start : found.end]
-        assert result.warnings > 0, name
+        # every structure and boundary answer slips; a table alone (no such request) may not
+        always_slips = any(call.phase in ("structure_analysis", "boundary_detection")
+                           and name in call.prompt for call in slipping_llm.calls)
+        assert result.warnings > 0 or not always_slips, name
         kinds.update(r.kind for r in result.repairs)
         assert all(r.line for r in result.repairs if r.kind != "structure_fallback")
     assert {"code_fence", "preamble", "header_row", "anchor_clamped", "title_matched",

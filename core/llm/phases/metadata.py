@@ -4,7 +4,8 @@ One TSV line ``chapter_title section_title subsection_title summary``. An invali
 once more. A server with structured output is asked for the summary alone, of at most
 :data:`SUMMARY_CHARS` characters: the titles are the ones the prompt shows, and a small model
 writing them out again spends a third of its answer on them; asked for 15-40 words, a 1.5 B
-model still copied whole chunks (130 answer tokens, 8 s each), which the limit cuts short.
+model still copied whole chunks (130 answer tokens, 8 s each), which the limit cuts short (it
+mostly copies the chunk's opening sentences still: the limit bounds the cost, not the habit).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from core.llm.structured import rows_as_tsv, rows_schema
 LABEL = "phase 3 (chunk metadata)"
 COLUMNS = ("chapter_title", "section_title", "subsection_title", "summary")
 NONE = "NONE"
-SUMMARY_CHARS = 300  # the template's 15-40 words, with room
+SUMMARY_CHARS = 200  # the template's 10-25 words, with room
 
 
 @dataclass(frozen=True)
