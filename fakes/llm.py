@@ -10,7 +10,9 @@ With neither a script nor a responder it answers every ChunkLab phase sensibly (
 reading the phase from the ``X-ChunkLab-Phase`` header and the numbered anchors in the prompt.
 ``/v1/models`` lists one model, ``fake``. With ``structured = True`` it offers structured output:
 the probe gets its JSON, automatic answers come as the JSON rows a ``response_format`` schema
-asks for (:func:`structured_answer`); without, ``response_format`` is ignored.
+asks for (:func:`structured_answer`); without, ``response_format`` is ignored. With ``grammar =
+True`` as well it takes a GBNF ``grammar`` as llama.cpp does (of the shape
+:mod:`core.llm.grammar` writes): the probe gets the grammar's one answer, the others compact JSON.
 ``serve_llama(...)`` makes it answer like a llama.cpp server too: ``/props`` (context per
 slot, slots), ``/tokenize``, model ``meta``, ``timings`` in each completion (with the prompt
 tokens read, the rest reused from what the named slot read before), and a context refusal when
@@ -181,16 +183,31 @@ def structured_answer(body: dict[str, Any], answer: str) -> str:
     ``answer`` itself when the request asks for no rows."""
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
     row = (schema.get("properties", {}).get("rows") or {}).get("items")
-    if not row:
+    kinds = ({name: spec.get("type") for name, spec in row["properties"].items()} if row
+             else _grammar_row(str(body.get("grammar") or "")))
+    if not kinds:
         return answer
-    kinds = {name: spec.get("type") for name, spec in row["properties"].items()}
     rows = []
     for line in answer.splitlines():
         values = line.split("\t")  # a schema asking for fewer columns asks for the last ones
         cells = dict(zip(kinds, values[max(len(values) - len(kinds), 0):], strict=False))
         rows.append({name: int(value) if kinds[name] == "integer" else value
                      for name, value in cells.items()})
-    return json.dumps({"rows": rows})
+    return json.dumps({"rows": rows}, separators=(",", ":") if body.get("grammar") else None)
+
+
+_GRAMMAR_KEY = re.compile(r'"[{,]\\"(\w+)\\":" (\S+)')  # "{\"title\":" string
+
+
+def _grammar_row(grammar: str) -> dict[str, str]:
+    """The columns (name -> "integer" or "string") of the rows a grammar asks for; {} when it
+    asks for no ``{"rows": [...]}``."""
+    objects = [dict(_GRAMMAR_KEY.findall(line)) for line in grammar.splitlines()
+               if line.startswith("object-")]
+    if not any("rows" in keys for keys in objects):
+        return {}
+    row = next((keys for keys in objects if "rows" not in keys), {})
+    return {name: "integer" if rule == "integer" else "string" for name, rule in row.items()}
 
 
 def _auto_question(prompt: str) -> str:
@@ -245,7 +262,9 @@ class _Handler(JSONHandler):
             return
         request = FakeRequest(self.path, self.headers.get("X-ChunkLab-Phase", ""), body)
         if request.phase == PROBE_PHASE:  # answered by what the server is, never scripted
-            probe = Reply(json.dumps({"ok": True}) if fake.structured else "OK")
+            literal = str(body.get("grammar") or "").partition("root ::= ")[2]
+            probe = Reply(json.loads(literal) if literal and fake.grammar
+                          else json.dumps({"ok": True}) if fake.structured else "OK")
             self.send_json(200, json.dumps(_completion(body, probe, fake.llama)))
             return
         reply = fake.next_reply(request)
@@ -331,6 +350,7 @@ class FakeLLM(FakeServer):
         self.latency = latency
         self.llama: LlamaFacts | None = None
         self.structured = False  # holds answers to a JSON schema (``response_format``)
+        self.grammar = False  # and to a GBNF ``grammar``, as llama.cpp does
         self.calls: list[FakeRequest] = []  # chat completions
         self.gets: list[str] = []  # paths of GET requests
         self._queue: deque[Reply] = deque()

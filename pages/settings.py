@@ -213,8 +213,10 @@ def _facts_rows(facts: ServerFacts, fitted: LLMSettings) -> list[dict[str, str]]
     rows.append({"what": "Token counts", "value": "the server's tokenizer" if facts.tokenizer
                  else "tiktoken plus a 15 % margin (the server cannot count)"})
     rows.append({"what": "Structured output (JSON schema)",
-                 "value": "yes: the phases' rows are asked as JSON" if facts.structured_output
-                 else "no: the phases' rows are asked as tab-separated lines"})
+                 "value": ("no: the phases' rows are asked as tab-separated lines"
+                           if not facts.structured_output
+                           else "yes: the phases' rows are asked as compact JSON (a grammar)"
+                           if facts.compact_json else "yes: the phases' rows are asked as JSON")})
     if facts.answer_speed:
         rows.append({"what": "Answer speed", "value": f"{facts.answer_speed:,.1f} tokens/s"})
     rows.append({"what": "Suggested timeout", "value": f"{fitted.timeout:,.0f} s"})

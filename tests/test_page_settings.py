@@ -107,7 +107,7 @@ def test_connection_is_tested_before_saving_and_the_model_picked_from_the_list(f
 
 def test_server_facts_are_shown_and_fill_the_form(fake_llm):
     fake_llm.serve_llama(n_ctx=2048, slots=2, n_params=135_000_000)
-    fake_llm.structured = True
+    fake_llm.structured = fake_llm.grammar = True  # as llama.cpp
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     at.number_input(key="llm_concurrency").set_value(4)
     fill(at, fake_llm.base_url, "", "fake", button="Test connection")
@@ -121,6 +121,7 @@ def test_server_facts_are_shown_and_fill_the_form(fake_llm):
     assert shown["Slots (requests computed at once)"] == "2"
     assert shown["Token counts"] == "the server's tokenizer"
     assert shown["Structured output (JSON schema)"].startswith("yes")
+    assert "compact JSON (a grammar)" in shown["Structured output (JSON schema)"]
     assert any("This model is small" in w.value for w in at.warning)
     assert "1.5 B parameters" in shown_text(at)  # which model sizes work
     press(at, "Save")

@@ -47,7 +47,7 @@ from core.llm.log import ResponseLog
 from core.llm.reported import positive_float, positive_int
 from core.llm.settings import LLMSettings
 from core.llm.slots import SlotChooser, prompt_processed
-from core.llm.structured import PROBE_PHASE, probe, response_format
+from core.llm.structured import PROBE_PHASE, OutputForm, probe
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
@@ -95,8 +95,8 @@ class LLMRequest:
     # Names the text this prompt begins with that other requests begin with too (a document):
     # a llama.cpp server is asked to keep it and gets the request on the slot that read it last.
     shared_prefix: str = ""
-    # A JSON schema the answer is held to (``response_format``), for a server that offers
-    # structured output (see :meth:`LLMClient.structured_output`); None: free text.
+    # A JSON schema the answer is held to, for a server that offers structured output (see
+    # :meth:`LLMClient.output_form`); None: free text.
     schema: dict[str, Any] | None = None
 
 
@@ -151,7 +151,7 @@ class LLMClient:
         self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
         self._pinned = SlotChooser()  # llama.cpp's slots, once known: each request names one
         self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
-        self._structured: bool | None = None  # unknown until probed
+        self._form: OutputForm | None = None  # unknown until probed
         self._probe_lock = threading.Lock()
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
@@ -253,16 +253,16 @@ class LLMClient:
                                else max(1.0, server / local) * MEASURED_MARGIN)
             return self._ratio
 
-    def structured_output(self) -> bool:
-        """Whether the server holds answers to a JSON schema: probed once per client, never
-        logged (see :func:`core.llm.structured.probe`)."""
+    def output_form(self) -> OutputForm:
+        """How the server holds answers to a JSON schema, if it does: probed once per client,
+        never logged (see :func:`core.llm.structured.probe`)."""
         self._fit_to_server()
         with self._probe_lock:
-            if self._structured is None:
+            if self._form is None:
                 with self._slots:
-                    self._structured = probe(self._http, self.settings.model,
-                                             self.settings.timeout, {PHASE_HEADER: PROBE_PHASE})
-            return self._structured
+                    self._form = probe(self._http, self.settings.model,
+                                       self.settings.timeout, {PHASE_HEADER: PROBE_PHASE})
+            return self._form
 
     def request_timeout(self, request: LLMRequest) -> float:
         """Seconds to wait for ``request``: the settings' timeout, or longer when the speed
@@ -304,7 +304,7 @@ class LLMClient:
             "max_tokens": request.max_tokens or settings.max_tokens,
             **({"seed": request.seed} if request.seed is not None else {}),
             **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
-            **({"response_format": response_format(request.phase, request.schema)}
+            **(self.output_form().fields(request.phase, request.schema)
                if request.schema else {}),
         }
         label = request.label

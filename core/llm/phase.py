@@ -358,7 +358,7 @@ class PhaseContext:
                               shared_prefix=phase.shared_prefix(request))
         cap = phase.answer_cap(request)
         schema = phase.answer_schema(request)
-        if schema is not None and self.client.structured_output():
+        if schema is not None and self.client.output_form().schema:
             llm_request = replace(llm_request, schema=schema)
             # JSON repeats the column names on every row: room for about twice the tokens.
             cap = None if cap is None else cap * STRUCTURED_CAP_FACTOR

@@ -1,7 +1,7 @@
 """What a server says about itself, and the settings that fit it.
 
-Whether a server holds answers to a JSON schema is probed (:meth:`LLMClient.structured_output`).
-llama.cpp's server tells its context per request (``GET /props``:
+Whether a server holds answers to a JSON schema, and to a grammar, is probed
+(:meth:`LLMClient.output_form`). llama.cpp's server tells its context per request (``GET /props``:
 ``default_generation_settings.n_ctx``, a slot's context), how many requests it computes at once
 (``total_slots``), the model's size (``GET /v1/models``: ``data[].meta``) and counts tokens with
 the model's tokenizer (``POST /tokenize``). Other OpenAI-compatible servers say none of this:
@@ -39,6 +39,7 @@ class ServerFacts:
     answer_speed: float | None = None  # answer tokens per second, measured by a request
     prompt_speed: float | None = None
     structured_output: bool = False  # holds answers to a JSON schema (``response_format``)
+    compact_json: bool = False  # and to a GBNF grammar, which keeps its JSON compact
 
     @property
     def known(self) -> bool:
@@ -57,6 +58,7 @@ def read_facts(client: LLMClient, models: list[dict[str, Any]],
     """Ask the server about itself (``/props``, ``/tokenize``); ``models`` are the entries of
     ``/models``; ``measured`` a finished request whose timings tell the speed."""
     context, slots = client.server_limits()
+    form = client.output_form()
     meta = _model_meta(models, client.settings.model)
     if context is None and positive_int(meta.get("n_ctx")):
         context = int(meta["n_ctx"]) // (slots or 1)  # the whole context is shared by slots
@@ -67,7 +69,8 @@ def read_facts(client: LLMClient, models: list[dict[str, Any]],
         model_params=positive_int(meta.get("n_params")),
         answer_speed=measured.answer_speed if measured else None,
         prompt_speed=measured.prompt_speed if measured else None,
-        structured_output=client.structured_output(),
+        structured_output=form.schema,
+        compact_json=form.grammar,
     )
 
 

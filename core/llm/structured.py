@@ -4,19 +4,39 @@ Servers that offer it (llama.cpp, vLLM, OpenAI: ``response_format`` of type ``js
 are asked for ``{"rows": [{column: value, ...}, ...]}``; the answer is read back into the TSV
 lines the phase's parser reads, so one parser serves both, and the copy checks and the cache
 see the same text. Whether a server offers it is found out once, by a probe (:func:`probe`),
-and shown on Settings; servers without it keep getting TSV.
+and shown on Settings; servers without it keep getting TSV. A server that also takes a GBNF
+``grammar`` (llama.cpp) gets the schema spelt out as one, which holds the answer to compact JSON
+(see :mod:`core.llm.grammar`).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from core.llm.grammar import schema_grammar
+
 PROBE_PHASE = "structured_output_probe"  # names the probe request to the server
 _PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}},
                  "required": ["ok"], "additionalProperties": False}
+_PROBE_GRAMMAR_ANSWER = '{"ok":true,"form":"grammar"}'  # no model writes this unasked
+
+
+@dataclass(frozen=True)
+class OutputForm:
+    """How a server holds an answer to a JSON schema, as probed."""
+
+    schema: bool = False  # ``response_format`` with a JSON schema
+    grammar: bool = False  # a GBNF ``grammar`` (llama.cpp): compact JSON
+
+    def fields(self, phase: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """The request's fields that hold its answer to ``schema``."""
+        grammar = schema_grammar(schema) if self.grammar else None
+        return {"grammar": grammar} if grammar else {
+            "response_format": response_format(phase, schema)}
 
 
 def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -61,17 +81,32 @@ def _cell(value: object) -> str:
     return " ".join(text.replace("\t", " ").splitlines())
 
 
-def probe(http: httpx.Client, model: str, timeout: float, headers: dict[str, str]) -> bool:
-    """Whether the server answers a tiny request with the JSON its schema asks for; a server
-    that ignores the format, refuses it or fails counts as without."""
-    body = {"model": model, "max_tokens": 16, "temperature": 0.0,
-            "messages": [{"role": "user", "content": "Is water wet? Answer in JSON."}],
-            "response_format": response_format("probe", _PROBE_SCHEMA)}
+def probe(http: httpx.Client, model: str, timeout: float, headers: dict[str, str]) -> OutputForm:
+    """Whether the server answers a tiny request with the JSON its schema asks for, and then
+    whether it holds one to a grammar; a server that ignores the format, refuses it or fails
+    counts as without."""
+    question = [{"role": "user", "content": "Is water wet? Answer in JSON."}]
+    base = {"model": model, "max_tokens": 16, "temperature": 0.0, "messages": question}
+    answer = _answer(http, {**base, "response_format": response_format("probe", _PROBE_SCHEMA)},
+                     timeout, headers)
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return OutputForm()
+    if not (isinstance(data, dict) and isinstance(data.get("ok"), bool)):
+        return OutputForm()
+    grammar = f"root ::= {json.dumps(_PROBE_GRAMMAR_ANSWER)}"
+    return OutputForm(schema=True, grammar=_answer(
+        http, {**base, "grammar": grammar}, timeout, headers) == _PROBE_GRAMMAR_ANSWER)
+
+
+def _answer(http: httpx.Client, body: dict[str, Any], timeout: float,
+            headers: dict[str, str]) -> str:
+    """The answer's text; "" when the request fails."""
     try:
         response = http.post("chat/completions", json=body, headers=headers, timeout=timeout)
         content = response.json()["choices"][0]["message"]["content"] if (
             response.status_code == 200) else ""
-        data = json.loads(str(content or ""))
     except (httpx.HTTPError, RuntimeError, ValueError, KeyError, IndexError, TypeError):
-        return False
-    return isinstance(data, dict) and isinstance(data.get("ok"), bool)
+        return ""
+    return str(content or "")

@@ -1,0 +1,88 @@
+"""Compact JSON for a server that takes a GBNF grammar (llama.cpp): the answer a JSON schema asks
+for, with no space or line break between its tokens.
+
+llama.cpp turns a ``response_format`` schema into a grammar that leaves the whitespace to the
+model, and a small model pretty-prints: with the bundled model's tokenizer a structure row costs
+39 tokens indented and 27 compact, and every one-row answer spends 12 more on indentation. On a
+CPU writing 15-20 tokens a second that is a minute or more per document. Spelling the schema
+out as a grammar leaves the model no whitespace to choose.
+
+Only the shapes the phases ask for are spelt out: objects whose properties are all required
+(written in their order, no others), arrays with item bounds, strings with a maximum length,
+integers and booleans. :func:`schema_grammar` returns None for anything else, and the schema
+goes as ``response_format``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# A JSON string's character: anything but a quote, a backslash or a control, or an escape.
+_CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
+_PRIMITIVES = {
+    "integer": r'"-"? ("0" | [1-9] [0-9]{0,15})',
+    "boolean": '"true" | "false"',
+}
+
+
+def schema_grammar(schema: dict[str, Any]) -> str | None:
+    """The GBNF grammar of ``schema``'s answers written compact; None when the schema has a
+    shape this module does not spell out."""
+    rules: dict[str, str] = {}
+    root = _value(schema, rules)
+    if root is None:
+        return None
+    return "\n".join([f"root ::= {root}", *(f"{name} ::= {body}" for name, body in rules.items())])
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text)  # a GBNF literal escapes as a JSON string does
+
+
+def _value(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
+    """A reference to the rule for ``spec``'s values (rules added to ``rules``), or None."""
+    kind = spec.get("type")
+    if kind in _PRIMITIVES:
+        rules.setdefault(kind, _PRIMITIVES[kind])
+        return str(kind)
+    if kind == "string":
+        most = spec.get("maxLength")
+        name = "string" if most is None else f"string-{int(most)}"
+        rules.setdefault("char", _CHAR)
+        rules.setdefault(name, r'"\"" char' + ("*" if most is None else f"{{0,{int(most)}}}")
+                         + r' "\""')
+        return name
+    if kind == "array":
+        return _array(spec, rules)
+    if kind == "object":
+        return _object(spec, rules)
+    return None
+
+
+def _array(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
+    item = _value(spec.get("items") or {}, rules)
+    least, most = int(spec.get("minItems", 0)), spec.get("maxItems")
+    if item is None or least > 1 or (most is not None and int(most) < max(least, 1)):
+        return None
+    more = f'("," {item})' + ("*" if most is None else f"{{0,{int(most) - 1}}}")
+    items = f"{item} {more}" if int(most or 2) > 1 else item
+    name = f"array-{len(rules)}"
+    rules[name] = f'"[" {items} "]"' if least == 1 else f'"[" ({items})? "]"'
+    return name
+
+
+def _object(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
+    properties: dict[str, Any] = spec.get("properties") or {}
+    if (not properties or spec.get("additionalProperties", True) is not False
+            or set(spec.get("required") or ()) != set(properties)):
+        return None
+    parts = []
+    for i, (key, value) in enumerate(properties.items()):
+        reference = _value(value, rules)
+        if reference is None:
+            return None
+        parts.append(f"{_literal(('{' if i == 0 else ',') + json.dumps(key) + ':')} {reference}")
+    name = f"object-{len(rules)}"
+    rules[name] = " ".join([*parts, _literal("}")])
+    return name
