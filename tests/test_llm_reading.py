@@ -92,7 +92,7 @@ def test_other_servers_get_no_llama_fields(fake_llm, docs):
 def test_an_answer_leaving_an_example_field_unfilled_is_a_copy():
     library = PromptLibrary()
     prefix = library.default("contextual_prefix").text
-    half = 'This chunk is from Setup, section "Install", <what it says>.'
+    half = 'This chunk is from Setup, section "Install", <what the chunk is about>.'
     with pytest.raises(TSVError, match="copies the template's example"):
         without_copies("phase 3b", prefix, half, "the chunk's text")
     metadata = library.default("chunk_metadata").text

@@ -101,14 +101,29 @@ def integer(label: str, value: str, column: str, line: Line) -> int:
     return result
 
 
+def whole_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at its last full sentence (else its last
+    whole word): never a word cut in half. Shorter text is kept as it is."""
+    if len(text) <= limit:
+        return text
+    text = text[: limit + 1]
+    sentence = text.rfind(". ")
+    return text[: sentence + 1] if sentence > 0 else text[:limit].rsplit(" ", 1)[0]
+
+
 def one_paragraph(label: str, text: str, limits: tuple[int, int],
-                  repairs: Repairs | None = None) -> str:
-    """An answer of one paragraph whose length lies within ``limits`` (characters)."""
+                  repairs: Repairs | None = None, *, shorten: bool = False) -> str:
+    """An answer of one paragraph whose length lies within ``limits`` (characters). With
+    ``shorten``, tolerant parsing cuts one that runs long back to whole sentences (recorded)
+    rather than losing it: a small model asked for a sentence often goes on quoting the text."""
     answer = check_answer(label, text, repairs)
     lines = [line for line in answer.splitlines() if line.strip()]
     if len(lines) > 1:
         raise TSVError(label, "expected a single paragraph", line_number=2, line=lines[1])
     low, high = limits
+    if len(answer) > high and shorten and repairs is not None:
+        repairs.add("shortened", label, 1, answer, f"{len(answer)} characters, at most {high}")
+        answer = whole_words(answer, high)
     if not low <= len(answer) <= high:
         raise TSVError(label, f"expected {low}-{high} characters, got {len(answer)}",
                        line_number=1, line=answer)

@@ -16,7 +16,7 @@ RepairKind = Literal["code_fence", "preamble", "header_row", "anchor_clamped", "
                      "reordered", "structure_fallback", "markdown_table", "list_numbers",
                      "json_rows", "columns_fixed", "trailing_text", "repeat_dropped",
                      "rows_dropped", "value_fixed", "example_copy", "answer_cut",
-                     "boundary_fallback", "anchor_from_title"]
+                     "boundary_fallback", "anchor_from_title", "shortened"]
 REPAIR_NAMES: dict[RepairKind, str] = {
     "code_fence": "markdown code fence removed",
     "preamble": "preamble line removed",
@@ -37,6 +37,7 @@ REPAIR_NAMES: dict[RepairKind, str] = {
     "answer_cut": "the complete rows of an answer cut at its token limit kept",
     "boundary_fallback": "section split by the recursive splitter instead of the model",
     "anchor_from_title": "section placed at the heading its title names",
+    "shortened": "a sentence that ran long cut back to whole sentences",
 }
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.answers.checks import max_answer_chars
+from core.llm.answers.checks import max_answer_chars, whole_words
 from core.llm.answers.reader import Columns, tsv_lines
 from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.errors import TSVError
@@ -51,15 +51,6 @@ def parse_metadata(text: str, *, label: str = LABEL, repairs: Repairs | None = N
     return MetadataRow((chapter, section, None if none else subsection), summary)
 
 
-def whole_words(summary: str) -> str:
-    """A summary the length limit stopped, back to its last full sentence (else its last whole
-    word): never a word cut in half."""
-    if len(summary) < SUMMARY_CHARS:
-        return summary
-    sentence = summary.rfind(". ")
-    return summary[: sentence + 1] if sentence > 0 else summary.rsplit(" ", 1)[0]
-
-
 class MetadataPhase(ChunkPhase[MetadataRow]):
     name = "chunk_metadata"
     label = LABEL
@@ -75,7 +66,8 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
     def rows_from_json(self, answer: str, request: ChunkRequest) -> str:
         context = request.context
         titles = (context.chapter, context.section, context.subsection or NONE)
-        return "\n".join("\t".join((*titles, whole_words(summary)))
+        # a summary that reached the limit was stopped by it
+        return "\n".join("\t".join((*titles, whole_words(summary, SUMMARY_CHARS - 1)))
                          for summary in rows_as_tsv(answer, COLUMNS[-1:]).splitlines())
 
     def parse(self, answer: str, request: ChunkRequest) -> MetadataRow:

@@ -2,7 +2,7 @@
 
 The prefix is put in front of the chunk's text when it is embedded (contextual retrieval). The
 answer is one sentence starting "This chunk is from", 20–300 characters; an invalid answer is
-asked once more.
+asked once more. Tolerant parsing cuts a longer one back to its whole sentences within the limit.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PREFIX_CHARS = (20, 300)
 
 def parse_prefix(text: str, *, label: str = LABEL, repairs: Repairs | None = None) -> str:
     """One sentence starting "This chunk is from", 20-300 characters."""
-    prefix = one_paragraph(label, text, PREFIX_CHARS, repairs)
+    prefix = one_paragraph(label, text, PREFIX_CHARS, repairs, shorten=True)
     if not prefix.startswith(PREFIX_START):
         raise TSVError(label, f"the prefix must start with {PREFIX_START!r}",
                        line_number=1, line=prefix)
