@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from core.documents import convert
-from core.llm.answers.checks import whole_words
 from core.llm.phases import boundaries
 from core.llm.phases.metadata import SUMMARY_CHARS
 from core.llm.structured import rows_as_tsv, rows_schema
@@ -88,12 +87,3 @@ def test_chunk_metadata_asks_a_schema_server_for_the_summary_alone(fake_llm):
     assert rows and all(list(row) == ["summary"] for row in rows)
     assert all(row["summary"]["maxLength"] == SUMMARY_CHARS for row in rows)  # no whole chunk
     assert all(c.summary and "\t" not in c.summary for c in result.chunks)
-
-
-def test_a_summary_stopped_by_its_limit_ends_on_a_whole_sentence():
-    long = "STS-1 lifts 65 tonnes. " * 12 + "Known weak points of MHC-2: the hoi"
-    assert len(long[:SUMMARY_CHARS]) == SUMMARY_CHARS
-    assert whole_words(long, SUMMARY_CHARS).endswith("tonnes.")
-    assert whole_words("One short sentence", SUMMARY_CHARS) == "One short sentence"
-    words = whole_words("abcdefg " * 50, SUMMARY_CHARS).split()
-    assert words == ["abcdefg"] * (SUMMARY_CHARS // 8)

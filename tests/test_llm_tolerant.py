@@ -441,15 +441,3 @@ def test_sections_named_by_their_headings_start_at_those_headings_whatever_the_n
                                "Your first two weeks\t1\t6\t9\tROOT", twice)
     assert [(s.title, s.start) for s in sections] == [("Your first two weeks", sections[0].start)]
     assert [r.kind for r in twice.repairs.items] == ["repeat_dropped"]
-
-
-def test_a_prefix_that_runs_long_is_cut_back_to_its_whole_sentences():
-    first = "This chunk is from the Lending Policy, section Fees, which says how late fees run."
-    quoted = first + " Fees are charged per item and per opening day, at most 10 EUR." * 5
-    repairs = Repairs()
-    assert parse_prefix(quoted, repairs=repairs) == first + (
-        " Fees are charged per item and per opening day, at most 10 EUR." * 3)
-    assert [r.kind for r in repairs.items] == ["shortened"]
-    with pytest.raises(TSVError, match="expected 20-300 characters"):
-        parse_prefix(quoted)  # strict parsing still refuses it
-    assert parse_prefix(first, repairs=Repairs()) == first
