@@ -1,6 +1,7 @@
 # ruff: noqa: F811  (pytest fixtures imported from fakes.llm are redefined as arguments)
-"""Compact JSON where the server takes a grammar (llama.cpp): the schema spelt out as GBNF with
-no whitespace to choose, found out by the probe, and the same chunks as with ``response_format``."""
+"""Compact JSON where the server takes a grammar (llama.cpp): the schema of a phase that asks for
+it spelt out as GBNF with no whitespace to choose, found out by the probe, and the same chunks as
+with ``response_format``."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def test_rows_are_spelt_out_compact():
 ])
 def test_other_shapes_go_as_response_format(schema):
     assert schema_grammar(schema) is None
-    assert "response_format" in OutputForm(schema=True, grammar=True).fields("x", schema)
+    assert "response_format" in OutputForm(schema=True, grammar=True).fields("x", schema, True)
 
 
 @pytest.mark.parametrize(("structured", "grammar"), [(True, True), (True, False), (False, False)])
@@ -74,3 +75,7 @@ def test_a_server_taking_a_grammar_gets_one_and_the_same_chunks(fake_llm):
     rows = [call for call in fake_llm.calls if call.phase == "chunk_metadata"]
     assert rows and all("grammar" in call.body and "response_format" not in call.body
                         for call in rows)
+    # sections are asked as indented JSON: held to compact JSON the model listed every block
+    sections = [call for call in fake_llm.calls if call.phase == "structure_analysis"]
+    assert sections and all("response_format" in call.body and "grammar" not in call.body
+                            for call in sections)

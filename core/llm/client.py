@@ -96,8 +96,10 @@ class LLMRequest:
     # a llama.cpp server is asked to keep it and gets the request on the slot that read it last.
     shared_prefix: str = ""
     # A JSON schema the answer is held to, for a server that offers structured output (see
-    # :meth:`LLMClient.output_form`); None: free text.
+    # :meth:`LLMClient.output_form`); None: free text. ``compact``: as compact JSON, where the
+    # server takes a grammar.
     schema: dict[str, Any] | None = None
+    compact: bool = False
 
 
 @dataclass(frozen=True)
@@ -304,7 +306,7 @@ class LLMClient:
             "max_tokens": request.max_tokens or settings.max_tokens,
             **({"seed": request.seed} if request.seed is not None else {}),
             **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
-            **(self.output_form().fields(request.phase, request.schema)
+            **(self.output_form().fields(request.phase, request.schema, request.compact)
                if request.schema else {}),
         }
         label = request.label

@@ -5,7 +5,8 @@ llama.cpp turns a ``response_format`` schema into a grammar that leaves the whit
 model, and a small model pretty-prints: with the bundled model's tokenizer a structure row costs
 39 tokens indented and 27 compact, and every one-row answer spends 12 more on indentation. On a
 CPU writing 15-20 tokens a second that is a minute or more per document. Spelling the schema
-out as a grammar leaves the model no whitespace to choose.
+out as a grammar leaves the model no whitespace to choose. A phase asks for it
+(``Phase.compact``) only where it was measured not to change the answers.
 
 Only the shapes the phases ask for are spelt out: objects whose properties are all required
 (written in their order, no others), arrays with item bounds, strings with a maximum length,

@@ -151,6 +151,10 @@ class Phase(ABC, Generic[Req, Out]):
     # marker such as "\n[12] "): the server stops there instead of writing to its token limit.
     # Four at most, as OpenAI's API allows.
     stop: ClassVar[tuple[str, ...]] = ()
+    # Compact JSON (no whitespace) where the server takes a grammar (see core.llm.grammar). Off
+    # unless measured: held to it, the bundled model listed every block of a document as a
+    # section until its token limit, where indented JSON listed the headings.
+    compact: ClassVar[bool] = False
     # What the Prompts page asks for to try the phase: "document", "section", "max_tokens",
     # "chunk", "table", "conversation", "question" (fields of PhaseInput).
     inputs: ClassVar[tuple[str, ...]] = ("document",)
@@ -359,7 +363,7 @@ class PhaseContext:
         cap = phase.answer_cap(request)
         schema = phase.answer_schema(request)
         if schema is not None and self.client.output_form().schema:
-            llm_request = replace(llm_request, schema=schema)
+            llm_request = replace(llm_request, schema=schema, compact=phase.compact)
             # JSON repeats the column names on every row: room for about twice the tokens.
             cap = None if cap is None else cap * STRUCTURED_CAP_FACTOR
         if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):

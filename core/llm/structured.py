@@ -5,7 +5,7 @@ are asked for ``{"rows": [{column: value, ...}, ...]}``; the answer is read back
 lines the phase's parser reads, so one parser serves both, and the copy checks and the cache
 see the same text. Whether a server offers it is found out once, by a probe (:func:`probe`),
 and shown on Settings; servers without it keep getting TSV. A server that also takes a GBNF
-``grammar`` (llama.cpp) gets the schema spelt out as one, which holds the answer to compact JSON
+``grammar`` (llama.cpp) gets the schema of a phase that asks for compact JSON spelt out as one
 (see :mod:`core.llm.grammar`).
 """
 
@@ -32,9 +32,10 @@ class OutputForm:
     schema: bool = False  # ``response_format`` with a JSON schema
     grammar: bool = False  # a GBNF ``grammar`` (llama.cpp): compact JSON
 
-    def fields(self, phase: str, schema: dict[str, Any]) -> dict[str, Any]:
-        """The request's fields that hold its answer to ``schema``."""
-        grammar = schema_grammar(schema) if self.grammar else None
+    def fields(self, phase: str, schema: dict[str, Any], compact: bool = False) -> dict[str, Any]:
+        """The request's fields that hold its answer to ``schema`` (as compact JSON when asked
+        and the server takes a grammar)."""
+        grammar = schema_grammar(schema) if compact and self.grammar else None
         return {"grammar": grammar} if grammar else {
             "response_format": response_format(phase, schema)}
 

@@ -56,6 +56,7 @@ class MetadataPhase(ChunkPhase[MetadataRow]):
     label = LABEL
     template = "chunk_metadata"
     answer_tokens = 256  # one TSV line: three titles and a one-sentence summary
+    compact = True  # one row of one sentence: indentation would be a fifth of the answer
 
     def columns(self, request: ChunkRequest) -> Columns:
         return Columns(COLUMNS)
