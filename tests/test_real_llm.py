@@ -5,8 +5,8 @@ instance ``make llm GGUF=model.gguf`` and ``LLM_BASE_URL=http://127.0.0.1:8080/v
 LLM_MODEL=local`` — and run ``pytest -m realllm``. Without ``LLM_BASE_URL`` every test is
 skipped with that reason; ``make test`` deselects them. They check what fake servers cannot
 prove: the model list, a context refusal, an answer cut at its token limit, a timeout, the
-facts a llama.cpp server tells (``make llm`` serves one), and tolerant LLM chunking of a small
-document completing with exact spans.
+facts a llama.cpp server tells (``make llm`` serves one), a summary held to compact JSON by a
+grammar, and tolerant LLM chunking of a small document completing with exact spans.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from core.documents import convert
 from core.llm.client import AnswerCutError, LLMClient, LLMRequest
 from core.llm.errors import ContextExceededError, LLMError
 from core.llm.log import ResponseLog
+from core.llm.phases.metadata import SUMMARY_CHARS
 from core.llm.server import read_facts
 from core.llm.settings import load_settings
+from core.llm.structured import rows_schema
 from core.operations.connection import check_connection
 from core.operations.strategies import RunOptions, run_llm
 from tests.docfactory import GUIDE_MARKDOWN
@@ -88,6 +90,20 @@ def test_a_llama_cpp_server_tells_its_facts(settings):
     assert facts.context_tokens and facts.tokenizer and facts.answer_speed
     assert report.suggested.concurrency <= facts.slots
     assert report.suggested.context_tokens == max(facts.context_tokens, 1024)
+
+
+def test_a_summary_held_to_a_grammar_comes_back_compact(settings, tmp_path):
+    if not check_connection(settings).facts.compact_json:
+        pytest.skip("the server takes no GBNF grammar (llama.cpp does)")
+    schema = rows_schema(("summary",), max_rows=1, max_chars=SUMMARY_CHARS)
+    prompt = ("Summarise in one sentence: Cranes stop lifting when the mean wind speed at the "
+              "boom tip exceeds 20 m/s. Above 28 m/s they are parked at the storm pins.")
+    with client_of(settings, tmp_path) as client:
+        answer = client.complete(LLMRequest(prompt=prompt, phase="chunk_metadata", label="t",
+                                            max_tokens=120, schema=schema, compact=True)).text
+    rows = json.loads(answer)["rows"]
+    assert answer == json.dumps({"rows": rows}, separators=(",", ":"), ensure_ascii=False)
+    assert len(rows) == 1 and 0 < len(rows[0]["summary"]) <= SUMMARY_CHARS
 
 
 def test_tolerant_llm_chunking_completes_with_exact_spans(settings, tmp_path, monkeypatch):
