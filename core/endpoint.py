@@ -25,7 +25,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -57,6 +57,8 @@ class EndpointSettings(BaseModel):
     # A key was given when these settings were saved: without one now (a browser refresh ends
     # the session that held it), the pages say so instead of failing with HTTP 401.
     needs_key: bool = False
+
+    LONGEST_TIMEOUT: ClassVar[float] = MAX_TIMEOUT_S  # what a form may offer for ``timeout``
 
     @property
     def configured(self) -> bool:

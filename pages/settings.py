@@ -180,7 +180,8 @@ with st.form("llm_settings_form"):
     right.number_input("Max tokens per answer", 16, 65536, key="llm_max_tokens",
                        help="The longest answer (structure, boundaries, RAG answers); one-line "
                             "answers such as metadata ask for fewer.")
-    left.number_input("Timeout per request (s)", 1.0, 600.0, step=10.0, format="%.0f",
+    left.number_input("Timeout per request (s)", 1.0, LLMSettings.LONGEST_TIMEOUT, step=10.0,
+                      format="%.0f",
                       key="llm_timeout",
                       help="A timed-out request is asked again once only, with twice the time.")
     right.number_input("Concurrent requests", 1, 32, key="llm_concurrency",
@@ -215,7 +216,7 @@ def _facts_rows(facts: ServerFacts, fitted: LLMSettings) -> list[dict[str, str]]
     rows.append({"what": "Structured output (JSON schema)",
                  "value": ("no: the phases' rows are asked as tab-separated lines"
                            if not facts.structured_output
-                           else "yes: the phases' rows are asked as compact JSON (a grammar)"
+                           else "yes: rows asked as JSON, summaries compact"
                            if facts.compact_json else "yes: the phases' rows are asked as JSON")})
     if facts.answer_speed:
         rows.append({"what": "Answer speed", "value": f"{facts.answer_speed:,.1f} tokens/s"})

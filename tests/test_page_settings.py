@@ -105,6 +105,18 @@ def test_connection_is_tested_before_saving_and_the_model_picked_from_the_list(f
     assert at.session_state[LLM_SETTINGS].model == "fake"
 
 
+def test_a_slow_server_gets_the_long_timeout_it_needs_in_the_form(fake_llm):
+    fake_llm.serve_llama(n_ctx=8192, slots=1, predicted_per_second=2.0, prompt_per_second=20.0)
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    fill(at, fake_llm.base_url, "", "fake", button="Test connection")
+    facts = at.dataframe[0].value
+    suggested = dict(zip(facts["what"], facts["value"], strict=True))["Suggested timeout"]
+    assert float(suggested.removesuffix(" s").replace(",", "")) > 600  # reads and writes slowly
+    assert at.number_input(key="llm_timeout").value == float(
+        suggested.removesuffix(" s").replace(",", ""))
+    assert not at.exception
+
+
 def test_server_facts_are_shown_and_fill_the_form(fake_llm):
     fake_llm.serve_llama(n_ctx=2048, slots=2, n_params=135_000_000)
     fake_llm.structured = fake_llm.grammar = True  # as llama.cpp
@@ -121,7 +133,7 @@ def test_server_facts_are_shown_and_fill_the_form(fake_llm):
     assert shown["Slots (requests computed at once)"] == "2"
     assert shown["Token counts"] == "the server's tokenizer"
     assert shown["Structured output (JSON schema)"].startswith("yes")
-    assert "compact JSON (a grammar)" in shown["Structured output (JSON schema)"]
+    assert "summaries compact" in shown["Structured output (JSON schema)"]
     assert any("This model is small" in w.value for w in at.warning)
     assert "1.5 B parameters" in shown_text(at)  # which model sizes work
     press(at, "Save")
