@@ -9,8 +9,8 @@ out as a grammar leaves the model no whitespace to choose. A phase asks for it
 (``Phase.compact``) only where it was measured not to change the answers.
 
 Only the shapes the phases ask for are spelt out: objects whose properties are all required
-(written in their order, no others), arrays with item bounds, strings with a maximum length,
-integers and booleans. :func:`schema_grammar` returns None for anything else, and the schema
+(written in their order, no others), arrays with item bounds, strings with a maximum length and
+integers. :func:`schema_grammar` returns None for anything else, and the schema
 goes as ``response_format``.
 """
 
@@ -21,10 +21,7 @@ from typing import Any
 
 # A JSON string's character: anything but a quote, a backslash or a control, or an escape.
 _CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
-_PRIMITIVES = {
-    "integer": r'"-"? ("0" | [1-9] [0-9]{0,15})',
-    "boolean": '"true" | "false"',
-}
+_INTEGER = r'"-"? ("0" | [1-9] [0-9]{0,15})'
 
 
 def schema_grammar(schema: dict[str, Any]) -> str | None:
@@ -44,9 +41,9 @@ def _literal(text: str) -> str:
 def _value(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
     """A reference to the rule for ``spec``'s values (rules added to ``rules``), or None."""
     kind = spec.get("type")
-    if kind in _PRIMITIVES:
-        rules.setdefault(kind, _PRIMITIVES[kind])
-        return str(kind)
+    if kind == "integer":
+        rules.setdefault("integer", _INTEGER)
+        return "integer"
     if kind == "string":
         most = spec.get("maxLength")
         name = "string" if most is None else f"string-{int(most)}"
