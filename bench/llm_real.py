@@ -39,7 +39,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from core.chunking.chunk import Chunk
 from core.documents import convert
+from core.llm.answers.copies import REPEATS_AT, repeated_share
 from core.llm.answers.repairs import REPAIR_NAMES
 from core.llm.settings import LLMSettings
 from core.operations.connection import check_connection
@@ -89,6 +91,20 @@ def _phase_figures(entries: list[dict[str, Any]]) -> dict[str, dict[str, float]]
     return figures
 
 
+def _repeats(chunks: list[Chunk]) -> dict[str, list[int]]:
+    """Per annotation (summary, prefix): how many repeat their chunk — half of their words or
+    more one verbatim run of it — and how many there are."""
+    found: dict[str, list[int]] = {"summary": [0, 0], "prefix": [0, 0]}
+    for chunk in chunks:
+        notes = chunk.llm
+        for name, said in (("summary", notes and notes.summary),
+                           ("prefix", notes and notes.context_prefix)):
+            if said:
+                found[name][0] += repeated_share(said, chunk.text) >= REPEATS_AT
+                found[name][1] += 1
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -120,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             "chunks": len(llm_run.chunks), "exact_spans": exact,
             "repairs": dict(Counter(r.kind for r in llm_run.repairs)),
             "phases": _phase_figures(entries), "template": args.label,
+            "repeats_chunk": _repeats(llm_run.chunks),
         }
         with (out / "results.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(result) + "\n")
@@ -171,6 +188,11 @@ def report(folders: list[Path]) -> int:
             docs[kind] += 1
     for kind, count in kinds.most_common():
         print(f"| {REPAIR_NAMES.get(kind, kind)} | {docs[kind]} of {len(results)} | {count} |")
+    repeats = {name: [sum(r.get("repeats_chunk", {}).get(name, [0, 0])[i] for r in results)
+                      for i in (0, 1)] for name in ("summary", "prefix")}
+    plural = {"summary": "summaries", "prefix": "prefixes"}
+    print("\n" + "; ".join(f"{plural[name]} repeating their chunk: {k} of {n}"
+                           for name, (k, n) in repeats.items() if n))
     done = sum(r["ok"] for r in results)
     print(f"\n{done} of {len(results)} documents completed with exact spans.")
     return 0

@@ -107,3 +107,23 @@ def without_copies(label: str, template_text: str, answer: str, source: str,
     blanked = {n for n, _, _ in copies}
     return "\n".join("" if n in blanked else line for n, line in enumerate(lines, 1))
 
+
+
+_WORD = re.compile(r"\w+")
+REPEATS_AT = 0.5  # an answer half of which is one verbatim run of its chunk repeats the chunk
+
+
+def repeated_share(answer: str, source: str) -> float:
+    """The share of ``answer``'s words covered by its longest run of words that ``source``
+    holds verbatim (case aside): near 1 for a summary that is the chunk's opening sentence
+    copied, low for one in the model's own words. 0 for an answer without words."""
+    said = [w.casefold() for w in _WORD.findall(answer)]
+    if not said:
+        return 0.0
+    held = f" {' '.join(w.casefold() for w in _WORD.findall(source))} "
+    longest = 0
+    for i in range(len(said)):
+        j = i + longest + 1  # only a run longer than the longest so far matters
+        while j <= len(said) and f" {' '.join(said[i:j])} " in held:
+            longest, j = j - i, j + 1
+    return longest / len(said)
