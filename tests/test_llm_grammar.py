@@ -41,7 +41,19 @@ def test_rows_are_spelt_out_compact():
     assert question is not None and '"{\\"question\\":" string' in question
 
 
+def test_a_string_is_held_to_its_opening():
+    grammar = schema_grammar(rows_schema(("summary",), max_rows=1, max_chars=60,
+                                         pattern="^The chunk (lists|sets out) "))
+    assert grammar is not None
+    rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())
+    text = next(body for name, body in rules.items() if name.startswith("string"))
+    # the opening, then at most what is left of the 60 characters after its longest form
+    assert text == '"\\"" "The chunk " ("lists" | "sets out") " " char{0,41} "\\""'
+
+
 @pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"x": {"type": "string", "pattern": "^a.*b"}},
+     "required": ["x"], "additionalProperties": False},  # a pattern that is more than an opening
     {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"],
      "additionalProperties": False},  # a number: not spelt out
     {"type": "object", "properties": {"x": {"type": "string"}}, "required": [],

@@ -8,7 +8,7 @@ import pytest
 from core.llm.answers.checks import whole_words
 from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
-from core.llm.phases.metadata import SUMMARY_CHARS
+from core.llm.phases.metadata import SUMMARY_CHARS, parse_metadata
 from core.llm.phases.prefix import parse_prefix
 
 
@@ -31,3 +31,13 @@ def test_a_prefix_that_runs_long_is_cut_back_to_its_whole_sentences():
     with pytest.raises(TSVError, match="expected 20-300 characters"):
         parse_prefix(quoted)  # strict parsing still refuses it
     assert parse_prefix(first, repairs=Repairs()) == first
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("The chunk lists the cranes and their loads.", "Lists the cranes and their loads."),
+    ("the chunk sets out who releases a crane.", "Sets out who releases a crane."),
+    ("The chunk is about the fleet.", "The chunk is about the fleet."),  # no reporting verb
+    ("Cranes stop lifting above 20 m/s.", "Cranes stop lifting above 20 m/s."),
+])
+def test_a_summary_is_kept_without_its_asked_opening(said, kept):
+    assert parse_metadata(f"Manual\tFleet\tNONE\t{said}").summary == kept

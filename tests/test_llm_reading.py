@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.documents import convert
-from core.llm.answers.copies import without_copies
+from core.llm.answers.copies import REPEATS_AT, repeated_share, without_copies
 from core.llm.errors import TSVError
 from core.llm.phases import boundaries
 from core.operations.strategies import RunOptions, run_llm
@@ -103,6 +103,17 @@ def test_an_answer_leaving_an_example_field_unfilled_is_a_copy():
     assert without_copies("phase 3", metadata, fine, "the chunk's text") == fine
     assert auto_answer("chunk_metadata", "") == without_copies(
         "phase 3", metadata, auto_answer("chunk_metadata", ""), "")
+
+
+def test_a_summary_copied_from_its_chunk_is_told_from_one_in_own_words():
+    chunk = ("## The fleet\n\nSTS-1 is a ship-to-shore crane built by Liebherr and commissioned in "
+             "2011. It lifts at most 65 tonnes under the spreader.")
+    copied = "STS-1 is a ship-to-shore crane built by Liebherr and commissioned in 2011."
+    assert repeated_share(copied, chunk) == 1.0
+    assert repeated_share("sts-1 IS a ship-to-shore crane, built by Liebherr", chunk) >= REPEATS_AT
+    own = "Describes the first ship-to-shore crane of the fleet, its maker and its load limit."
+    assert repeated_share(own, chunk) < REPEATS_AT
+    assert repeated_share("", chunk) == 0.0
 
 
 def test_structure_and_boundaries_ask_at_temperature_zero(fake_llm, docs):

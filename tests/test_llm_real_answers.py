@@ -7,9 +7,23 @@ from __future__ import annotations
 
 import pytest
 
+from core.llm.answers.copies import REPEATS_AT, repeated_share
+from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
-from core.llm.phases.metadata import MetadataPhase
-from fakes.replay import CHUNK_PHASES, OUTCOME, PHASES, merge, records, replay
+from core.llm.phase import parse_answer
+from core.llm.phases import METADATA
+from core.llm.phases.metadata import SUMMARY_VERBS, MetadataPhase
+from core.prompts.library import PromptLibrary
+from fakes.replay import (
+    CHUNK_PHASES,
+    OUTCOME,
+    PHASES,
+    answer_text,
+    merge,
+    records,
+    replay,
+    request_of,
+)
 
 RECORDS = records()
 
@@ -31,6 +45,26 @@ def test_the_fixtures_hold_answers_of_every_chunking_phase_in_both_forms():
     assert {r["phase"] for r in RECORDS} == set(PHASES)
     assert {r.get("form", "tsv") for r in RECORDS} == {"json", "tsv"}
     assert all(r["tolerant"] == "ok" for r in RECORDS if r.get("form") == "json")
+
+
+def test_todays_summaries_report_on_their_chunk_instead_of_copying_it():
+    """Asked to begin "The chunk" and held to a reporting verb, the bundled model's summaries
+    (at today's template) say what their chunk is about; before, four in five were the chunk's
+    opening sentence."""
+    template = PromptLibrary().default(METADATA.template)
+    found = [r for r in RECORDS if r["phase"] == METADATA.name
+             and r["template_version"] == template.version and r.get("form") == "json"]
+    assert len(found) >= 20
+    summaries = []
+    for record in found:
+        request = request_of(record, Repairs())
+        row = parse_answer(METADATA, template, answer_text(
+            METADATA, "json", record["answer"], request), request)
+        summaries.append((row.summary, request.text))
+    verbs = tuple(verb.capitalize() + " " for verb in SUMMARY_VERBS)
+    assert all(summary.startswith(verbs) for summary, _ in summaries)
+    copied = [s for s, chunk in summaries if repeated_share(s, chunk) >= REPEATS_AT]
+    assert len(copied) <= len(summaries) // 10, copied
 
 
 def test_a_parser_that_loses_an_accepted_answer_is_caught(monkeypatch):

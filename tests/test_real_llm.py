@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -20,7 +21,7 @@ from core.documents import convert
 from core.llm.client import AnswerCutError, LLMClient, LLMRequest
 from core.llm.errors import ContextExceededError, LLMError
 from core.llm.log import ResponseLog
-from core.llm.phases.metadata import SUMMARY_CHARS
+from core.llm.phases.metadata import SUMMARY_CHARS, SUMMARY_PATTERN
 from core.llm.server import read_facts
 from core.llm.settings import load_settings
 from core.llm.structured import rows_schema
@@ -92,18 +93,24 @@ def test_a_llama_cpp_server_tells_its_facts(settings):
     assert report.suggested.context_tokens == max(facts.context_tokens, 1024)
 
 
-def test_a_summary_held_to_a_grammar_comes_back_compact(settings, tmp_path):
-    if not check_connection(settings).facts.compact_json:
-        pytest.skip("the server takes no GBNF grammar (llama.cpp does)")
-    schema = rows_schema(("summary",), max_rows=1, max_chars=SUMMARY_CHARS)
+@pytest.mark.parametrize("compact", [True, False], ids=["grammar", "response_format"])
+def test_a_summary_comes_back_held_to_its_schema(settings, tmp_path, compact):
+    facts = check_connection(settings).facts
+    if not (facts.compact_json if compact else facts.structured_output):
+        pytest.skip("the server takes no " + ("GBNF grammar" if compact else "JSON schema"))
+    schema = rows_schema(("summary",), max_rows=1, max_chars=SUMMARY_CHARS,
+                         pattern=SUMMARY_PATTERN)
     prompt = ("Summarise in one sentence: Cranes stop lifting when the mean wind speed at the "
               "boom tip exceeds 20 m/s. Above 28 m/s they are parked at the storm pins.")
     with client_of(settings, tmp_path) as client:
         answer = client.complete(LLMRequest(prompt=prompt, phase="chunk_metadata", label="t",
-                                            max_tokens=120, schema=schema, compact=True)).text
+                                            max_tokens=120, schema=schema,
+                                            compact=compact)).text
     rows = json.loads(answer)["rows"]
-    assert answer == json.dumps({"rows": rows}, separators=(",", ":"), ensure_ascii=False)
+    if compact:
+        assert answer == json.dumps({"rows": rows}, separators=(",", ":"), ensure_ascii=False)
     assert len(rows) == 1 and 0 < len(rows[0]["summary"]) <= SUMMARY_CHARS
+    assert re.match(SUMMARY_PATTERN, rows[0]["summary"]), rows[0]["summary"]
 
 
 def test_tolerant_llm_chunking_completes_with_exact_spans(settings, tmp_path, monkeypatch):

@@ -10,18 +10,22 @@ out as a grammar leaves the model no whitespace to choose. A phase asks for it
 
 Only the shapes the phases ask for are spelt out: objects whose properties are all required
 (written in their order, no others), arrays with item bounds, strings with a maximum length and
-integers. :func:`schema_grammar` returns None for anything else, and the schema
-goes as ``response_format``.
+an opening (a ``pattern`` of the form ``^text(one|other)text``), and integers.
+:func:`schema_grammar` returns None for anything else, and the schema goes as
+``response_format``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 # A JSON string's character: anything but a quote, a backslash or a control, or an escape.
 _CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})'
 _INTEGER = r'"-"? ("0" | [1-9] [0-9]{0,15})'
+_TEXT = r'[^.^$*+?()\[\]{}|\\"]*'  # text a pattern matches as it is (and JSON writes so)
+_OPENING = re.compile(rf"\^({_TEXT})(?:\(({_TEXT}(?:\|{_TEXT})*)\))?({_TEXT})")
 
 
 def schema_grammar(schema: dict[str, Any]) -> str | None:
@@ -45,17 +49,42 @@ def _value(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
         rules.setdefault("integer", _INTEGER)
         return "integer"
     if kind == "string":
-        most = spec.get("maxLength")
-        name = "string" if most is None else f"string-{int(most)}"
-        rules.setdefault("char", _CHAR)
-        rules.setdefault(name, r'"\"" char' + ("*" if most is None else f"{{0,{int(most)}}}")
-                         + r' "\""')
-        return name
+        return _string(spec, rules)
     if kind == "array":
         return _array(spec, rules)
     if kind == "object":
         return _object(spec, rules)
     return None
+
+
+def _string(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
+    most = spec.get("maxLength")
+    opening = _opening(spec["pattern"]) if "pattern" in spec else ("", 0)
+    if opening is None:
+        return None
+    sequence, longest = opening
+    if most is not None and int(most) < longest:
+        return None
+    rest = "*" if most is None else f"{{0,{int(most) - longest}}}"
+    name = (f"string-{int(most)}" if most is not None else "string") + (
+        f"-{len(rules)}" if sequence else "")
+    rules.setdefault("char", _CHAR)
+    rules.setdefault(name, " ".join(filter(None, [r'"\""', sequence, f"char{rest}", r'"\""'])))
+    return name
+
+
+def _opening(pattern: str) -> tuple[str, int] | None:
+    """The GBNF sequence a ``^text(one|other)text`` pattern's strings begin with (anything may
+    follow) and its longest length; None for any other pattern."""
+    match = _OPENING.fullmatch(pattern)
+    if match is None:
+        return None
+    before, choices, after = match.group(1), match.group(2), match.group(3)
+    options = choices.split("|") if choices is not None else [""]
+    parts = [_literal(before) if before else "",
+             "(" + " | ".join(_literal(o) for o in options) + ")" if choices is not None else "",
+             _literal(after) if after else ""]
+    return " ".join(filter(None, parts)), len(before) + max(map(len, options)) + len(after)
 
 
 def _array(spec: dict[str, Any], rules: dict[str, str]) -> str | None:

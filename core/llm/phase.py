@@ -200,8 +200,9 @@ class Phase(ABC, Generic[Req, Out]):
         these lines (see :mod:`core.llm.structured`)."""
         return None
 
-    def answer_schema(self, request: Req) -> dict[str, Any] | None:
-        """The JSON schema a server with structured output holds the answer to (None: none)."""
+    def answer_schema(self, request: Req, template: PromptTemplate) -> dict[str, Any] | None:
+        """The JSON schema a server with structured output holds the answer to ``template``'s
+        prompt to (None: none)."""
         columns = self.columns(request)
         return None if columns is None else rows_schema(columns.names, columns.numeric)
 
@@ -361,7 +362,7 @@ class PhaseContext:
         llm_request = replace(llm_request, subject=phase.subject(request), stop=phase.stop,
                               shared_prefix=phase.shared_prefix(request))
         cap = phase.answer_cap(request)
-        schema = phase.answer_schema(request)
+        schema = phase.answer_schema(request, template)
         if schema is not None and self.client.output_form().schema:
             llm_request = replace(llm_request, schema=schema, compact=phase.compact)
             # JSON repeats the column names on every row: room for about twice the tokens.

@@ -47,12 +47,16 @@ def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def rows_schema(columns: tuple[str, ...], numeric: tuple[int, ...] = (),
-                max_rows: int | None = None, max_chars: int | None = None) -> dict[str, Any]:
+                max_rows: int | None = None, max_chars: int | None = None,
+                pattern: str | None = None) -> dict[str, Any]:
     """``{"rows": [...]}``, each row an object with every column: integers where ``numeric``
-    says, text elsewhere (of at most ``max_chars`` characters when given)."""
+    says, text elsewhere (of at most ``max_chars`` characters, and matching ``pattern``, when
+    given)."""
     text: dict[str, Any] = {"type": "string"}
     if max_chars is not None:
         text["maxLength"] = max_chars
+    if pattern is not None:
+        text["pattern"] = pattern
     row = {"type": "object",
            "properties": {name: {"type": "integer"} if i in numeric else text
                           for i, name in enumerate(columns)},

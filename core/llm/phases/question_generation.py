@@ -83,7 +83,7 @@ class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion
     text_placeholder = "passage"
     answer_tokens = 200  # a question and a short answer
 
-    def answer_schema(self, request: QuestionRequest) -> dict[str, Any]:
+    def answer_schema(self, request: QuestionRequest, template: PromptTemplate) -> dict[str, Any]:
         return ANSWER_SCHEMA
 
     def values(self, request: QuestionRequest) -> dict[str, str]:
