@@ -5,8 +5,9 @@ once more. A server with structured output is asked for the summary alone, of at
 :data:`SUMMARY_CHARS` characters: the titles are the ones the prompt shows, and a small model
 writing them out again spends a third of its answer on them.
 
-The summary is one sentence starting "The chunk", held to a reporting verb where the server
-takes a pattern (:data:`SUMMARY_PATTERN`), and kept without those two words ("Describes …").
+The summary is one sentence starting "The chunk", held to a reporting verb by the schema's
+pattern (:data:`SUMMARY_PATTERN`; llama.cpp holds it through a grammar, and ignores it in a
+``response_format``), and kept without those two words ("Describes …").
 Asked for "10-25 words of your own", the bundled 1.5 B model copied the chunk's opening sentence
 for four summaries in five; made to begin "The chunk describes", it reports on the chunk
 instead (one copy in sixteen, measured on the shipped samples).
