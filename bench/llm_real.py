@@ -39,6 +39,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from bench.llm_asked import asked_about_chunks
 from core.chunking.chunk import Chunk
 from core.documents import convert
 from core.llm.answers.copies import REPEATS_AT, repeated_share
@@ -253,65 +254,6 @@ def _window_record(entry: dict[str, Any]) -> dict[str, Any] | None:
             "answer": entry["response"]}
 
 
-def _asked_about_chunks(folder: Path, names: list[str], model: str,
-                        versions: set[tuple[str, str]]) -> list[dict[str, Any]]:
-    """The chunk requests the run's pipeline sent about the documents ``names``, each with the
-    answer its LLM cache holds for it (``versions``: the phases and template versions the log
-    names). A log does not say which chunk a metadata, prefix or table summary answer is about:
-    the documents are chunked again against a fake server with a copy of the run's cache (the
-    structure and boundary answers come from it while today's templates are the run's, so the
-    chunks are the run's), and every request about each chunk is looked up in that cache."""
-    import shutil
-    import tempfile
-
-    from core.llm.cache import LLMCache
-    from fakes.http import running
-    from fakes.llm import FakeLLM
-    from fakes.replay import CHUNK_PHASES, chunk_request, sample
-
-    asked: list[dict[str, Any]] = []
-    temperature = LLMSettings.model_fields["temperature"].default
-    with tempfile.TemporaryDirectory() as data, running(FakeLLM()) as fake:
-        shutil.copytree(folder / "llm_cache", Path(data) / "llm_cache")
-        before = os.environ.get("CHUNKLAB_DATA_DIR")
-        os.environ["CHUNKLAB_DATA_DIR"] = data
-        fake.serve_llama(slots=1)
-        fake.structured = True
-        try:
-            runs = run_llm([sample(name) for name in names],
-                           {"parsing": "tolerant", "summaries": False},
-                           RunOptions(llm=fake.settings(model=model, timeout=60)))
-        finally:
-            if before is None:
-                os.environ.pop("CHUNKLAB_DATA_DIR")
-            else:
-                os.environ["CHUNKLAB_DATA_DIR"] = before
-        cache = LLMCache(Path(data) / "llm_cache" / "answers.sqlite3")
-        for llm_run in runs:
-            document, reading = llm_run.document, llm_run.reading
-            stretches = [(a, b) for a, b, _ in reading.spans] if reading else []
-            for chunk in llm_run.chunks:
-                table = next((t for t in document.tables if chunk.start <= t.start < chunk.end),
-                             None)
-                caption = table.caption if table and chunk.chunk_type == "table" else None
-                for (name, version), shown in ((v, s) for v in sorted(versions)
-                                               for s in [*stretches, (0, 0)]):
-                    phase = CHUNK_PHASES[name]
-                    request = chunk_request(document, name, (chunk.start, chunk.end),
-                                            chunk.heading_path, shown, caption)
-                    content = phase.cache_content(request) or {}
-                    found = cache.get(LLMCache.key(phase.name, version, model, temperature,
-                                                   **content))
-                    if found is not None:
-                        asked.append({"document": document.source_name, "phase": phase.name,
-                                      "chunk": [chunk.start, chunk.end],
-                                      "path": chunk.heading_path, "shown": list(shown),
-                                      **({"caption": caption} if caption else {}),
-                                      "template_version": version, "cached": found,
-                                      "request": request})
-    return asked
-
-
 def _chunk_records(folder: Path, entries: list[dict[str, Any]],
                    names: list[str]) -> list[dict[str, Any]]:
     """The records of the chunk answers about ``names``: an accepted answer is the one its
@@ -326,7 +268,7 @@ def _chunk_records(folder: Path, entries: list[dict[str, Any]],
         print(f"{folder}: no LLM cache, so the answers about chunks cannot be told apart")
         return []
     versions = {(str(e["phase"]), str(e.get("template_version"))) for e in about}
-    asked = _asked_about_chunks(folder, names, str(about[0].get("model", "local")), versions)
+    asked = asked_about_chunks(folder, names, str(about[0].get("model", "local")), versions)
     found: list[dict[str, Any]] = []
     waiting: list[dict[str, Any]] = []  # rejected answers whose request is not known yet
     for entry in about:

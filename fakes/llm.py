@@ -164,10 +164,11 @@ def auto_answer(phase: str, prompt: str) -> str:
         lines.append(f"{blocks[-1][0]}\tDOCUMENT_END\tEnd of the section")
         return "\n".join(lines)
     if phase == "chunk_metadata":
-        return (
-            "Document\tSection\tNONE\tDescribes the passage's main facts, terms and figures "
-            "so that a reader can find it by topic"
-        )
+        asked = re.findall(r'^\[\[(\d+)\]\] begins "(.*)"$', prompt, re.MULTILINE)
+        return "\n".join(  # each summary its own: alike ones are asked again one by one
+            f"{n}\tDescribes the passage's main facts, terms and figures so that a reader can "
+            "find it by topic" + (f": {' '.join(words.split()[:4])}" if words else "")
+            for n, words in asked or [("1", "")])
     if phase == "contextual_prefix":
         return "This chunk is from the document and covers one passage of its content in context."
     if phase == "table_summary":
@@ -182,7 +183,8 @@ def structured_answer(body: dict[str, Any], answer: str) -> str:
     lines read into ``{"rows": [...]}``, the last cells where it asks for fewer columns);
     ``answer`` itself when the request asks for no rows."""
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    row = (schema.get("properties", {}).get("rows") or {}).get("items")
+    rows_spec = schema.get("properties", {}).get("rows") or {}
+    row = rows_spec.get("items") or (rows_spec.get("prefixItems") or [None])[0]
     kinds = ({name: spec.get("type") for name, spec in row["properties"].items()} if row
              else _grammar_row(str(body.get("grammar") or "")))
     if not kinds:
@@ -207,7 +209,8 @@ def _grammar_row(grammar: str) -> dict[str, str]:
     if not any("rows" in keys for keys in objects):
         return {}
     row = next((keys for keys in objects if "rows" not in keys), {})
-    return {name: "integer" if rule == "integer" else "string" for name, rule in row.items()}
+    return {name: "integer" if rule == "integer" or rule.strip('"').isdigit() else "string"
+            for name, rule in row.items()}
 
 
 def _auto_question(prompt: str) -> str:

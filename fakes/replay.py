@@ -8,9 +8,12 @@ default: text) and what the request showed, as offsets into the document:
 
 * structure and boundary answers: ``blocks`` (first and last anchor shown, 1-based) and, for
   boundaries, the ``section`` title;
-* chunk metadata, contextual prefix and table summary answers: ``chunk`` (start, end), ``path``
-  (the headings the chunk sits under), ``shown`` (the stretch of the document read with it;
-  equal offsets: none) and, for a table, its ``caption``;
+* chunk summary answers: ``stretch`` (start, end of the text shown), ``starts`` (where its
+  chunk marks go), ``numbers`` (the marks asked about) and ``asked`` (start, end of each of
+  those chunks; ``chunk`` is the first);
+* contextual prefix and table summary answers: ``chunk`` (start, end), ``path`` (the headings
+  the chunk sits under), ``shown`` (the stretch of the document read with it; equal offsets:
+  none) and, for a table, its ``caption``;
 
 and what today's parsers made of it when it was cut (``strict``: "ok" or the reason;
 ``tolerant``: "ok" or the reason it falls back; ``repairs``: kind -> count). :func:`replay`
@@ -35,7 +38,8 @@ from core.llm.errors import TSVError
 from core.llm.phase import Phase, parse_answer
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
 from core.llm.phases.boundaries import BoundaryWindow, SectionSpan
-from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
+from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext, mark_chunks
+from core.llm.phases.metadata import SummaryRequest
 from core.llm.phases.structure import StructureWindow
 from core.llm.phases.table_summary import TableRequest
 from core.prompts.library import PromptLibrary
@@ -79,6 +83,15 @@ def chunk_request(document: Document, phase: str, chunk: tuple[int, int], path: 
                         HeadingContext.of(path, document.source_name), repairs, stretch)
 
 
+def summary_request(document: Document, stretch: tuple[int, int], starts: list[int],
+                    numbers: list[int], asked: list[tuple[int, int]],
+                    repairs: Repairs | None = None) -> SummaryRequest:
+    """The request the pipeline sends about the chunks ``asked`` (marks ``numbers``) of the
+    stretch ``stretch``, its chunks marked at ``starts``."""
+    return SummaryRequest(document.source_name, mark_chunks(document.text, stretch, starts),
+                          tuple(numbers), tuple(document.text[a:b] for a, b in asked), repairs)
+
+
 def _window(record: Record, repairs: Repairs | None) -> StructureWindow | BoundaryWindow:
     document = sample(record["document"])
     blocks = anchors.anchor_blocks(document)
@@ -94,6 +107,10 @@ def _window(record: Record, repairs: Repairs | None) -> StructureWindow | Bounda
 
 def request_of(record: Record, repairs: Repairs | None) -> Any:
     """The request the recorded answer answered (``repairs`` None: strict parsing)."""
+    if record["phase"] == METADATA.name:
+        return summary_request(sample(record["document"]), tuple(record["stretch"]),
+                               record["starts"], record["numbers"],
+                               [tuple(span) for span in record["asked"]], repairs)
     if record["phase"] in CHUNK_PHASES:
         (start, end), (first, last) = record["chunk"], record["shown"]
         return chunk_request(sample(record["document"]), record["phase"], (start, end),

@@ -14,7 +14,7 @@ from core.chunking.chunk import Chunk
 from core.chunking.stats import ChunkStats, chunk_stats
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.llm.pipeline import LLMRun
+from core.llm.run import LLMRun
 from core.operations.presets import all_presets, save_user_preset
 from core.operations.strategies import Chunking, RunOptions, chunking, read_figures, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector

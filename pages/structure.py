@@ -18,7 +18,7 @@ from core.errors import ChunkLabError
 from core.llm.log import ResponseLog
 from core.llm.phases.boundaries import BOUNDARY_NAMES, boundary_name, boundary_row
 from core.llm.phases.structure import section_row
-from core.llm.pipeline import LLMRun
+from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings
 from core.operations.strategies import RunOptions, run_llm
 from core.progress import Progress

@@ -168,6 +168,8 @@ MODEL_TYPES = {
     "core.embeddings.identity": "which embedder made a vector (EmbedderRef), named on screen",
     "core.store.info": "what a chunk set is (ChunkSetInfo), listed on screen",
     "core.evaluation.questions": "the question set a page picks and shows",
+    "core.llm.run": "what an LLM chunking run produced (LLMRun, RunWarning), which the "
+                    "Structure and Compare pages show",
 }
 SESSION_HOLDERS = {
     "ui.resources": "the one place that holds core's resources for a session (store, library, "
@@ -184,7 +186,6 @@ NOT_YET_THROUGH_OPERATIONS = {
     "pages.assemble -> core.store",
     "pages.compare -> core.chunking.checks",
     "pages.compare -> core.chunking.stats",
-    "pages.compare -> core.llm.pipeline",
     "pages.documents -> core.documents",
     "pages.evaluate -> core.retrieval.autocut",
     "pages.evaluate -> core.retrieval.ranking",
@@ -201,7 +202,6 @@ NOT_YET_THROUGH_OPERATIONS = {
     "pages.structure -> core.llm.log",
     "pages.structure -> core.llm.phases.boundaries",
     "pages.structure -> core.llm.phases.structure",
-    "pages.structure -> core.llm.pipeline",
     "ui.answer -> core.assembly",
     "ui.chunk_views -> core.chunking.checks",
     "ui.endpoint_form -> core.endpoint",
@@ -209,7 +209,6 @@ NOT_YET_THROUGH_OPERATIONS = {
     "ui.evaluation_view -> core.evaluation.metrics",
     "ui.hand_edits -> core.chunking.edits",
     "ui.ingest_run -> core.embeddings",
-    "ui.llm_warnings -> core.llm.pipeline",
     "ui.llm_warnings -> core.store",
     "ui.phase_inputs -> core.llm",
     "ui.phase_inputs -> core.llm.anchors",

@@ -41,7 +41,7 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
         reason="needs a served model (make llm); its fixtures are replayed by "
                "test_llm_real_answers")]),
 }
-NOT_BENCHES = {"__init__", "quick"}
+NOT_BENCHES = {"__init__", "quick", "llm_asked"}  # llm_asked: a part of llm_real
 
 
 def test_every_bench_has_a_quick_run_here():

@@ -8,7 +8,7 @@ import pytest
 from core.llm.answers.checks import whole_words
 from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
-from core.llm.phases.metadata import SUMMARY_CHARS, parse_metadata
+from core.llm.phases.metadata import SUMMARY_CHARS, parse_summaries
 from core.llm.phases.prefix import parse_prefix
 
 
@@ -40,4 +40,4 @@ def test_a_prefix_that_runs_long_is_cut_back_to_its_whole_sentences():
     ("Cranes stop lifting above 20 m/s.", "Cranes stop lifting above 20 m/s."),
 ])
 def test_a_summary_is_kept_without_its_asked_opening(said, kept):
-    assert parse_metadata(f"Manual\tFleet\tNONE\t{said}").summary == kept
+    assert parse_summaries(f"3\t{said}", (3,)) == {3: kept}

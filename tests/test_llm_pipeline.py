@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,8 +24,7 @@ from fakes.llm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import SMALL_GUIDE
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
-PHASES = {"structure_analysis", "boundary_detection", "chunk_metadata", "contextual_prefix",
-          "table_summary"}
+PHASES = {"structure_analysis", "boundary_detection", "chunk_metadata", "table_summary"}
 
 
 @pytest.fixture(autouse=True)
@@ -138,21 +139,63 @@ def test_malformed_boundaries_fail_without_retry(fake_llm, guide, answer):
     assert len({c.prompt for c in bad}) == len(bad)  # no section was asked twice
 
 
-def test_metadata_and_prefix_get_one_retry(fake_llm, guide):
+def test_summaries_get_one_retry(fake_llm, guide):
     fake_llm.respond(failing("chunk_metadata", "not\ttsv", times=1))
     result = run(fake_llm, guide)
-    metadata_calls = fake_llm.phases.count("chunk_metadata")
-    text_chunks = [c for c in result.chunks if c.chunk_type == "text"]
-    assert metadata_calls == len(text_chunks) + 1  # exactly one retried
+    asked = Counter(c.prompt for c in fake_llm.calls if c.phase == "chunk_metadata")
+    assert sorted(asked.values())[-2:] in ([1, 2], [2])  # exactly one request asked again
     assert all(c.summary for c in result.chunks)
+
+
+def test_the_prefix_is_made_from_headings_and_summary_unless_asked(fake_llm, guide):
+    made = run(fake_llm, guide)
+    assert "contextual_prefix" not in fake_llm.phases
+    for found in made.chunks:
+        assert found.context_prefix.startswith(f"This chunk is from {found.heading_path[0]}")
+        said = found.context_prefix.rpartition(", and ")[2] or found.context_prefix
+        assert said.lower().endswith(found.summary.lower())
+    fake_llm.reset()
+    asked = run(fake_llm, guide, context_prefix="asked")
+    assert fake_llm.phases.count("contextual_prefix") == len(asked.chunks)
+    assert all(c.context_prefix == auto_answer("contextual_prefix", "") for c in asked.chunks)
+
+
+def test_a_group_that_fails_is_asked_again_one_chunk_at_a_time(fake_llm, guide):
+    def respond(request):
+        if request.phase == "chunk_metadata" and request.prompt.count(" begins ") > 1:
+            return "not\ttsv"
+        return auto_answer(request.phase, request.prompt)
+
+    fake_llm.respond(respond)
+    result = run(fake_llm, guide, cache=False)
+    groups = [c for c in fake_llm.calls
+              if c.phase == "chunk_metadata" and c.prompt.count(" begins ") > 1]
+    alone = [c for c in fake_llm.calls
+             if c.phase == "chunk_metadata" and c.prompt.count(" begins ") == 1]
+    assert groups and len(alone) == len([c for c in result.chunks if c.chunk_type == "text"])
+    assert all(c.summary for c in result.chunks) and result.warnings == 0
+
+
+def test_chunks_given_the_same_summary_are_asked_again_alone(fake_llm, guide):
+    def respond(request):
+        numbers = re.findall(r"^\[\[(\d+)\]\] begins ", request.prompt, re.MULTILINE)
+        if request.phase == "chunk_metadata" and len(numbers) > 1:
+            return "\n".join(f"{n}\tThe chunk describes the guide" for n in numbers)
+        return auto_answer(request.phase, request.prompt)
+
+    fake_llm.respond(respond)
+    result = run(fake_llm, guide, parsing="tolerant")
+    assert result.error is None
+    assert "Describes the guide" not in {c.summary for c in result.chunks}
+    assert "repeated row dropped" in {w.kind for w in result.warning_list()}
 
 
 
 def test_a_failed_annotation_leaves_the_chunk_without_it(fake_llm, guide):
     fake_llm.respond(failing("contextual_prefix", "A prefix that starts wrongly and goes on."))
     seen = []
-    result = run_llm([guide], {"cache": False}, RunOptions(llm=fake_llm.settings(),
-                                                           progress=seen.append))[0]
+    result = run_llm([guide], {"cache": False, "context_prefix": "asked"},
+                     RunOptions(llm=fake_llm.settings(), progress=seen.append))[0]
     assert result.error is None
     assert_valid_chunks(guide, result.chunks)
     assert all(c.context_prefix is None and c.summary for c in result.chunks)

@@ -8,6 +8,7 @@ remembered with its inputs, so the re-run falls back the same way instead of ask
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -40,27 +41,52 @@ def docs():
 
 
 def run(fake, document, **config):
-    return run_llm([document], {"summaries": True, **config},
+    return run_llm([document], {"summaries": True, "context_prefix": "asked", **config},
                    RunOptions(llm=fake.settings(temperature=0.3)))[0]
+
+
+def unmarked(text):
+    return re.sub(r"\[\[\d+\]\] ", "", text)
 
 
 def test_prompts_about_chunks_begin_with_the_document(fake_llm, docs):
     result = run(fake_llm, docs["guide"])
     assert result.error is None and len(result.chunks) > 2
-    calls = [c for c in fake_llm.calls if c.phase in CHUNK_PHASES]
     first_words = docs["guide"].text.strip()[:60]
-    for call in calls:
-        document_part, _, chunk_part = call.prompt.partition("END OF DOCUMENT")
-        assert first_words in document_part  # the (short) document, whole, first …
-        assert "{{" not in call.prompt and chunk_part.strip()  # … the chunk after it
-    # Every request about the document begins with the same text, whatever its phase.
+    for phase in CHUNK_PHASES:
+        calls = [c for c in fake_llm.calls if c.phase == phase]
+        for call in calls:
+            document_part, _, chunk_part = call.prompt.partition("END OF DOCUMENT")
+            assert first_words in unmarked(document_part)  # the (short) document, whole …
+            assert "{{" not in call.prompt and chunk_part.strip()  # … the chunks asked after
+        # Every request of a phase about the document begins with the same text.
+        assert len({c.prompt.partition("END OF DOCUMENT")[0] for c in calls}) == 1
+
+
+def asked(prompt):
+    """The chunks a summary request asks about: mark number and first words."""
+    return re.findall(r'^\[\[(\d+)\]\] begins "(.*?)(?: …)?"$', prompt, re.MULTILINE)
+
+
+def test_summaries_are_asked_a_few_chunks_at_a_time_each_marked_in_its_stretch(fake_llm, docs):
+    result = run(fake_llm, docs["handbook"])
+    assert result.error is None
+    calls = [c for c in fake_llm.calls if c.phase == "chunk_metadata"]
+    texts = [c for c in result.chunks if c.chunk_type == "text"]
+    assert sum(len(asked(c.prompt)) for c in calls) == len(texts)  # each asked once
+    assert all(1 <= len(asked(c.prompt)) <= 3 for c in calls) and len(calls) < len(texts) / 2
+    for call in calls:  # each chunk asked is marked in the stretch that holds it
+        stretch = " ".join(call.prompt.partition("END OF DOCUMENT")[0].split())
+        for number, opening in asked(call.prompt):
+            assert f"[[{number}]] {opening}" in stretch
     beginnings = {c.prompt.partition("END OF DOCUMENT")[0] for c in calls}
-    assert len(beginnings) == 1
+    assert 1 < len(beginnings) < len(calls)  # stretches, each shared by its requests
+    assert all(c.summary for c in result.chunks)
 
 
 def test_a_long_document_is_read_in_stretches_each_shared(fake_llm, docs):
     assert run(fake_llm, docs["handbook"]).error is None
-    calls = [c for c in fake_llm.calls if c.phase in CHUNK_PHASES]
+    calls = [c for c in fake_llm.calls if c.phase == "contextual_prefix"]
     beginnings = [c.prompt.partition("END OF DOCUMENT")[0] for c in calls]
     assert 1 < len(set(beginnings)) < len(calls) / 2
     for call in calls:  # each chunk is read in the stretch that holds it
@@ -96,10 +122,10 @@ def test_an_answer_leaving_an_example_field_unfilled_is_a_copy():
     with pytest.raises(TSVError, match="copies the template's example"):
         without_copies("phase 3b", prefix, half, "the chunk's text")
     metadata = library.default("chunk_metadata").text
-    line = "Setup\tInstall\t<subsection or NONE>\tHow to install the tool on Linux and Mac"
+    line = "4\tThe chunk <what the chunk is about, in your 10-25 words>"
     with pytest.raises(TSVError, match="copies the template's example"):
         without_copies("phase 3", metadata, line, "the chunk's text")
-    fine = "Setup\tInstall\tNONE\tHow to install the tool on Linux and Mac with its packages"
+    fine = "4\tThe chunk explains how to install the tool on Linux and Mac with its packages"
     assert without_copies("phase 3", metadata, fine, "the chunk's text") == fine
     assert auto_answer("chunk_metadata", "") == without_copies(
         "phase 3", metadata, auto_answer("chunk_metadata", ""), "")

@@ -17,12 +17,13 @@ from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, TSVErr
 from core.llm.log import ResponseLog
 from core.llm.phase import PhaseContext, window_budget
 from core.llm.phases import METADATA, STRUCTURE
-from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext
+from core.llm.phases.metadata import ROW_TOKENS, SummaryRequest
 from core.llm.server import ServerFacts, fit_settings, suggested_timeout
 from core.operations.connection import check_connection
 from core.prompts.library import PromptLibrary
 from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)
 
+ONE_CHUNK = SummaryRequest("doc", "[[1]] Some text.", (1,), ("Some text.",))
 REQUEST = LLMRequest("q", "chunk_metadata", "phase 3 (chunk metadata)", "v")
 
 
@@ -128,31 +129,30 @@ def test_closing_the_client_cancels_in_flight_requests_quietly(fake_llm, tmp_pat
 def test_a_rejected_answer_is_logged_with_its_reason(fake_llm, tmp_path):
     fake_llm.script(["Here is the metadata:", "still not TSV"])
     library = PromptLibrary(tmp_path / "prompts")
-    request = ChunkRequest("doc", "Some text.", HeadingContext("Ch", "Sec", None))
     with client_of(fake_llm, tmp_path) as client:
         context = PhaseContext(client, {METADATA.name: library.template("chunk_metadata")})
         with pytest.raises(TSVError):
-            context.ask(METADATA, request)
+            context.ask(METADATA, ONE_CHUNK)
     entries = ResponseLog(tmp_path / "log.jsonl").tail()
     assert len(entries) == 2  # the two answers, each marked; the marks are not entries
     assert all(e["status"] == 200 and e["error"].startswith("rejected: ") for e in entries)
-    assert fake_llm.requests[0]["max_tokens"] == 256  # one line needs few tokens
+    assert fake_llm.requests[0]["max_tokens"] == ROW_TOKENS  # one line needs few tokens
 
 
 def test_a_phase_reports_a_cut_answer_as_cut_not_as_a_format_error(fake_llm, tmp_path):
-    fake_llm.script([Reply.cut("Ch\tSec\tNONE\tA summary that goes on and", 256)])
+    fake_llm.script([Reply.cut("1\tThe chunk explains a summary that goes on and", ROW_TOKENS)])
     library = PromptLibrary(tmp_path / "prompts")
-    request = ChunkRequest("doc", "Some text.", HeadingContext("Ch", "Sec", None))
     with client_of(fake_llm, tmp_path) as client:
         context = PhaseContext(client, {METADATA.name: library.template("chunk_metadata")})
-        with pytest.raises(AnswerCutError, match="answer cut at 256 tokens"):
-            context.ask(METADATA, request)
+        with pytest.raises(AnswerCutError, match=f"answer cut at {ROW_TOKENS} tokens"):
+            context.ask(METADATA, ONE_CHUNK)
     assert len(fake_llm.requests) == 1  # not asked again as if the format were wrong
 
 
 def test_each_phase_asks_for_the_answer_length_it_needs(fake_llm, tmp_path):
     settings = fake_llm.settings(max_tokens=1024)
-    assert METADATA.answer_limit(settings) == 256 and STRUCTURE.answer_limit(settings) == 1024
+    assert METADATA.answer_limit(settings) == 3 * ROW_TOKENS  # three chunks' lines
+    assert STRUCTURE.answer_limit(settings) == 1024
     assert METADATA.answer_limit(fake_llm.settings(max_tokens=100)) == 100
 
 

@@ -78,12 +78,18 @@ def test_json_rows_read_back_as_tsv_lines():
     assert rows_as_tsv("1\tDOCUMENT_START\tS", columns) == "1\tDOCUMENT_START\tS"  # not JSON
 
 
-def test_chunk_metadata_asks_a_schema_server_for_the_summary_alone(fake_llm):
+def test_chunk_summaries_ask_a_schema_server_for_exactly_the_chunks_asked(fake_llm):
     fake_llm.structured = True
     result = run(fake_llm, convert(SMALL_GUIDE, "guide.md"))
     asked = [c.body["response_format"]["json_schema"]["schema"] for c in fake_llm.calls
              if c.phase == "chunk_metadata"]
-    rows = [s["properties"]["rows"]["items"]["properties"] for s in asked]
-    assert rows and all(list(row) == ["summary"] for row in rows)
-    assert all(row["summary"]["maxLength"] == SUMMARY_CHARS for row in rows)  # no whole chunk
+    assert asked
+    for schema in asked:  # one row per chunk asked, in order, its number fixed
+        rows = schema["properties"]["rows"]
+        assert rows["items"] is False and rows["minItems"] == rows["maxItems"]
+        cells = [row["properties"] for row in rows["prefixItems"]]
+        assert all(list(row) == ["chunk", "summary"] for row in cells)
+        numbers = [row["chunk"]["const"] for row in cells]
+        assert numbers == sorted(numbers) and len(numbers) == rows["maxItems"] <= 3
+        assert all(row["summary"]["maxLength"] == SUMMARY_CHARS for row in cells)
     assert all(c.summary and "\t" not in c.summary for c in result.chunks)

@@ -163,7 +163,7 @@ def test_a_copied_prefix_leaves_the_chunk_without_one(fake_llm, guide):
     example = prefix.split("EXAMPLE OUTPUT")[1].split(":", 1)[1].strip().splitlines()[0]
     fake_llm.respond(lambda r: example if r.phase == "contextual_prefix"
                      else auto_answer(r.phase, r.prompt))
-    result = run(fake_llm, [guide])[0]
+    result = run(fake_llm, [guide], context_prefix="asked")[0]
     assert result.error is None and result.chunks
     assert all(c.context_prefix is None for c in result.chunks)
     assert all("copies the template's example" in c.llm.missing[0].error for c in result.chunks)

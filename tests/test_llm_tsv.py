@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ChunkLabError
+from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
 from core.llm.phases.boundaries import parse_boundaries
-from core.llm.phases.metadata import parse_metadata
+from core.llm.phases.metadata import parse_summaries
 from core.llm.phases.prefix import parse_prefix
 from core.llm.phases.structure import parse_structure
 from core.llm.phases.table_summary import parse_table_summary
@@ -90,15 +91,36 @@ def test_malformed_boundaries(answer, line_number, reason):
     assert info.value.line_number == line_number and reason in str(info.value)
 
 
-def test_metadata_one_line_four_columns():
-    row = parse_metadata("Intro\tWhy\tNONE\tExplains why tests matter for quality")
-    assert row.titles[2] is None and row.summary.startswith("Explains")
-    with pytest.raises(TSVError, match="expected 4 tab-separated columns"):
-        parse_metadata("Intro\tWhy\tExplains")
-    with pytest.raises(TSVError, match="single line"):
-        parse_metadata("A\tB\tNONE\tS\nA\tB\tNONE\tS")
-    with pytest.raises(TSVError, match="got 3"):  # an empty last column is stripped away
-        parse_metadata("A\tB\tNONE\t ")
+def test_summaries_one_line_per_chunk_asked_in_order():
+    said = parse_summaries("4\tThe chunk explains why tests matter\n5\tThe chunk lists the tools",
+                           (4, 5))
+    assert said == {4: "Explains why tests matter", 5: "Lists the tools"}
+    assert parse_summaries("4\tHow tests help", (4,)) == {4: "How tests help"}  # as it is
+    with pytest.raises(TSVError, match="expected 2 tab-separated columns"):
+        parse_summaries("4\tIntro\tWhy", (4,))
+    with pytest.raises(TSVError, match="chunk must be an integer"):
+        parse_summaries("four\tThe chunk explains", (4,))
+    with pytest.raises(TSVError, match=r"no line for chunk\(s\) 5"):
+        parse_summaries("4\tThe chunk explains why", (4, 5))
+    with pytest.raises(TSVError, match="chunk 6 was not asked about"):
+        parse_summaries("4\tThe chunk explains why\n6\tThe chunk lists", (4, 5))
+    with pytest.raises(TSVError, match="not in the order"):
+        parse_summaries("5\tThe chunk lists tools\n4\tThe chunk explains why", (4, 5))
+    with pytest.raises(TSVError, match="chunks 4, 5 have the same summary"):
+        parse_summaries("4\tThe chunk explains it\n5\tThe chunk explains it", (4, 5))
+
+
+def test_tolerant_summaries_keep_what_can_be_told_apart():
+    repairs = Repairs()
+    said = parse_summaries("[[5]] The chunk lists tools\n4\tThe chunk explains why\n"
+                           "6\tThe chunk gives more\n7\tThe chunk gives more", (4, 5, 6, 7),
+                           repairs=repairs)
+    assert said == {4: "Explains why", 5: "Lists tools"}  # 6 and 7 alike: asked again alone
+    assert {r.kind for r in repairs.items} == {"value_fixed", "reordered", "repeat_dropped"}
+    assert parse_summaries("4\tThe chunk explains why", (4, 5), repairs=Repairs()) == {
+        4: "Explains why"}  # 5 left out: asked again alone
+    with pytest.raises(TSVError, match="no line"):
+        parse_summaries("9\tThe chunk explains why", (4, 5), repairs=Repairs())
 
 
 def test_prefix_rules():
@@ -122,7 +144,3 @@ def test_table_summary_rules():
         parse_table_summary("")
 
 
-def test_metadata_reads_the_subsection_the_prompt_showed_as_none():
-    row = parse_metadata("Guide\tSetup\tno subsection\tHow to install the tool and run it once")
-    assert row.titles == ("Guide", "Setup", None)
-    assert parse_metadata("Guide\tSetup\tLinux\tHow to install it on Linux").titles[2] == "Linux"

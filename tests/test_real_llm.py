@@ -97,17 +97,30 @@ def test_a_summary_held_to_a_grammar_comes_back_compact_and_opening_as_asked(set
     # (llama.cpp turns a response_format schema's pattern into nothing: only its grammar holds)
     if not check_connection(settings).facts.compact_json:
         pytest.skip("the server takes no GBNF grammar (llama.cpp does)")
-    schema = rows_schema(("summary",), max_rows=1, max_chars=SUMMARY_CHARS,
-                         pattern=SUMMARY_PATTERN)
-    prompt = ("Summarise in one sentence: Cranes stop lifting when the mean wind speed at the "
-              "boom tip exceeds 20 m/s. Above 28 m/s they are parked at the storm pins.")
+    schema = rows_schema(("chunk", "summary"), numeric=(0,), max_chars=SUMMARY_CHARS,
+                         pattern=SUMMARY_PATTERN, keys=(4, 5))
+    prompt = ("Summarise each passage in one sentence.\n[[4]] Cranes stop lifting when the mean "
+              "wind speed at the boom tip exceeds 20 m/s. Above 28 m/s they are parked at the "
+              "storm pins.\n[[5]] Work orders and photos are kept for ten years.")
     with client_of(settings, tmp_path) as client:
         answer = client.complete(LLMRequest(prompt=prompt, phase="chunk_metadata", label="t",
-                                            max_tokens=120, schema=schema, compact=True)).text
+                                            max_tokens=240, schema=schema, compact=True)).text
     rows = json.loads(answer)["rows"]
     assert answer == json.dumps({"rows": rows}, separators=(",", ":"), ensure_ascii=False)
-    assert len(rows) == 1 and 0 < len(rows[0]["summary"]) <= SUMMARY_CHARS
-    assert re.match(SUMMARY_PATTERN, rows[0]["summary"]), rows[0]["summary"]
+    assert [row["chunk"] for row in rows] == [4, 5]  # exactly the chunks asked, in order
+    for row in rows:
+        assert 0 < len(row["summary"]) <= SUMMARY_CHARS
+        assert re.match(SUMMARY_PATTERN, row["summary"]), row["summary"]
+
+
+def test_tolerant_llm_chunking_summarises_every_chunk(settings, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    document = convert(GUIDE_MARKDOWN.encode(), "guide.md")
+    run = run_llm([document], {"parsing": "tolerant", "cache": False},
+                  RunOptions(llm=settings))[0]
+    assert run.error is None, run.error
+    assert all(c.summary and c.context_prefix.startswith("This chunk is from")
+               for c in run.chunks), run.warning_lines()
 
 
 def test_tolerant_llm_chunking_completes_with_exact_spans(settings, tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from core.llm.pipeline import LLMRun, RunWarning
+from core.llm.run import LLMRun, RunWarning
 from core.store import ChunkSetInfo
 from ui.render import md_escape
 from ui.wording import count

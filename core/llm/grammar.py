@@ -10,7 +10,8 @@ out as a grammar leaves the model no whitespace to choose. A phase asks for it
 
 Only the shapes the phases ask for are spelt out: objects whose properties are all required
 (written in their order, no others), arrays with item bounds, strings with a maximum length and
-an opening (a ``pattern`` of the form ``^text(one|other)text``), and integers.
+an opening (a ``pattern`` of the form ``^text(one|other)text``), integers and constants, and
+arrays of given items in order (``prefixItems`` with no others).
 :func:`schema_grammar` returns None for anything else, and the schema goes as
 ``response_format``.
 """
@@ -45,6 +46,8 @@ def _literal(text: str) -> str:
 def _value(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
     """A reference to the rule for ``spec``'s values (rules added to ``rules``), or None."""
     kind = spec.get("type")
+    if "const" in spec:
+        return _literal(json.dumps(spec["const"]))
     if kind == "integer":
         rules.setdefault("integer", _INTEGER)
         return "integer"
@@ -88,6 +91,13 @@ def _opening(pattern: str) -> tuple[str, int] | None:
 
 
 def _array(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
+    if "prefixItems" in spec:  # exactly these items, in order
+        given = [_value(item, rules) for item in spec["prefixItems"]]
+        if spec.get("items", True) is not False or None in given:
+            return None
+        name = f"array-{len(rules)}"
+        rules[name] = " ".join(['"["', ' "," '.join(map(str, given)), '"]"'])
+        return name
     item = _value(spec.get("items") or {}, rules)
     least, most = int(spec.get("minItems", 0)), spec.get("maxItems")
     if item is None or least > 1 or (most is not None and int(most) < max(least, 1)):

@@ -1,16 +1,21 @@
-"""The LLM chunking pipeline: structure → boundaries → metadata, prefix and table summaries.
+"""The LLM chunking pipeline: structure → boundaries → chunk and table summaries.
 
 One scheduler loop hands every request to a thread pool of ``settings.concurrency`` workers and
-reacts as each finishes: a document's structure releases its sections' boundary requests, a
-section's boundaries release its chunks' metadata, prefix and summary requests. So nothing waits
-for a whole phase to end, and several documents share the same bound.
+reacts as each finishes: a document's structure releases its sections' boundary requests; once
+every section of a stretch of the document (:class:`Reading`) has its chunks, the stretch is
+marked once and its chunks' summaries are asked a few at a time, its tables' summaries one by
+one, every request beginning with that marked stretch (see :mod:`core.llm.phases.metadata`). So
+nothing waits for a whole phase to end, and several documents share the same bound. A chunk's
+contextual prefix is its headings and its summary (:attr:`LLMConfig.context_prefix`), or asked
+of the contextual prefix template, one request per chunk.
 
 Chunks are cut where the model said, kept off tables (each table is one chunk, whatever its
 size), stripped of surrounding whitespace, and split by the recursive splitter when over the size
 limit (those cuts are marked ``SIZE_CONSTRAINT``). ``chunk.text == document.text[start:end]``.
 
 Failures stay where they happen: a failed structure or boundary request stops its document (its
-:attr:`LLMRun.error`) while the other documents go on; a failed metadata, prefix or table
+:attr:`LLMRun.error`) while the other documents go on; a group of summaries that fails (or
+leaves chunks out) is asked again one chunk at a time; a failed summary, prefix or table
 summary request leaves that chunk without it (marked missing, with the error) and the run ends
 with a warning. Tolerant parsing (:attr:`LLMConfig.parsing`) records each repair per document.
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
@@ -28,26 +33,35 @@ from pydantic import Field
 
 from core.chunking.base import ChunkerConfig, ChunkFactory
 from core.chunking.boundaries import strip_span
-from core.chunking.chunk import Chunk, ChunkType, LLMAnnotations, MissingAnnotation
+from core.chunking.chunk import Chunk, LLMAnnotations, MissingAnnotation
 from core.chunking.recursive import RecursiveChunker, RecursiveConfig
 from core.chunking.table_aware import table_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document
-from core.errors import ChunkLabError
-from core.llm.answers.repairs import Repair, Repairs
+from core.llm.answers.repairs import Repairs
 from core.llm.client import LLMError
-from core.llm.phase import Phase, PhaseContext, Usage
+from core.llm.phase import Phase, PhaseContext
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
-from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan
+from core.llm.phases.boundaries import BoundaryResult, SectionSpan
 from core.llm.phases.chunk_phase import (
     DOCUMENT_WINDOW_TOKENS,
     ChunkRequest,
     HeadingContext,
     Reading,
 )
+from core.llm.phases.metadata import (
+    Piece,
+    SummaryRequest,
+    alone,
+    group_requests,
+    marked_stretch,
+)
+from core.llm.phases.prefix import composed_prefix
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE, StructureResult
 from core.llm.phases.table_summary import TableRequest
+from core.llm.run import LLMRun, PlannedChunk
 from core.progress import ProgressFn, Tracker
+from core.tokens import count_tokens
 
 STRATEGY = "llm"
 CHUNKING_PHASES: tuple[Phase[Any, Any], ...] = (STRUCTURE, BOUNDARIES, METADATA, PREFIX,
@@ -64,7 +78,12 @@ class LLMConfig(ChunkerConfig):
                       description="Largest text chunk in tokens (longer ones are split)")
     mode: Literal["anchors", "offsets"] = Field(
         "anchors", description="How the model names positions: block anchors or offsets")
-    summaries: bool = Field(True, description="Ask for metadata, prefixes and table summaries")
+    summaries: bool = Field(True, description="Ask for summaries and contextual prefixes")
+    context_prefix: Literal["from summary", "asked"] = Field(
+        "from summary", description="How a chunk's contextual prefix is made. From summary: "
+        "its headings and its summary, with no request of its own. Asked: the contextual "
+        "prefix template, one request per chunk (a quarter of a run's time with the bundled "
+        "model, for a sentence that says what the summary says)")
     parsing: Literal["strict", "tolerant"] = Field(
         "strict", description="Strict: any slip in the model's answer fails the run. Tolerant: "
         "common slips (a code fence, a preamble, an anchor past the end, a title in another "
@@ -74,19 +93,6 @@ class LLMConfig(ChunkerConfig):
                                 description="Offsets mode: characters a position may move")
     cache: bool = Field(True, json_schema_extra={"advanced": True},
                         description="Reuse validated answers from earlier runs")
-
-
-@dataclass(frozen=True)
-class PlannedChunk:
-    """A chunk as the boundaries place it, before its metadata arrive."""
-
-    start: int
-    end: int
-    tokens: int
-    chunk_type: ChunkType
-    boundary_type: str
-    justification: str
-    by_model: bool = True  # False: cut by the size limit (the recursive splitter), not asked
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,21 @@ class BoundaryTask:
 
 
 @dataclass(frozen=True)
+class SummaryTask:
+    """A few chunks of one stretch summarised in one request."""
+
+    doc: int
+    keys: tuple[tuple[int, int], ...]  # (segment, piece) of each chunk asked about
+    request: SummaryRequest
+
+    def label(self, runs: list[LLMRun]) -> str:
+        first, last = self.keys[0][1] + 1, self.keys[-1][1] + 1
+        which = f"chunk {first}" if first == last else f"chunks {first}-{last}"
+        return (f"{runs[self.doc].document.source_name}: summaries of {which} in "
+                f"“{runs[self.doc].segments[self.keys[0][0]].title}”")
+
+
+@dataclass(frozen=True)
 class EnrichTask:
     doc: int
     segment: int
@@ -120,101 +141,7 @@ class EnrichTask:
                 f"“{run.segments[self.segment].title}”")
 
 
-Task = StructureTask | BoundaryTask | EnrichTask
-
-
-@dataclass(frozen=True)
-class RunWarning:
-    """One thing an LLM run warns about: a repair tolerant parsing made or an annotation the
-    model did not give, as the warning lists and their summaries show it."""
-
-    kind: str  # as the user reads it: "header row dropped", "annotation missing"
-    phase: str  # the phase's label ("" for a chunk's missing annotation)
-    line_number: int | None
-    line: str  # the raw line it changed, or the chunk it concerns
-    detail: str
-
-
-MISSING = "annotation missing"
-
-
-@dataclass
-class LLMRun:
-    """Everything one document's run produced, for the chunk list and the Structure page."""
-
-    document: Document
-    structure: StructureResult | None = None
-    segments: list[SectionSpan] = field(default_factory=list)
-    boundaries: list[BoundaryResult | None] = field(default_factory=list)
-    planned: list[list[PlannedChunk]] = field(default_factory=list)
-    summaries: dict[tuple[int, int], str] = field(default_factory=dict)  # (segment, piece)
-    prefixes: dict[tuple[int, int], str] = field(default_factory=dict)
-    missing: dict[tuple[int, int], list[MissingAnnotation]] = field(default_factory=dict)
-    chunks: list[Chunk] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    repairs: list[Repair] = field(default_factory=list)  # what tolerant parsing changed
-    error: ChunkLabError | None = None  # structure or boundaries failed: no chunks
-    reading: Reading | None = None  # the stretches its chunks are read in
-
-    @property
-    def warnings(self) -> int:
-        """Repairs made plus annotations missing."""
-        return len(self.repairs) + sum(len(m) for m in self.missing.values())
-
-    def status(self) -> str:
-        if self.error is not None:
-            return f"failed: {self.error}"
-        return f"done with {self.warnings} warning(s)" if self.warnings else "done"
-
-    def warning_list(self) -> list[RunWarning]:
-        """Every repair and every missing annotation, in that order."""
-        found = [RunWarning(r.name, r.label, r.line_number, r.line, r.detail)
-                 for r in self.repairs]
-        for k, chunk in enumerate(self.chunks, 1):
-            for missing in chunk.llm.missing if chunk.llm else ():
-                found.append(RunWarning(MISSING, "", None, f"chunk {k}",
-                                        f"no {missing.field.replace('_', ' ')}: {missing.error}"))
-        return found
-
-    def warning_lines(self) -> list[str]:
-        """One line per kind of repair (how often, and the first raw line it changed), one per
-        chunk that lacks an annotation."""
-        lines = []
-        groups: dict[tuple[str, str], list[Repair]] = {}
-        for repair in self.repairs:
-            groups.setdefault((repair.label, repair.kind), []).append(repair)
-        for (label, _), found in groups.items():
-            first = found[0]
-            where = f"line {first.line_number}: " if first.line_number is not None else ""
-            lines.append(f"{label}: {first.name} ×{len(found)} (first at {where}"
-                         f"{first.line[:120]!r})")
-        for k, chunk in enumerate(self.chunks, 1):
-            for missing in chunk.llm.missing if chunk.llm else ():
-                lines.append(f"chunk {k} has no {missing.field.replace('_', ' ')}: "
-                             f"{missing.error}")
-        return lines
-
-    def size_splits(self) -> list[int]:
-        """Indexes of the chunks cut by the size limit without asking the model."""
-        planned = [piece for pieces in self.planned for piece in pieces]
-        return [k for k, piece in enumerate(planned) if not piece.by_model]
-
-    def checked(self) -> LLMRun:
-        """This run, or its error raised."""
-        if self.error is not None:
-            raise self.error
-        return self
-
-    def boundary_list(self) -> list[Boundary]:
-        return [b for result in self.boundaries if result for b in result.boundaries]
-
-    def snap_distances(self) -> list[int]:
-        return [b.snap_distance for b in self.boundary_list()]
-
-    def path(self, position: int) -> list[str]:
-        """The LLM's headings around ``position``, else the document's."""
-        found = self.structure.path(position) if self.structure else []
-        return found or self.document.heading_path(position)
+Task = StructureTask | BoundaryTask | SummaryTask | EnrichTask
 
 
 def _outcome(runs: list[LLMRun]) -> str:
@@ -282,7 +209,7 @@ class LLMPipeline:
                     if error is None:
                         self._handle(task, future.result(), runs, indexes, repairs, submit)
                     elif isinstance(error, LLMError):
-                        self._failed(task, error, runs, pending)
+                        self._failed(task, error, runs, pending, submit)
                     else:
                         raise error
                     tracker.step(finished, f"{finished} of {finished + len(pending)} requests · "
@@ -299,14 +226,23 @@ class LLMPipeline:
         return runs
 
     def _failed(self, task: Task, error: LLMError, runs: list[LLMRun],
-                pending: dict[Future[Any], Task]) -> None:
-        """An annotation failed: the chunk goes without it. Structure or boundaries failed: the
-        document stops (its other requests are dropped), the others go on."""
+                pending: dict[Future[Any], Task], submit: Callable[..., None]) -> None:
+        """A group's summaries failed: each chunk is asked alone. An annotation failed: the
+        chunk goes without it. Structure or boundaries failed: the document stops (its other
+        requests are dropped), the others go on."""
         run = runs[task.doc]
-        if isinstance(task, EnrichTask):
-            what = "context_prefix" if task.phase is PREFIX else "summary"
-            run.missing.setdefault((task.segment, task.piece), []).append(
-                MissingAnnotation(field=what, error=str(error)))
+        if isinstance(task, SummaryTask) and len(task.keys) > 1:
+            for key, number in zip(task.keys, task.request.numbers, strict=True):
+                submit(SummaryTask(task.doc, (key,), alone(task.request, number)),
+                       self.context.ask, METADATA, alone(task.request, number))
+            return
+        if isinstance(task, SummaryTask | EnrichTask):
+            what = "context_prefix" if isinstance(task, EnrichTask) and task.phase is PREFIX \
+                else "summary"
+            for key in task.keys if isinstance(task, SummaryTask) else [
+                    (task.segment, task.piece)]:
+                run.missing.setdefault(key, []).append(
+                    MissingAnnotation(field=what, error=str(error)))
             return
         run.error = error
         for future, other in pending.items():
@@ -332,15 +268,48 @@ class LLMPipeline:
             run.boundaries[k] = result
             run.planned[k] = self._plan(run, k, result, indexes[task.doc])
             if self.config.summaries:
-                for j, piece in enumerate(run.planned[k]):
-                    summary = TABLE_SUMMARY if piece.chunk_type == "table" else METADATA
-                    for phase in (summary, PREFIX):
-                        enrich = EnrichTask(task.doc, k, j, phase)
-                        submit(enrich, self._enrich, run, piece, phase, repairs[task.doc])
+                self._summarise(task.doc, run, repairs[task.doc], submit)
+        elif isinstance(task, SummaryTask):
+            for key, number in zip(task.keys, task.request.numbers, strict=True):
+                if number in result:
+                    run.summaries[key] = result[number]
+                else:  # left out of a tolerant answer: asked alone
+                    again = alone(task.request, number)
+                    submit(SummaryTask(task.doc, (key,), again), self.context.ask, METADATA,
+                           again)
         elif task.phase is PREFIX:
             run.prefixes[(task.segment, task.piece)] = result
         else:
             run.summaries[(task.segment, task.piece)] = result
+
+    def _summarise(self, doc: int, run: LLMRun, repairs: Repairs | None,
+                   submit: Callable[..., None]) -> None:
+        """Ask for the summaries of every stretch whose sections all have their chunks: its
+        text chunks a few at a time, its tables (and, when asked, its prefixes) one by one, all
+        read in the same marked stretch."""
+        assert run.reading is not None
+        budget = self.context.budget(METADATA)
+        for i, (a, b, _) in enumerate(run.reading.spans):
+            if i in run.summarised or any(
+                    run.boundaries[k] is None for k, segment in enumerate(run.segments)
+                    if segment.start < b and segment.end > a):
+                continue
+            run.summarised.add(i)
+            keys = [(k, j) for k, pieces in enumerate(run.planned)
+                    for j, piece in enumerate(pieces) if a <= piece.start < b]
+            pieces = [Piece(p.start, p.end, p.chunk_type == "text")
+                      for p in (run.planned[k][j] for k, j in keys)]
+            text = marked_stretch(run.document.text, (a, b), pieces)
+            shared = text if count_tokens(text) <= budget else None
+            for group, request in group_requests(run.document.source_name,
+                                                 run.document.text, shared, pieces, repairs):
+                submit(SummaryTask(doc, tuple(keys[g] for g in group), request),
+                       self.context.ask, METADATA, request)
+            prefixes = (PREFIX,) if self.config.context_prefix == "asked" else ()
+            for (k, j), piece in zip(keys, pieces, strict=True):
+                for phase in prefixes if piece.asked else (TABLE_SUMMARY, *prefixes):
+                    submit(EnrichTask(doc, k, j, phase), self._enrich, run, run.planned[k][j],
+                           phase, repairs, shared)
 
     # --- chunks --------------------------------------------------------------------------
     def _plan(self, run: LLMRun, k: int, result: BoundaryResult,
@@ -390,12 +359,15 @@ class LLMPipeline:
         return planned
 
     def _enrich(self, run: LLMRun, piece: PlannedChunk, phase: Phase[Any, Any],
-                repairs: Repairs | None) -> str:
+                repairs: Repairs | None, marked: str | None = None) -> str:
+        """A table's summary or a chunk's asked prefix, read in the ``marked`` stretch its
+        summaries are read in when given and it fits, else in its plain stretch."""
         document = run.document
         path = run.path(piece.start)
         text = document.text[piece.start : piece.end]
         room = self.context.budget(phase) - piece.tokens
-        shown = run.reading.around(piece.start, room) if run.reading is not None else ""
+        shown = (marked if marked is not None and count_tokens(marked) <= room
+                 else run.reading.around(piece.start, room) if run.reading is not None else "")
         if phase is TABLE_SUMMARY:
             table = next((t for t in document.tables if piece.start <= t.start < piece.end), None)
             return self.context.ask(TABLE_SUMMARY, TableRequest(
@@ -403,18 +375,21 @@ class LLMPipeline:
                 shown))
         request = ChunkRequest(document.source_name, text,
                                HeadingContext.of(path, document.source_name), repairs, shown)
-        if phase is METADATA:
-            return self.context.ask(METADATA, request).summary
         return self.context.ask(PREFIX, request)
 
     def _chunks(self, run: LLMRun) -> list[Chunk]:
         factory = ChunkFactory(run.document, STRATEGY, self.config)
         chunks = []
+        composed = self.config.summaries and self.config.context_prefix == "from summary"
         for k, planned in enumerate(run.planned):
             for j, piece in enumerate(planned):
+                summary = run.summaries.get((k, j))
+                prefix = (composed_prefix(HeadingContext.of(run.path(piece.start),
+                                                            run.document.source_name), summary)
+                          if composed else run.prefixes.get((k, j)))
                 annotations = LLMAnnotations(
                     boundary_type=piece.boundary_type, justification=piece.justification,
-                    summary=run.summaries.get((k, j)), context_prefix=run.prefixes.get((k, j)),
+                    summary=summary, context_prefix=prefix,
                     missing=tuple(run.missing.get((k, j), ())),
                 )
                 chunks.append(factory.make(piece.start, piece.end, tokens=piece.tokens,

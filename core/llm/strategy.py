@@ -16,7 +16,8 @@ from core.llm.anchors import Mode
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.phase import PhaseContext
-from core.llm.pipeline import CHUNKING_PHASES, STRATEGY, LLMConfig, LLMPipeline, LLMRun
+from core.llm.pipeline import CHUNKING_PHASES, STRATEGY, LLMConfig, LLMPipeline
+from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings
 from core.progress import ProgressFn
 from core.prompts.library import PromptLibrary, PromptTemplate

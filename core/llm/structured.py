@@ -48,21 +48,29 @@ def response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 def rows_schema(columns: tuple[str, ...], numeric: tuple[int, ...] = (),
                 max_rows: int | None = None, max_chars: int | None = None,
-                pattern: str | None = None) -> dict[str, Any]:
+                pattern: str | None = None, keys: tuple[int, ...] = ()) -> dict[str, Any]:
     """``{"rows": [...]}``, each row an object with every column: integers where ``numeric``
     says, text elsewhere (of at most ``max_chars`` characters, and matching ``pattern``, when
-    given)."""
+    given). With ``keys``, exactly one row per key, in that order, its first column the key."""
     text: dict[str, Any] = {"type": "string"}
     if max_chars is not None:
         text["maxLength"] = max_chars
     if pattern is not None:
         text["pattern"] = pattern
-    row = {"type": "object",
-           "properties": {name: {"type": "integer"} if i in numeric else text
-                          for i, name in enumerate(columns)},
-           "required": list(columns), "additionalProperties": False}
-    rows: dict[str, Any] = {"type": "array", "items": row, "minItems": 1}
-    if max_rows is not None:
+
+    def row(key: int | None = None) -> dict[str, Any]:
+        cells = {name: {"type": "integer"} if i in numeric else text
+                 for i, name in enumerate(columns)}
+        if key is not None:
+            cells[columns[0]] = {"type": "integer", "const": key}
+        return {"type": "object", "properties": cells, "required": list(columns),
+                "additionalProperties": False}
+
+    rows: dict[str, Any] = {"type": "array", "items": row(), "minItems": 1}
+    if keys:
+        rows = {"type": "array", "prefixItems": [row(key) for key in keys], "items": False,
+                "minItems": len(keys), "maxItems": len(keys)}
+    elif max_rows is not None:
         rows["maxItems"] = max_rows
     return {"type": "object", "properties": {"rows": rows}, "required": ["rows"],
             "additionalProperties": False}

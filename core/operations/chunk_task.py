@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.llm.pipeline import RunWarning
+from core.llm.run import RunWarning
 from core.operations.strategies import RunOptions, chunking
 
 

@@ -29,7 +29,7 @@ from core.documents.model import Document, content_id
 from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.embeddings.port import Embedder, MiniLM
 from core.errors import ChunkLabError, StoreError
-from core.llm.pipeline import RunWarning
+from core.llm.run import RunWarning
 from core.operations.chunk_task import ChunkTask
 from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, validated_config
 from core.operations.workers import LocalWorkers, TaskLost, Workers, workers_from_env

@@ -18,7 +18,8 @@ from core.chunking.edits import EDITED, EditedConfig, apply_edits
 from core.chunking.registry import LOCAL_STRATEGIES, LocalStrategy, make_config
 from core.documents.model import Document
 from core.errors import ChunkingError
-from core.llm.pipeline import LLMConfig, LLMRun
+from core.llm.pipeline import LLMConfig
+from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings, load_settings
 from core.llm.strategy import LLM_STRATEGY, LLMStrategy
 from core.progress import ProgressFn

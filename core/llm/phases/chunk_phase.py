@@ -10,6 +10,7 @@ prompt cache reads once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
@@ -61,17 +62,40 @@ class Reading:
 
     def around(self, position: int, room: int) -> str:
         """The stretch that holds ``position`` when it fits ``room`` tokens, else ""."""
+        span = self.span(position, room)
+        return "" if span is None else self.document.text[span[0]:span[1]]
+
+    def span(self, position: int, room: int) -> tuple[int, int] | None:
+        """Where the stretch that holds ``position`` begins and ends, when it fits ``room``
+        tokens."""
         for start, end, tokens in self.spans:
             if start <= position < end or end == len(self.document.text):
-                return self.document.text[start:end] if tokens <= room else ""
-        return ""
+                return (start, end) if tokens <= room else None
+        return None
 
     @classmethod
-    def shown(cls, document: Document, start: int, text: str, budget: int) -> str:
+    def shown_span(cls, document: Document, start: int, text: str,
+                   budget: int) -> tuple[int, int] | None:
         """The stretch shown with ``text`` (at ``start``) when a request carries ``budget``
         tokens of text, for a single request (the Prompts page)."""
         room = budget - count_tokens(text)
-        return cls.of(document, min(DOCUMENT_WINDOW_TOKENS, room)).around(start, room)
+        return cls.of(document, min(DOCUMENT_WINDOW_TOKENS, room)).span(start, room)
+
+    @classmethod
+    def shown(cls, document: Document, start: int, text: str, budget: int) -> str:
+        span = cls.shown_span(document, start, text, budget)
+        return "" if span is None else document.text[span[0]:span[1]]
+
+
+def mark_chunks(text: str, span: tuple[int, int], starts: Sequence[int]) -> str:
+    """``text[span]`` with ``[[n]] `` before the n-th of ``starts`` (positions in ``text``, in
+    order, inside the span): each chunk runs from its mark to the next."""
+    begin, end = span
+    pieces, last = [], begin
+    for n, start in enumerate(starts, 1):
+        pieces += [text[last:start], f"[[{n}]] "]
+        last = start
+    return "".join([*pieces, text[last:end]])
 
 
 def stretch_name(document_name: str, document_text: str) -> str:

@@ -11,7 +11,8 @@ from core.llm.answers.checks import one_paragraph
 from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.errors import TSVError
 from core.llm.phase import PhaseInput, PhaseView, marked
-from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest
+from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest, HeadingContext
+from core.llm.phases.metadata import SUMMARY_VERBS
 
 LABEL = "phase 3b (contextual prefix)"
 PREFIX_START = "This chunk is from"
@@ -43,3 +44,20 @@ class PrefixPhase(ChunkPhase[str]):
 
 
 PREFIX = PrefixPhase()
+
+
+def composed_prefix(context: HeadingContext, summary: str | None) -> str:
+    """A prefix made without asking: the chunk's headings, then its summary ("This chunk is
+    from Guide, section "Setup", and explains how …"). Asked separately, the bundled model wrote
+    the same headings and restated the summary."""
+    where = f"{PREFIX_START} {context.chapter}"
+    if context.section != context.chapter:
+        where += f', section "{context.section}"'
+    if context.subsection:
+        where += f', subsection "{context.subsection}"'
+    if not summary:
+        return where + "."
+    verb = summary.split(" ", 1)[0].casefold()
+    if verb in {v.split(" ")[0] for v in SUMMARY_VERBS}:
+        return f"{where}, and {summary[:1].lower()}{summary[1:]}"
+    return f"{where}: {summary}"
