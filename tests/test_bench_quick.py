@@ -7,9 +7,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
+
+from fakes.http import running
+from fakes.llm import FakeLLM
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSER = pytest.mark.e2e  # starts the app or Chromium: runs with the browser tests
@@ -37,9 +41,8 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "pdf_heldout": (["--quick", "{tmp}/pdfs"], []),
     "bench_offline_embedders": (["--quick"], [pytest.mark.skip(
         reason="fetches a model wheel from the package registry")]),
-    "llm_real": (["--report"], [pytest.mark.skip(
-        reason="needs a served model (make llm); its fixtures are replayed by "
-               "test_llm_real_answers")]),
+    # against the fake server here (a served model with make llm for its figures)
+    "llm_real": (["--out", "{tmp}/run", "--tune", "sample_docs/onboarding_deck.pptx"], []),
 }
 NOT_BENCHES = {"__init__", "quick", "llm_asked"}  # llm_asked: a part of llm_real
 
@@ -54,7 +57,10 @@ def test_every_bench_has_a_quick_run_here():
 def test_the_bench_runs_in_its_quick_mode(name, tmp_path):
     args = [a.replace("{tmp}", str(tmp_path)) for a in QUICK[name][0]]
     env = {**os.environ, "CHUNKLAB_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    with running(FakeLLM()) if name == "llm_real" else nullcontext() as fake:
+        if fake is not None:  # the LLM bench asks the fake server
+            env |= {"LLM_BASE_URL": fake.base_url, "LLM_MODEL": "fake"}
+        done = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip()  # it reported something
