@@ -82,7 +82,8 @@ def test_contextual_delta_prints_both_figures_and_the_delta(tmp_path, monkeypatc
         assert on == round(out["overall"][metric], 6)  # the main result is the one with them
         assert abs(pair["delta"][metric] - (on - off)) < 1e-5
     assert "on recall" in pair["verdict"]
-    assert "contextual_prefix" in fake_llm.phases  # the prefixes were written by the model
+    # the prefixes are the headings and the model's summaries, asked three chunks a request
+    assert "chunk_metadata" in fake_llm.phases and "contextual_prefix" not in fake_llm.phases
 
     assert main([*argv[:-4], "recursive", "--contextual-delta"]) == 2
     assert "--contextual-delta needs an LLM configuration" in capsys.readouterr().err

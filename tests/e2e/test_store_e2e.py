@@ -35,7 +35,7 @@ def test_an_llm_chunk_set_is_built_in_the_browser_and_retrieved_from(
         timeout=180_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     # The guide's sections fill less than half a chunk each: one chunk, no boundary request.
-    assert {"structure_analysis", "table_summary", "contextual_prefix"} <= set(fake_llm.phases)
+    assert {"structure_analysis", "table_summary", "chunk_metadata"} <= set(fake_llm.phases)
     page.screenshot(path=str(ARTIFACTS / "store_llm_built.png"), full_page=True)
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Assemble").click()
