@@ -233,21 +233,25 @@ class LLMPipeline:
         run = runs[task.doc]
         if isinstance(task, SummaryTask) and len(task.keys) > 1:
             for key, number in zip(task.keys, task.request.numbers, strict=True):
-                submit(SummaryTask(task.doc, (key,), alone(task.request, number)),
-                       self.context.ask, METADATA, alone(task.request, number))
+                self._ask_alone(task, key, number, submit)
             return
         if isinstance(task, SummaryTask | EnrichTask):
-            what = "context_prefix" if isinstance(task, EnrichTask) and task.phase is PREFIX \
-                else "summary"
-            for key in task.keys if isinstance(task, SummaryTask) else [
-                    (task.segment, task.piece)]:
-                run.missing.setdefault(key, []).append(
-                    MissingAnnotation(field=what, error=str(error)))
+            key, what = ((task.keys[0], "summary") if isinstance(task, SummaryTask) else
+                         ((task.segment, task.piece),
+                          "context_prefix" if task.phase is PREFIX else "summary"))
+            run.missing.setdefault(key, []).append(MissingAnnotation(field=what,
+                                                                     error=str(error)))
             return
         run.error = error
         for future, other in pending.items():
             if other.doc == task.doc:
                 future.cancel()
+
+    def _ask_alone(self, task: SummaryTask, key: tuple[int, int], number: int,
+                   submit: Callable[..., None]) -> None:
+        """The chunk ``number`` of a group asked again on its own, in the same stretch."""
+        request = alone(task.request, number)
+        submit(SummaryTask(task.doc, (key,), request), self.context.ask, METADATA, request)
 
     def _handle(self, task: Task, result: Any, runs: list[LLMRun], indexes: list[TokenIndex],
                 repairs: list[Repairs | None], submit: Callable[..., None]) -> None:
@@ -273,10 +277,8 @@ class LLMPipeline:
             for key, number in zip(task.keys, task.request.numbers, strict=True):
                 if number in result:
                     run.summaries[key] = result[number]
-                else:  # left out of a tolerant answer: asked alone
-                    again = alone(task.request, number)
-                    submit(SummaryTask(task.doc, (key,), again), self.context.ask, METADATA,
-                           again)
+                else:  # left out of a tolerant answer
+                    self._ask_alone(task, key, number, submit)
         elif task.phase is PREFIX:
             run.prefixes[(task.segment, task.piece)] = result
         else:
