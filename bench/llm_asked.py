@@ -85,7 +85,13 @@ def _asked_for_summaries(cache: Any, chunks: list[Chunk], document: Document,
     holds for it: per stretch, its groups (or its chunks one by one, when the stretch did not
     fit), and each chunk asked alone again."""
     from core.llm.cache import LLMCache
-    from core.llm.phases.metadata import Piece, alone, group_requests, marked_stretch
+    from core.llm.phases.metadata import (
+        Piece,
+        alone,
+        group_requests,
+        marked_stretch,
+        stretch_end,
+    )
 
     asked: list[dict[str, Any]] = []
     for a, b in stretches:
@@ -98,7 +104,7 @@ def _asked_for_summaries(cache: Any, chunks: list[Chunk], document: Document,
                 spans = [[pieces[i].start, pieces[i].end] for i in group]
                 if shared is not None:
                     starts = [p.start for p in pieces]
-                    stretch = [a, max([b, *(p.end for p in pieces if p.asked)])]
+                    stretch = [a, stretch_end((a, b), pieces)]
                 else:
                     starts, stretch = [spans[0][0]], spans[0]
                 tried = [(request, spans, list(request.numbers))] + [

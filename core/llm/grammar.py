@@ -69,10 +69,14 @@ def _string(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
     if most is not None and int(most) < longest:
         return None
     rest = "*" if most is None else f"{{0,{int(most) - longest}}}"
+    rules.setdefault("char", _CHAR)
+    body = " ".join(filter(None, [r'"\""', sequence, f"char{rest}", r'"\""']))
+    same = next((name for name, other in rules.items() if other == body), None)
+    if same is not None:  # the rows of one answer share their strings' rule
+        return same
     name = (f"string-{int(most)}" if most is not None else "string") + (
         f"-{len(rules)}" if sequence else "")
-    rules.setdefault("char", _CHAR)
-    rules.setdefault(name, " ".join(filter(None, [r'"\""', sequence, f"char{rest}", r'"\""'])))
+    rules[name] = body
     return name
 
 

@@ -213,12 +213,16 @@ class Piece:
     asked: bool
 
 
+def stretch_end(span: tuple[int, int], pieces: list[Piece]) -> int:
+    """Where the stretch ``span`` ends once run on to the end of its last asked chunk."""
+    return max([span[1], *(p.end for p in pieces if p.asked)])
+
+
 def marked_stretch(text: str, span: tuple[int, int], pieces: list[Piece]) -> str:
     """The stretch ``span`` of ``text`` with its ``pieces`` (the chunks starting in it, in
-    order) marked, run on to the end of its last asked chunk: what every request about them
-    begins with (the table summaries' too)."""
-    end = max([span[1], *(p.end for p in pieces if p.asked)])
-    return mark_chunks(text, (span[0], end), [p.start for p in pieces])
+    order) marked, run on to the end of its last asked chunk (:func:`stretch_end`): what
+    every request about them begins with (the table summaries' too)."""
+    return mark_chunks(text, (span[0], stretch_end(span, pieces)), [p.start for p in pieces])
 
 
 def group_requests(document_name: str, text: str, marked: str | None, pieces: list[Piece],
