@@ -28,7 +28,8 @@ PDFS = sorted(SOURCES)
 
 
 def golden_text(converted: ConvertedText) -> str:
-    """The text, then one line per section and per table."""
+    """The text, then one line per section, per table, per page and per stretch of front
+    matter."""
     lines = [converted.text, "", "<!-- sections -->"]
     lines += [f"{'  ' * (s.level - 1)}{s.level} {s.title}" for s in converted.sections]
     lines.append("<!-- tables -->")
@@ -39,6 +40,8 @@ def golden_text(converted: ConvertedText) -> str:
               + (f"; line numbers {p.line_numbers[0]}-{p.line_numbers[-1]}"
                  if p.line_numbers else "") + (f"; role: {p.role}" if p.role else "")
               for p in converted.page_info]
+    lines.append("<!-- front matter -->")
+    lines += [f"{m.role}: {converted.text[m.start:m.end][:60]!r}" for m in converted.front_matter]
     return "\n".join(lines) + "\n"
 
 

@@ -30,7 +30,7 @@ def reference(name: str) -> str:
     return (FOLDER / f"{name}.md").read_text(encoding="utf-8")
 
 
-def test_a_book_reads_chapters_above_sections_and_its_covers_beside_it() -> None:
+def test_a_book_reads_chapters_above_sections_and_its_covers_as_no_headings() -> None:
     book = converted("book")
     levels = {s.title: s.level for s in book.sections}
     assert levels["Chapter 1. Securing rows and columns"] == 1
@@ -38,11 +38,10 @@ def test_a_book_reads_chapters_above_sections_and_its_covers_beside_it() -> None
     assert levels["1.1.1 Rules that travel with the table"] == 3
     assert levels["Chapter 2. Roles and separation of duties"] == 1
     assert levels["2.2.1 Granting the authority"] == 3
-    # the cover's huge title is level 1 beside the chapters, not a section spanning the book
-    cover = book.sections[0]
-    assert (cover.title, cover.level) == ("Redpaper", 1)
-    assert cover.end - cover.start < 0.1 * len(book.text)
-    assert all(s.level <= 2 for s in book.sections if "ORGANIZATION" in s.title)
+    # the covers' huge titles and publisher lines are text of the covers, not headings
+    assert [s.title for s in book.sections][0] == "Contents"
+    assert not [s for s in book.sections if "Redpaper" in s.title or "ORGANIZATION" in s.title]
+    assert book.text.startswith("Redpaper\n\nRow and Column Access Control")
 
 
 def test_covers_contents_and_index_pages_are_marked_and_kept_in_the_text() -> None:
@@ -50,11 +49,9 @@ def test_covers_contents_and_index_pages_are_marked_and_kept_in_the_text() -> No
     assert [p.role for p in book.page_info] == [
         "cover", "contents", None, None, "index", "cover"]
     assert book.quality is not None
-    assert "4 cover, contents or index pages set apart" in book.quality.summary()
-    document = book.document("d", "book.pdf", "pdf")
-    apart = document.set_apart()
-    assert [role for role, _, _ in apart] == ["cover", "contents", "index", "cover"]
-    contents = next(book.text[s:e] for role, s, e in apart if role == "contents")
+    assert "4 pages of front matter (cover, contents, index) set apart" in book.quality.summary()
+    assert [m.role for m in book.front_matter] == ["cover", "contents", "index", "cover"]
+    contents = next(book.text[m.start:m.end] for m in book.front_matter if m.role == "contents")
     assert "1.2 Row permissions" in contents  # kept in the text
     # every entry of the contents page is a line of its own, none a heading
     entries = [b for b in book.blocks if b.page == 2]
@@ -133,18 +130,18 @@ def test_chunks_of_covers_contents_and_index_are_left_out_of_retrieval_unless_as
 
     document = converted("book").document("book", "book.pdf", "pdf")
     chunks = chunk(document, "recursive", {"size": 200, "overlap": 0, "unit": "chars"})
-    roles = {c.page_role for c in chunks}
+    roles = {c.front_matter for c in chunks}
     assert {"cover", "contents", "index"} <= roles and None in roles
     for c in chunks:  # the mark is stored with the chunk
         stored = chunk_from_record(c.id, c.text, dict(chunk_metadata(c)))
-        assert stored.page_role == c.page_role
+        assert stored.front_matter == c.front_matter
     store = FakeStore({"book": chunks}, active="book")
     question = "row permissions separation of duties security administrators index"
     for ranking in ("vector", "bm25", "hybrid"):
         packs = retrieve(question, limit=8, ranking=ranking, store=store)  # type: ignore[arg-type]
         assert packs and not any(set(p.pages) & {1, 2, 5, 6} for p in packs), ranking
     everything = retrieve(question, limit=8, ranking="bm25", store=store,  # type: ignore[arg-type]
-                          set_apart=True)
+                          include_front_matter=True)
     assert any(set(p.pages) & {2, 5} for p in everything)
 
 

@@ -84,7 +84,7 @@ class ChunkFactory:
             llm=llm,
             pages=pages,
             boxes=boxes,
-            page_role=document.role_of(pages),
+            front_matter=document.matter_of(start, end),
         )
 
 

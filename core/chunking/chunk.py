@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.documents.model import PageBox, PageRole
+from core.documents.model import MatterRole, PageBox
 
 ChunkType = Literal["text", "table"]
 _set = object.__setattr__  # what a frozen model's own ``__setattr__`` refuses
@@ -58,8 +58,9 @@ class Chunk(BaseModel):
     llm: LLMAnnotations | None = None
     pages: list[int] = []  # pages of the original the span was read from (1-based)
     boxes: list[PageBox] = []  # the lines' boxes on those pages (PDFs read offline)
-    # read only from a cover, contents or index page: left out of retrieval by default
-    page_role: PageRole | None = None
+    # mostly a cover, contents, a list of figures or an index (Document.matter_of): left out
+    # of retrieval by default (core.retrieval.front_matter)
+    front_matter: MatterRole | None = None
 
     @classmethod
     def trusted(cls, **values: Any) -> Chunk:

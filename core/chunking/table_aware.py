@@ -4,9 +4,11 @@ The document is cut into segments first: each table (with its caption when only 
 separates them) is one segment that becomes exactly one ``table`` chunk whatever its size (by
 default), and the text between tables is split by the strategy. With ``table_split`` a table
 over ``table_max_tokens`` becomes several ``table`` chunks of whole rows, the header carried by
-every part (:mod:`core.chunking.table_parts`). A text chunk therefore never crosses a table.
-With ``respect_sections`` text segments are also cut at every section start and end, so a text
-chunk never crosses a section boundary either.
+every part (:mod:`core.chunking.table_parts`). A text chunk therefore never crosses a table,
+nor the edge of front matter (a cover, contents, an index: ``Document.front_matter``), so a
+chunk is all front matter, left out of retrieval, or none of it. With ``respect_sections``
+text segments are also cut at every section start and end, so a text chunk never crosses a
+section boundary either.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ def segments(
                 table_spans[-1][1] = max(table_spans[-1][1], end)
             else:
                 table_spans.append([start, end])
-    cuts = {0, len(document.text)}
+    cuts = {0, len(document.text), *(p for m in document.front_matter for p in (m.start, m.end))}
     if respect_sections:
         cuts.update(p for s in document.sections for p in (s.start, s.end))
     out: list[Segment] = []

@@ -13,7 +13,7 @@ from core.documents.sniff import MAX_UPLOAD_BYTES, SUPPORTED_EXTENSIONS
 # Bump the first part when our own conversion output changes; the library re-converts stored
 # originals when this string differs from the one they were converted with.
 CONVERTER_VERSION = (
-    f"6/docling-{version('docling-slim')}/docling-core-{version('docling-core')}"
+    f"7/docling-{version('docling-slim')}/docling-core-{version('docling-core')}"
     f"/pdfplumber-{version('pdfplumber')}/pypdfium2-{version('pypdfium2')}"
     f"/markdown-it-{version('markdown-it-py')}"
 )

@@ -14,6 +14,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from core.documents.matter import find_front_matter
 from core.documents.model import Block, BlockKind, ConvertedText, Table
 from core.documents.spans import Heading, looks_like_table_caption, sections_from_headings
 
@@ -141,4 +142,5 @@ def convert_markdown(text: str) -> ConvertedText:
     return ConvertedText(
         route="markdown", text=text, blocks=blocks,
         sections=sections_from_headings(text, headings), tables=[Table(**t) for t in tables],
+        front_matter=find_front_matter(text, blocks),
     )

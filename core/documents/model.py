@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from core.documents.hygiene import is_clean
 
 BlockKind = Literal["title", "heading", "paragraph", "list_item", "table", "caption", "code"]
-PageRole = Literal["cover", "contents", "index"]
+# not the body of a document: a cover, a contents page, a list of figures or tables, an index
+MatterRole = Literal["cover", "contents", "figures", "index"]
 Route = Literal["text", "markdown", "docling", "docling-pdf", "pdf-offline"]
 
 
@@ -31,6 +32,14 @@ class TextSpan(BaseModel):
 
     start: int = Field(ge=0)
     end: int = Field(ge=0)
+
+
+class FrontMatter(TextSpan):
+    """A stretch of the text that is not the body (:data:`MatterRole`): kept in the text, and
+    left out of retrieval by default (a contents page is not the answer to a question). Every
+    route marks it the same way (:mod:`core.documents.matter`)."""
+
+    role: MatterRole
 
 
 class Block(TextSpan):
@@ -88,9 +97,9 @@ class PageInfo(BaseModel):
     columns: int = 1  # most columns of running text read side by side on the page
     running: list[str] = []  # running headers, footers and page numbers taken out of the text
     line_numbers: list[int] = []  # a line-number gutter in the margin, taken out of the text
-    # not body text: a cover, a contents page or an index (kept in the text; see
-    # Document.set_apart)
-    role: PageRole | None = None
+    # not body text: a cover, a contents page, a list of figures or an index (its text is in
+    # Document.front_matter)
+    role: MatterRole | None = None
 
 
 class PdfQuality(BaseModel):
@@ -109,7 +118,7 @@ class PdfQuality(BaseModel):
     right_to_left_share: float = 0.0  # share of the letters in right-to-left scripts
     right_to_left_lines: int = 0  # lines read from the page right to left, put in reading order
     presentation_forms: int = 0  # shaped letters (Arabic presentation forms) normalised
-    pages_set_apart: int = 0  # covers, contents pages and indexes (PageInfo.role)
+    pages_set_apart: int = 0  # covers, contents pages, lists of figures, indexes (PageInfo.role)
 
     def summary(self) -> str:
         """One line a user reads: what was repaired, found or lost."""
@@ -132,8 +141,9 @@ class PdfQuality(BaseModel):
         if self.running_removed:
             parts.append(f"{self.running_removed:,} running header/footer lines removed")
         if self.pages_set_apart:
-            parts.append(f"{self.pages_set_apart} cover, contents or index "
-                         f"{'page' if self.pages_set_apart == 1 else 'pages'} set apart")
+            parts.append(f"{self.pages_set_apart} "
+                         f"{'page' if self.pages_set_apart == 1 else 'pages'} of front matter "
+                         "(cover, contents, index) set apart")
         found = self.tables_ruled + self.tables_unruled
         if found:
             parts.append(f"{found} tables found ({self.tables_unruled} without rules)")
@@ -156,6 +166,7 @@ class Document(BaseModel):
     page_info: list[PageInfo] = []  # paginated originals: one entry per page
     quality: PdfQuality | None = None  # the offline PDF route's repairs and findings
     boxes: list[LineBox] = []  # paginated originals read by the offline PDF route, text order
+    front_matter: list[FrontMatter] = []  # in text order, not overlapping
 
     def heading_path(self, position: int) -> list[str]:
         """Titles of the sections containing ``position``, from the top level down."""
@@ -179,26 +190,25 @@ class Document(BaseModel):
         spans = [(b.start, b.end) for b in self.blocks if b.page == page]
         return (min(s for s, _ in spans), max(e for _, e in spans)) if spans else None
 
-    def role_of(self, pages: list[int]) -> PageRole | None:
-        """The role of ``pages`` when every one of them is a cover, contents or index page (the
-        first one's), else None: text read from them only is set apart."""
-        roles = self._roles
-        if not pages or not roles or any(p not in roles for p in pages):
+    def matter_of(self, start: int, end: int) -> MatterRole | None:
+        """The role of ``text[start:end]`` when most of its non-blank characters are front
+        matter (the role covering most of them), else None: such a stretch is set apart."""
+        if not self.front_matter or end <= start:
             return None
-        return roles[pages[0]]
+        first = bisect.bisect_right(self._matter_ends, start)
+        inside: dict[MatterRole, int] = {}
+        for span in self.front_matter[first:]:
+            if span.start >= end:
+                break
+            piece = self.text[max(span.start, start):min(span.end, end)]
+            inside[span.role] = inside.get(span.role, 0) + _visible(piece)
+        if not inside or 2 * sum(inside.values()) <= _visible(self.text[start:end]):
+            return None
+        return max(inside, key=inside.__getitem__)
 
     @functools.cached_property
-    def _roles(self) -> dict[int, PageRole]:
-        return {p.number: p.role for p in self.page_info if p.role is not None}
-
-    def set_apart(self) -> list[tuple[PageRole, int, int]]:
-        """The stretches of the text read from covers, contents pages and indexes (role, start,
-        end): kept in the text, and meant to be left out of retrieval."""
-        out = []
-        for info in self.page_info:
-            if info.role is not None and (span := self.page_span(info.number)) is not None:
-                out.append((info.role, *span))
-        return out
+    def _matter_ends(self) -> list[int]:
+        return [m.end for m in self.front_matter]
 
     def provenance(self, start: int, end: int) -> tuple[list[int], list[PageBox]]:
         """The pages (1-based, ascending) and line boxes ``text[start:end]`` was read from: from
@@ -228,6 +238,10 @@ class Document(BaseModel):
         return [b.end for b in self.blocks]
 
 
+def _visible(text: str) -> int:
+    return len(text) - sum(text.count(c) for c in " \n\t")
+
+
 class ConvertedText(BaseModel):
     """What a converter gives: the text and its structure; :meth:`document` names it."""
 
@@ -243,6 +257,7 @@ class ConvertedText(BaseModel):
     page_info: list[PageInfo] = []
     quality: PdfQuality | None = None
     boxes: list[LineBox] = []
+    front_matter: list[FrontMatter] = []
 
     @field_validator("text")
     @classmethod
@@ -260,7 +275,7 @@ class ConvertedText(BaseModel):
             doc_id=doc_id, source_name=source_name, format=format, route=self.route,
             text=self.text, blocks=self.blocks, sections=self.sections, tables=self.tables,
             pages=self.pages, notes=self.notes, page_info=self.page_info, quality=self.quality,
-            boxes=self.boxes,
+            boxes=self.boxes, front_matter=self.front_matter,
         )
 
 

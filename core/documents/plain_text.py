@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from core.documents.matter import find_front_matter
 from core.documents.model import Block, ConvertedText
 
 # A paragraph is a run of non-blank lines; any line ending (\n, \r\n, \r) counts. A match starts
@@ -57,4 +58,6 @@ def paragraph_blocks(text: str) -> list[Block]:
 
 
 def convert_text(text: str) -> ConvertedText:
-    return ConvertedText(route="text", text=text, blocks=paragraph_blocks(text))
+    blocks = paragraph_blocks(text)
+    return ConvertedText(route="text", text=text, blocks=blocks,
+                         front_matter=find_front_matter(text, blocks))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.documents.hygiene import Hygiene
+from core.documents.matter import find_front_matter
 from core.documents.model import Block, BlockKind, ConvertedText, Route, Section, Table
 
 # "Table 3: Deductibles", "Tab. 2 – Limits", "Table IV. Exclusions"
@@ -173,13 +174,14 @@ class TextBuilder:
 
     def result(self, route: Route, pages: int | None = None,
                notes: list[str] | None = None) -> ConvertedText:
-        """The text written so far with its blocks, sections and tables."""
+        """The text written so far with its blocks, sections, tables and front matter."""
         text = self.text
         return ConvertedText(
             route=route, text=text, blocks=self.blocks,
             sections=sections_from_headings(text, self.headings),
             tables=[Table(**entry) for entry in self.tables], pages=pages,
             notes=[*(notes or []), *self.hygiene.notes()],
+            front_matter=find_front_matter(text, self.blocks),
         )
 
 

@@ -17,6 +17,7 @@ from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError, StoreError
 from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
+from core.retrieval.front_matter import retrievable
 from core.retrieval.fusion import RRF_K
 from core.retrieval.packs import Pack, build_packs, merge_depth, merged_packs
 from core.retrieval.ranking import MERGED_FUSION_K, RANK_MODES, RankMode, hybrid, rank_chunks
@@ -25,7 +26,7 @@ from core.store import ChunkStore
 
 Filters = Mapping[str, Any]  # chunk field → value, or a list of accepted values
 HYBRID_CANDIDATES = 100  # vector hits fused with BM25 (at least 10 × limit)
-SET_APART_ROOM = 20  # vector hits asked for beyond the limit, for those set apart to leave
+FRONT_MATTER_ROOM = 20  # vector hits asked for beyond the limit, for front matter to leave
 
 
 class RetrievalError(ChunkLabError):
@@ -57,19 +58,20 @@ def chunk_filter(filters: Filters | None):
 
 def _hits(
     store: ChunkStore, name: str, question: str, limit: int, ranking: RankMode,
-    filters: Filters | None, fusion_k: int, embedder: Embedder | None, set_apart: bool,
+    filters: Filters | None, fusion_k: int, embedder: Embedder | None,
+    include_front_matter: bool,
 ) -> list[tuple[Chunk, float]]:
     where = where_clause(filters)
     if ranking == "vector":
         found = store.query(name, question, limit, where=where, embedder=embedder)
-        kept = [(c, s) for c, s in found if set_apart or c.page_role is None]
-        if len(kept) < len(found):  # some were set apart: ask for more
-            found = store.query(name, question, limit + SET_APART_ROOM, where=where,
+        kept = [(c, s) for c, s in found if retrievable(c, include_front_matter)]
+        if len(kept) < len(found):  # some were front matter: ask for more
+            found = store.query(name, question, limit + FRONT_MATTER_ROOM, where=where,
                                 embedder=embedder)
-            kept = [(c, s) for c, s in found if c.page_role is None][:limit]
+            kept = [(c, s) for c, s in found if retrievable(c)][:limit]
         return kept
     chunks = [c for c in store.get_chunks(name) if chunk_filter(filters)(c)
-              and (set_apart or c.page_role is None)]
+              and retrievable(c, include_front_matter)]
     if ranking == "bm25":
         ranked = rank_chunks(question, chunks, "bm25", limit=limit)
     else:
@@ -96,7 +98,7 @@ def retrieve(
     embedding: EmbeddingSettings | None = None,
     reranker: Reranker | None = None,
     autocut_floor: int = 0,
-    set_apart: bool = False,
+    include_front_matter: bool = False,
 ) -> list[Pack]:
     """Up to ``limit`` packs for ``question`` from ``chunk_set`` (default: the active set).
 
@@ -110,8 +112,9 @@ def retrieve(
     large drop in their scores (:mod:`core.retrieval.autocut`), keeping at least
     ``autocut_floor``, after any reranking and before any merging. ``embedding`` are the
     session's endpoint settings (the key of a set embedded at an endpoint); ``reranker``
-    reorders the best hits before the cut. Chunks read only from covers, contents pages and
-    indexes (``Chunk.page_role``) are left out unless ``set_apart``.
+    reorders the best hits before the cut. Front matter (covers, contents, lists of figures,
+    indexes: :func:`~core.retrieval.front_matter.retrievable`) is left out unless
+    ``include_front_matter``.
     """
     if ranking not in RANK_MODES:
         raise RetrievalError(
@@ -130,7 +133,7 @@ def retrieve(
     embedder = store.embedder(name, embedding) if ranking != "bm25" else None
     fetch = max(depth, reranker.settings.top_n) if reranker else depth
     hits = _hits(store, name, question, fetch, ranking, filters,
-                 MERGED_FUSION_K if merge_adjacent else RRF_K, embedder, set_apart)
+                 MERGED_FUSION_K if merge_adjacent else RRF_K, embedder, include_front_matter)
     if reranker:
         hits = rerank_hits(reranker, question, hits, lambda c: c.text)[:depth]
     hits = cut(hits, [score for _, score in hits], autocut, autocut_floor)

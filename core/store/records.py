@@ -18,7 +18,8 @@ VIEW_NUMBER = "view"  # … and its number (1, 2, …): Chroma filters match it 
 LLM_KEY = "llm"  # the chunk's LLM annotations as JSON
 TABLE_HEADER_KEY = "table_header"  # header lines of a table part that does not hold them
 PAGES_KEY, BOXES_KEY = "pages", "boxes"  # where the chunk was read from, as JSON
-PAGE_ROLE_KEY = "page_role"  # set only on chunks read from a cover, contents or index page
+FRONT_MATTER_KEY = "front_matter"  # set only on front-matter chunks (cover, contents, index…)
+OLD_FRONT_MATTER_KEY = "page_role"  # the same, in sets stored before every route marked it
 Metadata = dict[str, str | int | float | bool]
 
 
@@ -48,8 +49,8 @@ def chunk_metadata(chunk: Chunk) -> Metadata:
     if chunk.pages:
         meta[PAGES_KEY] = json.dumps(chunk.pages)
         meta[BOXES_KEY] = json.dumps([b.model_dump() for b in chunk.boxes])
-    if chunk.page_role is not None:
-        meta[PAGE_ROLE_KEY] = chunk.page_role
+    if chunk.front_matter is not None:
+        meta[FRONT_MATTER_KEY] = chunk.front_matter
     return meta
 
 
@@ -75,7 +76,7 @@ def chunk_from_record(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
         llm=_annotations(meta),
         pages=json.loads(meta.get(PAGES_KEY) or "[]"),
         boxes=json.loads(meta.get(BOXES_KEY) or "[]"),
-        page_role=meta.get(PAGE_ROLE_KEY),
+        front_matter=meta.get(FRONT_MATTER_KEY, meta.get(OLD_FRONT_MATTER_KEY)),
     )
 
 

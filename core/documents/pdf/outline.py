@@ -87,13 +87,18 @@ def _size_groups(sizes: set[float]) -> dict[float, int]:
     return group
 
 
-def assign_levels(headings: list[tuple[Style, str]]) -> list[int]:
-    """A level (1 = top) for each heading given its style and title, in document order.
+def assign_levels(headings: list[tuple[Style, str]], chapters: frozenset[int] = frozenset()
+                  ) -> list[int]:
+    """A level (1 = top) for each heading given its style and title, in document order;
+    ``chapters``: the indices of headings known to open chapters though their titles do not
+    say so (named by running headers, :mod:`.chapters`).
 
     The shallowest numbered sections sit at the rank of the style most of them have, and each
     step deeper in the outline is one level down; a chapter is at its style's rank or just
     above the numbered sections, whichever is higher, and a part above the chapters the same
-    way; unnumbered headings are at their style's rank.
+    way; unnumbered headings are at their style's rank, but never above the top division
+    (chapters or parts): a book's preface, contents or index, however large their type, are
+    its chapters' siblings.
     """
     if not headings:
         return []
@@ -101,7 +106,8 @@ def assign_levels(headings: list[tuple[Style, str]]) -> list[int]:
     ranked = sorted({(groups[s.size], not s.bold) for s, _ in headings})
     rank = {key: i for i, key in enumerate(ranked)}
     styles = [rank[(groups[s.size], not s.bold)] for s, _ in headings]
-    outline = outline_depths([title for _, title in headings])
+    outline = [("chapter", 0) if k in chapters and (o is None or o[0] == "section") else o
+               for k, o in enumerate(outline_depths([title for _, title in headings]))]
     raw = list(styles)
     sections = [(r, o[1]) for r, o in zip(styles, outline, strict=True)
                 if o and o[0] == "section"]
@@ -119,6 +125,8 @@ def assign_levels(headings: list[tuple[Style, str]]) -> list[int]:
                 raw[k] = min(raw[k], ceiling - 1)
         if found:
             ceiling = min(raw[k] for k in found)
+    if any(o and o[0] in DIVISIONS.values() for o in outline) and ceiling is not None:
+        raw = [max(r, ceiling) if o is None else r for r, o in zip(raw, outline, strict=True)]
     used = sorted(set(raw))
     dense = {value: i + 1 for i, value in enumerate(used)}
     return [min(dense[value], 6) for value in raw]

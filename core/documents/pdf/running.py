@@ -3,11 +3,13 @@
 A band is a full-width line of words near the top or bottom edge of a page (among the first or
 last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height), or a line of
 rotated text in a side margin, beside all of the page's upright text. A band is running
-when its text with the numbers taken out recurs near the same edge on at least
+when its text with the numbers taken out recurs near the same edge in the same size on at least
 :func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
-"iv"), or, in a document of one page, when it is the first line, set smaller than the running
-text and not bold. Invariant: only words of such bands are removed; they are kept as page
-metadata.
+"iv") set no larger than :data:`PAGE_NUMBER_SIZE` times the page's running text, or, in a
+document of one page, when it is the first line, set smaller than the running text and not
+bold. So a chapter's title at the top of its first page stays, though the running headers of
+its other pages repeat its words in small print, and so does a chapter number set huge above
+it. Invariant: only words of such bands are removed; they are kept as page metadata.
 
 A line-number gutter (court transcripts, pleadings, numbered legislation) is a column of small
 integers at the page's left edge, one per text line, counting up by one, with all of the
@@ -33,6 +35,7 @@ NUMBERS = re.compile(r"\d+")
 LINE_NUMBER = re.compile(r"^[0-9]{1,3}$")
 MIN_GUTTER_LINES = 5
 LONE_HEADER_STEP = 1.0  # points below the running text's size: a lone page's header line
+PAGE_NUMBER_SIZE = 1.5  # a number set larger than this many times the running text is no folio
 
 
 def _key(text: str) -> str:
@@ -47,6 +50,10 @@ class _Band:
     @property
     def text(self) -> str:
         return join_words(self.words)  # in reading order
+
+    @property
+    def size(self) -> float:
+        return round(max(w.size for w in self.words) * 2) / 2
 
 
 def _edge_bands(words: list[Word], height: float) -> list[_Band]:
@@ -72,16 +79,20 @@ def min_repeats(pages: int) -> int:
     return 2 if pages <= 6 else 3
 
 
-def _lone_header(band: _Band, bands: list[_Band], words: list[Word]) -> bool:
-    """On a document of one page, where nothing can recur: its first line, at the top edge,
-    set clearly smaller than the running text and not bold (a paper's "Published as a
-    conference paper at …", a journal's issue line) is a running header."""
-    if band.edge != "top" or band is not bands[0] or len(_key(band.text)) < 8:
-        return False
+def _body_size(words: list[Word]) -> float:
+    """The size that carries most of the page's characters (to half a point)."""
     weight: Counter[float] = Counter()
     for word in words:
         weight[round(word.size * 2) / 2] += word.chars
-    body = weight.most_common(1)[0][0] if weight else 0.0
+    return weight.most_common(1)[0][0] if weight else 0.0
+
+
+def _lone_header(band: _Band, bands: list[_Band], body: float) -> bool:
+    """On a document of one page, where nothing can recur: its first line, at the top edge,
+    set clearly smaller than the running text (``body``) and not bold (a paper's "Published
+    as a conference paper at …", a journal's issue line) is a running header."""
+    if band.edge != "top" or band is not bands[0] or len(_key(band.text)) < 8:
+        return False
     return (max(w.size for w in band.words) <= body - LONE_HEADER_STEP
             and all(w.bold < 0.5 for w in band.words))
 
@@ -89,20 +100,21 @@ def _lone_header(band: _Band, bands: list[_Band], words: list[Word]) -> bool:
 def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
     """For each page (its words and height), the running lines; removes their words in place."""
     bands = [_edge_bands(words, height) for words, height in pages]
-    seen: Counter[tuple[str, str]] = Counter()
+    seen: Counter[tuple[str, str, float]] = Counter()
     for page_bands in bands:
-        for edge_key in {(b.edge, _key(b.text)) for b in page_bands}:
+        for edge_key in {(b.edge, _key(b.text), b.size) for b in page_bands}:
             seen[edge_key] += 1
     need = min_repeats(len(pages))
     removed: list[list[str]] = []
     for (words, _), page_bands in zip(pages, bands, strict=True):
         gone: list[str] = []
         drop: set[int] = set()
+        body = _body_size(words)
         for band in page_bands:
             key = _key(band.text)
-            if PAGE_NUMBER.match(band.text.strip()) or (
-                    len(key) >= 3 and seen[(band.edge, key)] >= need) or (
-                    len(pages) == 1 and _lone_header(band, page_bands, words)):
+            folio = PAGE_NUMBER.match(band.text.strip()) and band.size <= PAGE_NUMBER_SIZE * body
+            if folio or (len(key) >= 3 and seen[(band.edge, key, band.size)] >= need) or (
+                    len(pages) == 1 and _lone_header(band, page_bands, body)):
                 gone.append(band.text)
                 drop.update(id(w) for w in band.words)
         if drop:

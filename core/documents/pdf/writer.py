@@ -15,14 +15,18 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
+from core.documents.matter import ENDS_IN_PAGE, marked_start, merge
 from core.documents.model import (
+    Block,
     ConvertedText,
+    FrontMatter,
     LineBox,
+    MatterRole,
     PageInfo,
-    PageRole,
     PdfQuality,
     TextSpan,
 )
+from core.documents.pdf.chapters import chapter_names, names_chapter
 from core.documents.pdf.chars import Word
 from core.documents.pdf.direction import right_to_left_line
 from core.documents.pdf.headings import (
@@ -95,9 +99,11 @@ class _Gatherer:
     """Blocks from lines, one line at a time."""
 
     def __init__(self, rules: HeadingRules, margins: dict[tuple[int, str], tuple[float, float]],
-                 spacing: dict[tuple[int, str], float], roles: dict[int, PageRole]) -> None:
+                 spacing: dict[tuple[int, str], float], roles: dict[int, MatterRole],
+                 chapters: frozenset[str]) -> None:
         self.rules = rules
         self.roles = roles
+        self.chapters = chapters
         self.margins = margins
         self.spacing = spacing
         self.blocks: list[_Block] = []
@@ -116,12 +122,23 @@ class _Gatherer:
     def add(self, line: Line) -> None:
         last = self._last()
         prev = last.lines[-1] if last and last.lines else None
-        listing = self.roles.get(line.page) in ("contents", "index")
-        if listing and prev is not None and prev.page == line.page:
+        role = self.roles.get(line.page)
+        if role in ("contents", "figures", "index") and (
+                (prev is not None and prev.page == line.page) or ENDS_IN_PAGE.search(line.text)):
             # a contents or index page: its title may be a heading, every entry is a line
             self.blocks.append(_Block("paragraph", [line]))
             return
-        if self.rules.is_heading(line):
+        if role == "cover":
+            # a cover's title, author list and publisher: lines, never headings; a line set
+            # like the one above it and close under it goes on with it
+            if (last and last.kind == "paragraph" and prev is not None
+                    and style_of(prev) == style_of(line) and self._near(prev, line, 0.9)):
+                last.lines.append(line)
+            else:
+                self.blocks.append(_Block("paragraph", [line]))
+            return
+        if self.rules.is_heading(line) or (names_chapter(line.text, self.chapters)
+                                           and line.size >= self.rules.body):
             if (last and last.kind == "heading" and prev is not None
                     and style_of(prev) == style_of(line) and self._near(prev, line, 0.9)
                     and numbering_depth(line.text) is None
@@ -282,7 +299,8 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
     pages = [p.model_copy(update={"role": roles.get(p.number)}) for p in pages]
     quality = quality.model_copy(update={"pages_set_apart": len(roles)})
     rules = HeadingRules.learn(lines)
-    gatherer = _Gatherer(rules, _margins(lines), _spacing(lines), roles)
+    chapters = chapter_names([p.running for p in pages])
+    gatherer = _Gatherer(rules, _margins(lines), _spacing(lines), roles, chapters)
     for item in items:
         if isinstance(item, TableBlock):
             gatherer.add_table(item)
@@ -292,7 +310,12 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
     for block in blocks:
         if block.kind == "heading" and reads_as_sentence(_heading_text(block)):
             block.kind, block.lines, block.prefix = "paragraph", block.prefix + block.lines, []
-    levels = _levels([b for b in blocks if b.kind == "heading"], roles)
+    headings = [b for b in blocks if b.kind == "heading"]
+    titles = [_heading_text(b) for b in headings]
+    named = frozenset(k for k, title in enumerate(titles) if names_chapter(title, chapters))
+    levels = dict(zip(map(id, headings), assign_levels(
+        [(style_of(b.lines[0]), t) for b, t in zip(headings, titles, strict=True)], named),
+        strict=True))
     builder = TextBuilder()
     boxes: list[LineBox] = []
     for block in blocks:
@@ -312,24 +335,22 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
         if len(builder.blocks) > written:
             boxes += _boxes(block, builder.blocks[-1])
     result = builder.result("pdf-offline", pages=len(pages), notes=notes)
-    return result.model_copy(update={"page_info": pages, "quality": quality, "boxes": boxes})
+    front = merge(result.front_matter, _page_matter(result.text, builder.blocks, roles))
+    return result.model_copy(update={"page_info": pages, "quality": quality, "boxes": boxes,
+                                     "front_matter": front})
 
 
-def _levels(headings: list[_Block], roles: dict[int, PageRole]) -> dict[int, int]:
-    """The level of each heading (by ``id``): from the body's own ladder of styles and
-    numbering (:func:`assign_levels`); a cover's headings stand beside the book, not above it:
-    its largest line is level 1, its others level 2."""
-    body = [b for b in headings if roles.get(b.page) != "cover"]
-    keys = [(style_of(b.lines[0]), _heading_text(b)) for b in body]
-    levels = dict(zip(map(id, body), assign_levels(keys), strict=True))
-    cover: dict[int, list[_Block]] = {}
-    for block in headings:
-        if roles.get(block.page) == "cover":
-            cover.setdefault(block.page, []).append(block)
-    for found in cover.values():
-        largest = max(found, key=lambda b: b.lines[0].size)
-        levels.update({id(b): 1 if b is largest else 2 for b in found})
-    return levels
+def _page_matter(text: str, blocks: list[Block], roles: dict[int, MatterRole]
+                 ) -> list[FrontMatter]:
+    """The text read from each page with a role (a heading's marker in), as front matter."""
+    spans: dict[int, tuple[int, int]] = {}
+    for block in blocks:
+        if block.page in roles:
+            begin = marked_start(text, block.start)
+            start, end = spans.get(block.page, (begin, block.end))
+            spans[block.page] = (min(start, begin), max(end, block.end))
+    return [FrontMatter(role=roles[page], start=start, end=end)
+            for page, (start, end) in sorted(spans.items())]
 
 
 def _boxes(block: _Block, span: TextSpan) -> list[LineBox]:
