@@ -7,8 +7,11 @@ For each PDF: unmappable characters left as ``(cid:N)``, doubled-glyph words
 note. When ``<name>.md`` lies beside a PDF it is taken as the reference conversion: word-level F1
 of the text against it (ours and plain pdfplumber's), the share of its headings found as
 sections, the share found at their level, and, where it has pipe tables, the cell-level F1 of
-the tables found against them.
-Make reference material with ``python -m corpora.pdf_layouts OUT_DIR``.
+the tables found against them; where it fences its front matter (cover, contents, index), the
+section titles that are cover lines ("cover", none should be) and the retrieval results that
+hold a line of its contents or index ("fm": the document chunked recursively, each reference
+heading asked as a question with BM25, five results each; none should).
+Make reference material with ``python -m bench.pdf_heldout OUT_DIR``.
 """
 
 from __future__ import annotations
@@ -21,9 +24,17 @@ from pathlib import Path
 
 import core  # noqa: F401  (offline environment)
 from bench.quick import add_quick
+from core.documents.model import ConvertedText
 from core.documents.pdf import convert_pdf_offline
+from core.operations.strategies import chunk
+from core.retrieval.bm25 import BM25Index
+from core.retrieval.front_matter import retrievable
+from core.retrieval.ranking import rank_chunks
 from corpora.pdf_score import (
+    cover_headings,
     doubled_glyph_words,
+    front_matter_hits,
+    front_matter_lines,
     heading_level_agreement,
     heading_recall,
     reference_headings,
@@ -44,15 +55,36 @@ def plain_text(data: bytes) -> str:
         return "\n".join(page.extract_text() or "" for page in pdf.pages)
 
 
+RESULTS = 5  # retrieval results per question
+
+
 def _pct(value: float | None) -> str:
     return "   –" if value is None else f"{value:4.2f}"
+
+
+def _count(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
+def front_matter_results(converted: ConvertedText, reference: str) -> int | None:
+    """Retrieval results holding a line of the reference's contents or index, over one question
+    per reference heading (None when the reference fences no front matter)."""
+    if not front_matter_lines(reference):
+        return None
+    document = converted.document("bench", "bench.pdf", "pdf")
+    chunks = [c for c in chunk(document, "recursive", {}) if retrievable(c)]
+    index = BM25Index([c.text for c in chunks])
+    found = [chunks[i].text for question in reference_headings(reference)
+             for i, _ in rank_chunks(question, chunks, "bm25", limit=RESULTS, bm25_index=index)]
+    return front_matter_hits(found, reference)
 
 
 def bench(folder: Path, limit: int | None = None) -> None:
     print(f"\n{folder}")
     print(f"{'pdf':42} {'what':10} {'cid':>5} {'dbl':>5} {'head':>5} {'tabl':>5} {'sec':>6}"
-          f" {'F1':>5} {'headR':>5} {'level':>5} {'cells':>5}")
+          f" {'F1':>5} {'headR':>5} {'level':>5} {'cells':>5} {'cover':>5} {'fm':>4}")
     f1s, recalls, cells, levels = [], [], [], []
+    covers, hits = [], []
     for path in sorted(folder.glob("*.pdf"))[:limit]:
         data = path.read_bytes()
         ref_path = path.with_suffix(".md")
@@ -78,6 +110,13 @@ def bench(folder: Path, limit: int | None = None) -> None:
                 if reference is not None else None)
         if cell is not None:
             cells.append(cell)
+        cover = (len(cover_headings([s.title for s in ours.sections], reference))
+                 if reference is not None and front_matter_lines(reference) else None)
+        hit = front_matter_results(ours, reference) if reference is not None else None
+        if cover is not None:
+            covers.append(cover)
+        if hit is not None:
+            hits.append(hit)
         name = path.name[:42]
         print(f"{name:42} {'pdfplumber':10} {unmapped(plain):5} "
               f"{len(doubled_glyph_words(plain)):5} {'':>5} {'':>5} {plain_seconds:6.2f} "
@@ -85,14 +124,17 @@ def bench(folder: Path, limit: int | None = None) -> None:
         print(f"{'':42} {'ours':10} {unmapped(ours.text):5} "
               f"{len(doubled_glyph_words(ours.text)):5} {len(ours.sections):5} "
               f"{len(ours.tables):5} {seconds:6.2f} {_pct(f1):>5} {_pct(recall):>5}"
-              f" {_pct(level):>5} {_pct(cell):>5}")
+              f" {_pct(level):>5} {_pct(cell):>5} {_count(cover):>5} {_count(hit):>4}")
         if ours.quality is not None:
             print(f"{'':42}   {ours.quality.summary()}")
     if f1s:
         print(f"mean word F1 {statistics.mean(f1s):.3f} (min {min(f1s):.3f}); "
               f"mean heading recall {statistics.mean(recalls):.3f} (min {min(recalls):.3f})"
               + (f"; headings at their level {statistics.mean(levels):.3f}" if levels else "")
-              + (f"; mean table cell F1 {statistics.mean(cells):.3f}" if cells else ""))
+              + (f"; mean table cell F1 {statistics.mean(cells):.3f}" if cells else "")
+              + (f"; cover lines as headings {sum(covers)}" if covers else "")
+              + (f"; front-matter lines among {RESULTS} results a heading {sum(hits)}"
+                 if hits else ""))
 
 
 def main() -> None:

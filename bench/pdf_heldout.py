@@ -21,7 +21,10 @@ tables as pipe rows; no running headers, footers or page numbers) for each layou
 - ``print-driver``: a Type0 font with the Identity-H encoding and no ToUnicode map, as some print
   drivers write it: the embedded subset keeps its glyph names but has no cmap; ligatures
   ("fi", "fl") and bullets ("•", "▪") are glyphs of their own;
-- ``three-column``: a newsletter in three columns under a full-width title band.
+- ``three-column``: a newsletter in three columns under a full-width title band;
+- ``field-guide``, ``annual-report``: books with a cover (title, author list, publisher line),
+  a contents page with dot leaders and page numbers, numbered chapters with running headers
+  naming them, and an index or a list of figures (:mod:`corpora.pdf_books`).
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ import re
 from pathlib import Path
 
 from bench.quick import add_quick
+from corpora.pdf_books import annual_report, field_guide
 from corpora.pdf_browser import browser_columns, browser_ligatures
 from corpora.pdf_layouts import fake_bold, no_unicode_map, print_driver, three_column, two_column
 
 MAKERS = {"two-column": two_column, "fake-bold": fake_bold, "no-unicode-map": no_unicode_map,
           "three-column": three_column, "browser-columns": browser_columns,
-          "browser-ligatures": browser_ligatures, "print-driver": print_driver}
+          "browser-ligatures": browser_ligatures, "print-driver": print_driver,
+          "field-guide": field_guide, "annual-report": annual_report}
 
 
 def main() -> None:

@@ -1,11 +1,15 @@
 """How close a converted PDF is to a reference conversion: word-level F1 of the text and the
 share of the reference's headings found as sections.
 
-Words are lower-cased runs of letters and digits (Markdown marks, table pipes and punctuation
-do not count); F1 compares them as multisets, so order does not matter but every repeat does.
+Words are lower-cased runs of letters and digits (Markdown marks, table pipes, punctuation and
+HTML comments do not count); F1 compares them as multisets, so order does not matter but every
+repeat does.
 A reference heading is found when a section title matches it after folding case, spacing and
 punctuation (or one contains the other, or they are 85 % alike). Tables are scored cell by cell
-(:func:`table_cell_f1`) against the reference's Markdown pipe tables.
+(:func:`table_cell_f1`) against the reference's Markdown pipe tables. A reference may fence its
+front matter (``<!-- front matter: cover -->`` … ``<!-- end front matter -->``): no cover line
+may be a heading (:func:`cover_headings`), and no retrieval result may hold a line of it
+(:func:`front_matter_hits`).
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ UNMAPPED = re.compile(r"\(cid:\d+\)")
 PIPE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 RULE_CELL = re.compile(r"^\s*:?-+:?\s*$")
 PIPE = re.compile(r"(?<!\\)\|")
+COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+MATTER = re.compile(r"<!-- front matter: (\w+) -->(.*?)<!-- end front matter -->", re.DOTALL)
 
 Rows = list[list[str]]
 
 
 def words(text: str) -> Counter[str]:
-    return Counter(w.lower() for w in WORD.findall(text))
+    return Counter(w.lower() for w in WORD.findall(COMMENT.sub(" ", text)))
 
 
 def word_f1(ours: str, reference: str) -> float:
@@ -81,6 +87,32 @@ def heading_level_agreement(sections: list[tuple[str, int]], markdown: str) -> f
 
 def reference_headings(markdown: str) -> list[str]:
     return [m.group(1) for m in HEADING.finditer(markdown)]
+
+
+def front_matter_lines(markdown: str) -> dict[str, list[str]]:
+    """For each role the reference fences (cover, contents, figures, index), its lines, folded."""
+    found: dict[str, list[str]] = {}
+    for match in MATTER.finditer(markdown):
+        lines = [fold(line) for line in match.group(2).splitlines()]
+        found.setdefault(match.group(1), []).extend(f for f in lines if f)
+    return found
+
+
+def cover_headings(titles: list[str], markdown: str) -> list[str]:
+    """The ``titles`` that are a line of the reference's cover (a title, an author list, a
+    publisher line): none should be."""
+    cover = front_matter_lines(markdown).get("cover", [])
+    return [t for t in titles if any(
+        fold(t) == line or difflib.SequenceMatcher(None, fold(t), line).ratio() >= 0.85
+        or (len(fold(t).split()) >= 2 and f" {fold(t)} " in f" {line} ") for line in cover)]
+
+
+def front_matter_hits(texts: list[str], markdown: str) -> int:
+    """How many ``texts`` (retrieval results) hold a whole line of two words or more of the
+    reference's contents, list of figures or index ("2.1 Roles 7", "audit records, 11")."""
+    lines = [line for role, found in front_matter_lines(markdown).items() if role != "cover"
+             for line in found if len(line.split()) >= 2]
+    return sum(any(f" {line} " in f" {fold(text)} " for line in lines) for text in texts)
 
 
 def doubled_glyph_words(text: str) -> list[str]:

@@ -23,7 +23,9 @@ FOLDER = Path(__file__).resolve().parent / "golden" / "pdf"
 RTL = Path(__file__).resolve().parent / "fixtures" / "pdf" / "rtl"
 # book pages, letter-spaced and justified text, a paper's table: printed by Chromium
 READING = Path(__file__).resolve().parent / "fixtures" / "pdf" / "reading"
-SOURCES = {p.name: p for folder in (FOLDER, RTL, READING) for p in folder.glob("*.pdf")}
+# books with a cover, contents, chapters under running headers: made by corpora.pdf_books
+BOOKS = Path(__file__).resolve().parent / "fixtures" / "pdf" / "books"
+SOURCES = {p.name: p for folder in (FOLDER, RTL, READING, BOOKS) for p in folder.glob("*.pdf")}
 PDFS = sorted(SOURCES)
 
 

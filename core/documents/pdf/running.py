@@ -2,14 +2,18 @@
 
 A band is a full-width line of words near the top or bottom edge of a page (among the first or
 last :data:`EDGE_BANDS` bands, within :data:`EDGE_SHARE` of the page height), or a line of
-rotated text in a side margin, beside all of the page's upright text. A band is running
-when its text with the numbers taken out recurs near the same edge in the same size on at least
-:func:`min_repeats` pages, or when it is just a page number ("12", "Page 3 of 10", "- 4 -",
-"iv") set no larger than :data:`PAGE_NUMBER_SIZE` times the page's running text, or, in a
-document of one page, when it is the first line, set smaller than the running text and not
-bold. So a chapter's title at the top of its first page stays, though the running headers of
-its other pages repeat its words in small print, and so does a chapter number set huge above
-it. Invariant: only words of such bands are removed; they are kept as page metadata.
+rotated text in a side margin, beside all of the page's upright text. A band is running when
+its text with the numbers taken out recurs near the same edge on at least :func:`min_repeats`
+pages and it is set in the smallest size those lines are set in (within :data:`SIZE_STEP`) — or
+on two pages only, when it is the page's first or last line in small print, at an edge where
+the first or last line is small print of that size on that many pages (a short chapter's
+running header or footer, where each chapter names itself) — or when it is just a page number
+("12", "Page 3 of 10", "- 4 -", "iv") set no larger than :data:`PAGE_NUMBER_SIZE` times the
+page's running text, or, in a document of one page, when it is the first line, set smaller than
+the running text and not bold. So a chapter's title at the top of its first page stays, though
+the running headers of its other pages repeat its words in small print, and so does a chapter
+number set huge above it. Invariant: only words of such bands are removed; they are kept as
+page metadata.
 
 A line-number gutter (court transcripts, pleadings, numbered legislation) is a column of small
 integers at the page's left edge, one per text line, counting up by one, with all of the
@@ -35,6 +39,8 @@ NUMBERS = re.compile(r"\d+")
 LINE_NUMBER = re.compile(r"^[0-9]{1,3}$")
 MIN_GUTTER_LINES = 5
 LONE_HEADER_STEP = 1.0  # points below the running text's size: a lone page's header line
+SIZE_STEP = 1.0  # points: a line of running words this much larger than the smallest is a title
+SMALL_PRINT_STEP = 1.0  # points below the page's running text: an edge line in small print
 PAGE_NUMBER_SIZE = 1.5  # a number set larger than this many times the running text is no folio
 
 
@@ -46,6 +52,7 @@ def _key(text: str) -> str:
 class _Band:
     words: list[Word]
     edge: str  # "top", "bottom" or "side"
+    outer: bool = False  # the first line of the page, or its last
 
     @property
     def text(self) -> str:
@@ -61,10 +68,10 @@ def _edge_bands(words: list[Word], height: float) -> list[_Band]:
     bands = []
     for line in lines[:EDGE_BANDS]:
         if line.bottom <= height * EDGE_SHARE:
-            bands.append(_Band(line.words, "top"))
+            bands.append(_Band(line.words, "top", line is lines[0]))
     for line in lines[-EDGE_BANDS:]:
         if line.top >= height * (1 - EDGE_SHARE) and all(b.words is not line.words for b in bands):
-            bands.append(_Band(line.words, "bottom"))
+            bands.append(_Band(line.words, "bottom", line is lines[-1]))
     upright = [w for w in words if w.upright]
     left = min((w.x0 for w in upright), default=0.0)
     right = max((w.x1 for w in upright), default=0.0)
@@ -100,20 +107,31 @@ def _lone_header(band: _Band, bands: list[_Band], body: float) -> bool:
 def find_running(pages: list[tuple[list[Word], float]]) -> list[list[str]]:
     """For each page (its words and height), the running lines; removes their words in place."""
     bands = [_edge_bands(words, height) for words, height in pages]
-    seen: Counter[tuple[str, str, float]] = Counter()
-    for page_bands in bands:
-        for edge_key in {(b.edge, _key(b.text), b.size) for b in page_bands}:
+    bodies = [_body_size(words) for words, _ in pages]
+    seen: Counter[tuple[str, str]] = Counter()
+    smallest: dict[tuple[str, str], float] = {}
+    small_print: Counter[tuple[str, float]] = Counter()  # pages with small print at an edge
+    for page_bands, body in zip(bands, bodies, strict=True):
+        for edge_key in {(b.edge, _key(b.text)) for b in page_bands}:
             seen[edge_key] += 1
+        for band in page_bands:
+            edge_key = (band.edge, _key(band.text))
+            smallest[edge_key] = min(smallest.get(edge_key, band.size), band.size)
+        small_print.update({(b.edge, b.size) for b in page_bands
+                            if b.outer and b.size <= body - SMALL_PRINT_STEP})
     need = min_repeats(len(pages))
     removed: list[list[str]] = []
-    for (words, _), page_bands in zip(pages, bands, strict=True):
+    for (words, _), page_bands, body in zip(pages, bands, bodies, strict=True):
         gone: list[str] = []
         drop: set[int] = set()
-        body = _body_size(words)
         for band in page_bands:
-            key = _key(band.text)
+            key = (band.edge, _key(band.text))
             folio = PAGE_NUMBER.match(band.text.strip()) and band.size <= PAGE_NUMBER_SIZE * body
-            if folio or (len(key) >= 3 and seen[(band.edge, key, band.size)] >= need) or (
+            repeated = len(key[1]) >= 3 and band.size <= smallest[key] + SIZE_STEP and (
+                seen[key] >= need or (seen[key] >= 2 and band.outer
+                                      and band.size <= body - SMALL_PRINT_STEP
+                                      and small_print[(band.edge, band.size)] >= need))
+            if folio or repeated or (
                     len(pages) == 1 and _lone_header(band, page_bands, body)):
                 gone.append(band.text)
                 drop.update(id(w) for w in band.words)
