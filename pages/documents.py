@@ -8,6 +8,7 @@ import streamlit as st
 from core.documents import SUPPORTED_EXTENSIONS
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from ui.outline import section_outline
 from ui.page_view import show_on_page
 from ui.persist import kept
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
@@ -70,27 +71,6 @@ def metrics(doc: Document) -> None:
         st.caption(f"Quality: {md_escape(doc.quality.summary())}")
     for note in doc.notes:
         st.info(md_escape(note), icon=":material/info:")
-
-
-def section_tree(doc: Document) -> None:
-    if not doc.sections:
-        st.caption("No headings were found: this document is one flat run of paragraphs.")
-        return
-    lines = [f"{'    ' * (s.level - 1)}- **{md_escape(s.title)}** · "
-             f"{count(s.end - s.start, 'character')}"
-             for s in doc.sections]
-    st.markdown("\n".join(lines))
-    if doc.pages or doc.page_info:
-        sections = doc.sections
-        left, right = st.columns([3, 2], vertical_alignment="bottom")
-        with left:
-            n = st.selectbox("Find a section on its page", range(len(sections)),
-                             key=kept(f"documents_section_{doc.doc_id}", 0,
-                                      valid=range(len(sections))),
-                             format_func=lambda i: sections[i].title)
-        with right:
-            chosen = sections[n or 0]
-            show_on_page(doc, [(chosen.start, chosen.end)], key="documents_section_page")
 
 
 def section_strip(doc: Document) -> str:
@@ -267,7 +247,10 @@ if doc is not None:
     if view == "Sections":
         if doc.sections or doc.tables:
             st.html(_strip(doc))
-        section_tree(doc)
+        if doc.sections:
+            section_outline(doc)
+        else:
+            st.caption("No headings were found: this document is one flat run of paragraphs.")
     elif view == "Tables":
         tables(doc)
     elif view == "Pages":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from unittest import mock
@@ -57,14 +58,28 @@ def markdown_text(at: AppTest) -> str:
     return "\n".join(shown(m.value) for m in at.markdown)
 
 
+def outline(at: AppTest) -> str:
+    """The Sections tab's tree, as the HTML its clickable component draws."""
+    [tree] = at.get("bidi_component")
+    return json.loads(tree.proto.json)["html"]
+
+
+def entries(tree: str) -> list[tuple[int, str, str]]:
+    """(level, title, facts) of each entry of the tree, as a reader sees them."""
+    found = re.findall(r'aria-level="(\d)".*?<span class="cl-title[^"]*" title="[^"]*">(.*?)'
+                       r'</span>.*?<span class="cl-facts">(.*?)</span>', tree)
+    return [(int(level), title, facts) for level, title, facts in found]
+
+
 def test_lists_documents_and_shows_sections_tables_and_text(data_dir):
     at = run_page()
     [picker] = at.selectbox
     assert picker.options == ["policy.docx  ·  DOCX  ·  sample"]  # from the samples folder
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Format"] == "DOCX" and metrics["Sections"] == "4" and metrics["Tables"] == "1"
-    tree = markdown_text(at)
-    assert "- **Home Insurance Policy**" in tree and "        - **Coverage limits**" in tree
+    levels = [(level, title) for level, title, _ in entries(outline(at))]
+    assert levels == [(1, "Home Insurance Policy"), (2, "Coverage"), (3, "Coverage limits"),
+                      (2, "Exclusions")]
     [strip] = at.get("html")  # one view at a time: the sections (their strip) first
     assert "cl-chart" in strip.proto.body and "Coverage limits · chars" in strip.proto.body
     assert not at.dataframe and "cl-text" not in strip.proto.body
@@ -78,6 +93,42 @@ def test_lists_documents_and_shows_sections_tables_and_text(data_dir):
     at.run()
     [text_html] = [h for h in at.get("html")]
     assert "Home Insurance Policy" in text_html.proto.body and "cl-table" in text_html.proto.body
+
+
+def test_the_outline_is_a_tree_whose_entries_open_their_section(data_dir):
+    doc = library().add(pdf_bytes(), "report.pdf")
+    at = run_page(selected_doc_id=doc.doc_id)
+    tree = outline(at)
+    found = entries(tree)
+    assert [(level, title) for level, title, _ in found] == [
+        (1, "Field Report"), (2, "1. Site visit"), (3, "1.1 Measurements"),
+        (2, "2. Findings part 2")]
+    for (_, _, facts), section in zip(found, doc.sections, strict=True):
+        assert re.fullmatch(f"{section.end - section.start:,} characters · pp?\\. [0-9–]+", facts)
+    assert 'aria-selected="true"' not in tree  # nothing opened yet
+    assert "Click a section to open its text and its place on the page." in [
+        c.value for c in at.caption]
+    at.session_state[f"documents_section_open_{doc.doc_id}"] = 3  # what a click on it sets
+    at.run()
+    assert not at.exception
+    assert re.search(r'aria-selected="true" data-pick="3"', outline(at))
+    assert any(shown(m.value).startswith("**2. Findings part 2** · level 2 · ")
+               for m in at.markdown)
+    opened = [h.proto.body for h in at.get("html") if "cl-text" in h.proto.body]
+    assert opened and "2. Findings part 2" in opened[0] and "Site visit" not in opened[0]
+
+
+def test_a_hostile_heading_is_escaped_in_the_outline(data_dir):
+    hostile = "<img src=x onerror=alert(1)> **bold** [a](http://x)"
+    doc = library().add(f"# {hostile}\n\nText.\n\n## Next\n\nMore.\n".encode(), "h.md")
+    at = run_page(selected_doc_id=doc.doc_id)
+    tree = outline(at)
+    assert "<img" not in tree and "&lt;img src=x onerror=alert(1)&gt;" in tree
+    at.session_state[f"documents_section_open_{doc.doc_id}"] = 0
+    at.run()
+    assert not at.exception
+    assert not any(re.search(r"(?<!\\)<img", m.value) for m in at.markdown)
+    assert any(shown(m.value).startswith(f"**{hostile}** · level 1") for m in at.markdown)
 
 
 def test_upload_shows_one_result_per_file_and_keeps_earlier_documents(data_dir):

@@ -32,9 +32,10 @@ def test_upload_docx_and_see_sections_and_table(page, start_app):
     picker = page.get_by_role("combobox", name="Document")
     expect(picker).to_have_value(re.compile("policy.docx"), timeout=WAIT)
 
-    tree = page.get_by_test_id("stMarkdown").filter(has_text="Coverage limits ·")
+    tree = page.get_by_role("tree", name="Sections")
     for title in ("Home Insurance Policy", "Coverage", "Coverage limits", "Exclusions"):
         expect(tree).to_contain_text(title, timeout=WAIT)
+    expect(tree.locator('[aria-level="3"]')).to_contain_text("Coverage limits", timeout=WAIT)
     expect(page.locator(".cl-chart .cl-bar").first).to_be_visible(timeout=WAIT)  # the strip
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
