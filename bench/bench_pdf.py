@@ -24,17 +24,13 @@ from pathlib import Path
 
 import core  # noqa: F401  (offline environment)
 from bench.quick import add_quick
-from core.documents.model import ConvertedText
 from core.documents.pdf import convert_pdf_offline
-from core.operations.strategies import chunk
-from core.retrieval.bm25 import BM25Index
-from core.retrieval.front_matter import retrievable
-from core.retrieval.ranking import rank_chunks
 from corpora.pdf_score import (
+    RESULTS,
     cover_headings,
     doubled_glyph_words,
-    front_matter_hits,
     front_matter_lines,
+    front_matter_results,
     heading_level_agreement,
     heading_recall,
     reference_headings,
@@ -55,28 +51,12 @@ def plain_text(data: bytes) -> str:
         return "\n".join(page.extract_text() or "" for page in pdf.pages)
 
 
-RESULTS = 5  # retrieval results per question
-
-
 def _pct(value: float | None) -> str:
     return "   –" if value is None else f"{value:4.2f}"
 
 
 def _count(value: int | None) -> str:
     return "–" if value is None else str(value)
-
-
-def front_matter_results(converted: ConvertedText, reference: str) -> int | None:
-    """Retrieval results holding a line of the reference's contents or index, over one question
-    per reference heading (None when the reference fences no front matter)."""
-    if not front_matter_lines(reference):
-        return None
-    document = converted.document("bench", "bench.pdf", "pdf")
-    chunks = [c for c in chunk(document, "recursive", {}) if retrievable(c)]
-    index = BM25Index([c.text for c in chunks])
-    found = [chunks[i].text for question in reference_headings(reference)
-             for i, _ in rank_chunks(question, chunks, "bm25", limit=RESULTS, bm25_index=index)]
-    return front_matter_hits(found, reference)
 
 
 def bench(folder: Path, limit: int | None = None) -> None:

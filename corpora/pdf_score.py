@@ -19,6 +19,12 @@ import itertools
 import re
 from collections import Counter
 
+from core.documents.model import ConvertedText
+from core.operations.strategies import chunk
+from core.retrieval.bm25 import BM25Index
+from core.retrieval.front_matter import retrievable
+from core.retrieval.ranking import rank_chunks
+
 WORD = re.compile(r"\w+", re.UNICODE)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 LEVELLED = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -30,6 +36,7 @@ COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 MATTER = re.compile(r"<!-- front matter: (\w+) -->(.*?)<!-- end front matter -->", re.DOTALL)
 
 Rows = list[list[str]]
+RESULTS = 5  # retrieval results per question (:func:`front_matter_results`)
 
 
 def words(text: str) -> Counter[str]:
@@ -170,3 +177,16 @@ def table_cell_f1(found: list[Rows], reference: list[Rows]) -> float | None:
                 best = max(best, 2 * len(mine & theirs) / (len(mine) + len(theirs)))
         scores.append(best)
     return sum(scores) / len(scores)
+
+
+def front_matter_results(converted: ConvertedText, reference: str) -> int | None:
+    """Retrieval results holding a line of the reference's contents or index, over one question
+    per reference heading (None when the reference fences no front matter)."""
+    if not front_matter_lines(reference):
+        return None
+    document = converted.document("bench", "bench.pdf", "pdf")
+    chunks = [c for c in chunk(document, "recursive", {}) if retrievable(c)]
+    index = BM25Index([c.text for c in chunks])
+    found = [chunks[i].text for question in reference_headings(reference)
+             for i, _ in rank_chunks(question, chunks, "bm25", limit=RESULTS, bm25_index=index)]
+    return front_matter_hits(found, reference)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.bench_pdf import front_matter_results
 from core.documents.model import ConvertedText
 from core.documents.pdf import convert_pdf_offline
 from corpora.pdf_score import (
     cover_headings,
+    front_matter_results,
     heading_level_agreement,
     heading_recall,
     reference_headings,
