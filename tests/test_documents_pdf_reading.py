@@ -207,3 +207,30 @@ def test_a_table_between_stroked_rules_keeps_its_first_column_and_its_sub_rows()
         ["6", "6", "OTSL", "0.955", "0.88", "2.73"], ["", "", "HTML", "0.955", "0.857", "5.39"],
         ["4", "4", "OTSL", "0.927", "0.853", "1.97"], ["", "", "HTML", "0.938", "0.843", "3.77"]]]
     assert "halves the time" in converted_table.text
+
+
+def test_a_chapter_is_level_one_whatever_larger_unnumbered_headings_stand_beside_it() -> None:
+    preface, chapter = Style(24.0, True), Style(18.0, True)
+    keys = [(preface, "Preface"), (chapter, "Chapter 1. Start"), (Style(14.0, True), "1.1 Scope"),
+            (chapter, "Chapter 2. Roles"), (preface, "Index")]
+    assert assign_levels(keys) == [1, 1, 2, 1, 1]
+    roman = [(Style(18.0, True), "II. Customers"), (Style(13.0, True), "2.1 Meters")]
+    assert assign_levels(roman) == [1, 2]
+    # a running header names the second heading as a chapter: it opens the numbered sections
+    named = [(Style(24.0, True), "Overview"), (Style(16.0, True), "Roles and duties"),
+             (Style(16.0, True), "2.1 Roles")]
+    assert assign_levels(named) == [1, 2, 2]
+    assert assign_levels(named, frozenset({1})) == [1, 1, 2]
+
+
+def test_running_lines_name_the_chapters_they_run_in() -> None:
+    from core.documents.pdf.chapters import chapter_names, names_chapter
+
+    names = chapter_names([["Chapter 3. Monitoring and response 23", "24"],
+                           ["2 Leakage and pressure"], ["Annual review of water services"],
+                           ["1.2 Row permissions"], ["Index 40"],
+                           ["24 Chapter 4. Roles and duties"]])
+    assert names == {"monitoring and response", "leakage and pressure", "roles and duties"}
+    assert names_chapter("Monitoring and response", names)
+    assert names_chapter("3 Monitoring and response", names)
+    assert not names_chapter("Monitoring", names)

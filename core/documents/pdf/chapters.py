@@ -13,7 +13,7 @@ import re
 from core.documents.pdf.headings import NUMBERING
 
 LETTERS = re.compile(r"[^\W\d_]+")
-FOLIO = re.compile(r"^\s*\d{1,5}\s+|\s+\d{1,5}\s*$")  # a page number at either end
+FOLIO = re.compile(r"\s+\d{1,5}\s*$")  # a page number after the title
 MIN_WORDS = 2  # a title of fewer words ("Index", "Notes") names no chapter
 
 
@@ -31,6 +31,9 @@ def chapter_names(running: list[list[str]]) -> frozenset[str]:
         for line in page:
             text = FOLIO.sub("", line).strip()
             match = NUMBERING.match(text)
+            if match and match.group("dotted") and NUMBERING.match(text[match.end():]):
+                text = text[match.end():]  # a page number before the title's own numbering
+                match = NUMBERING.match(text)
             dotted = match.group("dotted") if match else None
             if match is None or not (match.group("kind") or match.group("roman")
                                      or (dotted and "." not in dotted)):
