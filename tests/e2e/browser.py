@@ -1,9 +1,11 @@
 """Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish,
-opening a page, choosing an option, typing a number, an app whose library holds the guide and
-whose LLM is a fake server, and clicking a point of a Plotly chart."""
+opening a page, choosing an option, typing a number, a PDF opened on Documents, an app whose
+library holds the guide and whose LLM is a fake server, and clicking a point of a Plotly
+chart."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -51,6 +53,20 @@ def pick(page: Page, widget: str, label: str, option: str) -> None:
     select.click()
     select.get_by_role("combobox").fill(option)
     page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app(page)
+
+
+def open_pdf_on_documents(page: Page, start_app: Callable[..., str], data: Path, pdf: Path,
+                          width: int) -> None:
+    """An app whose library holds ``pdf`` (its data folder ``data``), Documents open on it in a
+    window ``width`` pixels wide."""
+    DocumentLibrary(data / "documents").add(pdf.read_bytes(), pdf.name)
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data)})
+    page.set_viewport_size({"width": width, "height": 1100})
+    page.goto(f"{url}/documents")
+    wait_for_app(page)
+    page.get_by_role("combobox", name="Document").click()
+    page.get_by_role("option", name=re.compile(re.escape(pdf.stem))).click()
     wait_for_app(page)
 
 

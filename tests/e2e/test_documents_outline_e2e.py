@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from core.library import DocumentLibrary
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, open_pdf_on_documents, wait_for_app
 
 pytestmark = pytest.mark.e2e
 WAIT = 60_000
@@ -20,14 +19,7 @@ BOOK = Path(__file__).resolve().parents[1] / "fixtures" / "pdf" / "books" / "fie
 
 def test_a_book_outline_opens_its_sections_in_the_text_and_on_the_page(page, start_app,
                                                                        tmp_path):
-    DocumentLibrary(tmp_path / "documents").add(BOOK.read_bytes(), BOOK.name)
-    url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path)})
-    page.set_viewport_size({"width": 1400, "height": 1100})
-    page.goto(f"{url}/documents")
-    wait_for_app(page)
-    page.get_by_role("combobox", name="Document").click()
-    page.get_by_role("option", name=re.compile("field-guide")).click()
-    wait_for_app(page)
+    open_pdf_on_documents(page, start_app, tmp_path, BOOK, 1400)
 
     tree = page.get_by_role("tree", name="Sections")
     chapters = tree.locator('[aria-level="1"]')

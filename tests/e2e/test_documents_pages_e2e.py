@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from core.library import DocumentLibrary
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, open_pdf_on_documents, wait_for_app
 
 pytestmark = pytest.mark.e2e
 WAIT = 60_000
@@ -19,14 +18,7 @@ PDF = Path(__file__).resolve().parents[1] / "golden" / "pdf" / "federal-register
 
 
 def test_page_image_beside_its_text(page, start_app, tmp_path):
-    DocumentLibrary(tmp_path / "documents").add(PDF.read_bytes(), PDF.name)
-    url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path)})
-    page.set_viewport_size({"width": 1500, "height": 1100})
-    page.goto(f"{url}/documents")
-    wait_for_app(page)
-    page.get_by_role("combobox", name="Document").click()
-    page.get_by_role("option", name=re.compile("federal-register")).click()
-    wait_for_app(page)
+    open_pdf_on_documents(page, start_app, tmp_path, PDF, 1500)
     main = page.get_by_test_id("stMain")
     expect(main.get_by_text(re.compile(r"Converted by pdf-offline in [0-9.]+ s"))).to_be_visible(
         timeout=WAIT)
