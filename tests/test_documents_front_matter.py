@@ -183,3 +183,15 @@ def test_a_stretch_is_front_matter_when_most_of_it_is() -> None:
     assert doc.matter_of(0, len(text)) is None  # most of it is body
     assert doc.matter_of(contents.end + 2, len(text)) is None
     assert FrontMatter(role="index", start=0, end=1).role == "index"
+
+
+def test_the_mark_is_stored_with_the_chunk_and_read_from_sets_stored_before(documents) -> None:
+    from core.store.records import chunk_from_record, chunk_metadata
+
+    chunks = chunk_document(documents["md"], "recursive", size=300, overlap=0, unit="chars")
+    contents = next(c for c in chunks if c.front_matter == "contents")
+    meta = dict(chunk_metadata(contents))
+    assert meta["front_matter"] == "contents"
+    assert chunk_from_record(contents.id, contents.text, meta).front_matter == "contents"
+    meta["page_role"] = meta.pop("front_matter")  # a PDF's chunk stored before every route
+    assert chunk_from_record(contents.id, contents.text, meta).front_matter == "contents"

@@ -5,6 +5,7 @@ among the results of a retrieval."""
 
 from __future__ import annotations
 
+import random
 from functools import cache
 from pathlib import Path
 
@@ -75,3 +76,47 @@ def test_a_huge_chapter_number_is_the_start_of_its_heading_not_a_page_number() -
     assert book.text.count("Leakage and pressure") == 2
     assert [p.running for p in book.page_info if p.number in (9, 10)] == [
         ["2 Leakage and pressure", "9"], ["2 Leakage and pressure", "10"]]
+
+
+def plain_chapters() -> bytes:
+    """Chapters whose titles are set like the running text (10 pt regular) at the top of their
+    first page, named by the running header of their other pages; sections in bold."""
+    from fpdf import FPDF
+
+    from corpora.pdf_layouts import paragraph
+
+    rng = random.Random("plain")
+    current = {"title": "", "first": 0}
+
+    class Book(FPDF):
+        def header(self) -> None:
+            if current["title"] and self.page_no() != current["first"]:
+                self.set_font("Helvetica", "", 8)
+                self.cell(0, 5, f"{current['title']}   {self.page_no()}", align="L")
+                self.ln(10)
+
+    pdf = Book(format="A4")
+    for number, title in enumerate(["Supply and demand", "Roles and duties"], start=1):
+        pdf.add_page()
+        current.update(title=f"Chapter {number}. {title}", first=pdf.page_no())
+        pdf.set_font("Helvetica", "", 10)
+        pdf.multi_cell(0, 5, current["title"], new_x="LMARGIN", new_y="NEXT")
+        for section, name in enumerate(["Sources", "Findings", "Outlook"], start=1):
+            pdf.ln(3)
+            pdf.set_font("Helvetica", "B", 10)
+            pdf.multi_cell(0, 5, f"{number}.{section} {name} for {title.lower()}",
+                           new_x="LMARGIN", new_y="NEXT")
+            pdf.set_font("Helvetica", "", 10)
+            for _ in range(4):
+                pdf.multi_cell(0, 5, paragraph(rng, 8), new_x="LMARGIN", new_y="NEXT")
+                pdf.ln(2)
+    return bytes(pdf.output())
+
+
+def test_a_chapter_title_set_like_running_text_is_found_by_its_running_header() -> None:
+    book = convert_pdf_offline(plain_chapters(), "plain.pdf")
+    levels = [(s.level, s.title) for s in book.sections]
+    assert levels[:2] == [(1, "Chapter 1. Supply and demand"),
+                          (2, "1.1 Sources for supply and demand")]
+    assert (1, "Chapter 2. Roles and duties") in levels
+    assert book.text.count("Chapter 2. Roles and duties") == 1  # its running headers are out
