@@ -3,10 +3,12 @@
 Lines gather into blocks: a heading (its wrapped lines, and a number alone on the line before
 it), a list item (a bullet and its indented continuation lines), a paragraph (lines close
 together in one column, broken at a wider gap, a first-line indent or a short line that ends a
-sentence), a table. A paragraph cut by a column or page break (its text does not end a sentence
-and the next column goes on in lower case) is one paragraph. Lines join with a space, a word
-hyphenated over a line break is joined again, a dash after a letter or digit joins the number
-on the next line without a space ("737–" "9" is "737–9"), and CJK text joins without spaces.
+sentence), a table. A cover's lines are paragraphs, never headings; each entry of a contents or
+index page is a line of its own. A paragraph cut by a column or page break (its text does not
+end a sentence and the next column goes on in lower case) is one paragraph. Lines join with a
+space, a word hyphenated over a line break is joined again, a dash after a letter or digit
+joins the number on the next line without a space ("737–" "9" is "737–9"), and CJK text joins
+without spaces.
 """
 
 from __future__ import annotations
