@@ -32,7 +32,7 @@ from ui.evaluation_view import (
     show_metrics,
     show_table_rule,
 )
-from ui.persist import kept
+from ui.persist import keep_offered, kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, rerank_settings
@@ -80,7 +80,7 @@ def _pick_candidates() -> list[Candidate]:
                **{n: candidate for n, (candidate, _) in sets.items()}}
     options = list(by_name)
     key = kept("evaluate_configs", [n for n in DEFAULT_CONFIGS if n in options], durable=True)
-    st.session_state[key] = [n for n in st.session_state[key] if n in options][:4]
+    keep_offered(key, options, most=4)
     chosen = st.multiselect("Configurations (2–4)", options, max_selections=4, key=key,
                             format_func=lambda option: sets[option][1] if option in sets
                             else option)
@@ -94,7 +94,7 @@ def _stack(candidates: list[Candidate]) -> list[Candidate]:
     rerank = rerank_settings()
     left, right = st.columns(2)
     key = kept("evaluate_embedders", [next(iter(refs))], durable=True)
-    st.session_state[key] = [label for label in st.session_state[key] if label in refs]
+    keep_offered(key, refs)
     chosen = left.multiselect(
         "Embedders", list(refs), key=key,
         help="Each configuration is evaluated under each embedder, so the same chunking under "

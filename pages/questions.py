@@ -27,7 +27,7 @@ from core.operations.question_sets import (
 )
 from core.operations.tune import tune_minimum
 from core.progress import Progress
-from ui.persist import kept
+from ui.persist import keep_offered, kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 from ui.resources import library, llm_settings, prompt_library
 from ui.state import picker_key, show_error
@@ -116,7 +116,7 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
         if not settings.configured:
             st.warning(md_escape(settings.missing_message()))
         picked = kept("questions_gen_docs", [], durable=True)
-        st.session_state[picked] = [n for n in st.session_state[picked] if n in documents]
+        keep_offered(picked, documents)
         chosen = st.multiselect("Documents", list(documents), key=picked)
         left, right = st.columns(2)
         per_doc = left.number_input("Questions per document", 1, 50,

@@ -21,7 +21,7 @@ from core.store import ChunkSetInfo, ChunkStore
 from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
 from ui.llm_warnings import show_failed_documents, show_warnings
-from ui.persist import forget, kept, remember
+from ui.persist import forget, keep_offered, kept, remember
 from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings, library, llm_settings
 from ui.settings_form import configuration_editor
@@ -33,7 +33,6 @@ CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete
 NOTICE = "store_notice"  # session key: a success sentence to show after the rerun
 WARNINGS = "store_warnings"  # session key: the last run's warnings, shown after the rerun
 RUNNING = "store_running"  # session key: the IngestJob being built
-AUTO_NAME = "store_auto_name"  # session key: the name last filled in from the preset
 EMBEDDER_FROM = "store_embedder_from"  # session key: the preset the embedder last followed
 DEFAULT_PRESET = "recursive 500/50"
 
@@ -180,14 +179,14 @@ def unique_name(label: str, names: set[str]) -> str:
 
 
 def name_input(suggested: str, names: set[str]) -> str:
-    """The set's name: it follows the preset until the user types one of their own."""
-    key = kept("store_name")
-    current = st.session_state.get(key)
-    if not current or current == st.session_state.get(AUTO_NAME):
-        remember(key, unique_name(suggested, names))
-        st.session_state[AUTO_NAME] = st.session_state[key]
-    return str(st.text_input("Name", key=key, placeholder="e.g. recursive 500/50 v2",
-                             help="Follows the preset until you type a name of your own."))
+    """The set's name: the one typed, else the preset's, shown in the empty box. The suggestion
+    is never put in the box from code: a run still on its way to the browser (a preset or
+    strategy just picked) would then replace what the user has typed meanwhile."""
+    auto = unique_name(suggested, names)
+    typed = st.text_input("Name", key=kept("store_name"), placeholder=auto,
+                          help="Left empty, the set takes the name shown in grey (the "
+                               "preset's).")
+    return str(typed).strip() or auto
 
 
 def embedder_input(preset: Preset | None) -> EmbedderRef:
@@ -229,7 +228,7 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
     by_id = {d.doc_id: d for d in documents}
     samples = library().sample_ids()
     docs_key = kept("store_docs", [d.doc_id for d in library().default_documents()])
-    st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in by_id]
+    keep_offered(docs_key, by_id)
     chosen = st.multiselect(
         "Documents", list(by_id), key=docs_key,
         format_func=lambda i: by_id[i].source_name + (" (sample)" if i in samples else ""),
@@ -237,7 +236,7 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
              "have none of your own).")
     left, right = st.columns([3, 1])
     with left:
-        name = name_input(config.label, names).strip()
+        name = name_input(config.label, names)
     batch_size = right.number_input("Batch size (documents)", min_value=1, max_value=100,
                                     key=kept("store_batch", DEFAULT_BATCH_SIZE),
                                     help="Documents chunked and stored together; a stopped "

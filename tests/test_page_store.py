@@ -156,21 +156,24 @@ def test_a_set_embedded_by_an_older_chunklab_is_flagged(data):
 
 def test_the_name_follows_the_preset_until_the_user_types_one(data):
     at = run()
-    assert at.text_input(key="store_name").value == "recursive 500/50"
+    name = at.text_input(key="store_name")
+    assert (name.value, name.placeholder) == ("", "recursive 500/50")
     at.selectbox(key="store:preset").set_value("fixed 1000 chars").run()
-    assert at.text_input(key="store_name").value == "fixed 1000 chars"
+    assert at.text_input(key="store_name").placeholder == "fixed 1000 chars"
     at.text_input(key="store_name").set_value("mine").run()
     at.selectbox(key="store:preset").set_value("semantic").run()
     assert at.text_input(key="store_name").value == "mine"
-    at.text_input(key="store_name").set_value("").run()  # cleared: it follows again
-    assert at.text_input(key="store_name").value == "semantic"
+    at.text_input(key="store_name").set_value("").run()  # cleared: the preset's name again
+    assert at.text_input(key="store_name").placeholder == "semantic"
+    at = click(at, "store_create")
+    assert [i.name for i in ChunkStore().list_sets()] == ["semantic"]
 
 
 def test_an_existing_name_is_offered_a_new_one_or_must_be_confirmed(data):
     at = run()
     at = click(at, "store_create")
     assert [i.name for i in ChunkStore().list_sets()] == ["recursive 500/50"]
-    assert at.text_input(key="store_name").value == "recursive 500/50 (2)"
+    assert at.text_input(key="store_name").placeholder == "recursive 500/50 (2)"
     at.text_input(key="store_name").set_value("recursive 500/50").run()
     assert "already exists with these settings" in texts(at)
     assert at.button(key="store_create").disabled
@@ -185,7 +188,7 @@ def test_presets_saved_elsewhere_and_the_llm_strategy_are_offered(data):
     at = run()
     assert "tiny fixed" in at.selectbox(key="store:preset").options
     at.selectbox(key="store:preset").set_value("tiny fixed").run()
-    assert at.text_input(key="store_name").value == "tiny fixed"
+    assert at.text_input(key="store_name").placeholder == "tiny fixed"
     strategies = at.selectbox(key="store:tiny fixed:strategy").options
     assert {"fixed", "recursive", "semantic", "llm"} <= set(strategies)
     at.selectbox(key="store:tiny fixed:strategy").set_value("llm").run()

@@ -17,6 +17,7 @@ hand edits, Evaluate's inputs, the question on Assemble, the chosen template on 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,21 @@ def kept(key: str, default: Any = None, *, durable: bool = False,
     if durable and key in state:
         save_choice(key, state[key])
     return key
+
+
+def keep_offered(key: str, offered: Collection[Any], most: int | None = None) -> list[Any]:
+    """The kept choices of the multi-choice widget ``key`` that are still ``offered`` (a deleted
+    document drops out), the first ``most`` of them; call it after :func:`kept`.
+
+    The widget's value is set from code only when that drops something: a value set from code
+    goes to the browser with the run's output, so a run still on its way there would put its
+    old choices back over the one the user has just made."""
+    state = st.session_state
+    current = list(state.get(key, []))
+    left = [value for value in current if value in offered][:most]
+    if left != current:
+        state[key] = left
+    return left
 
 
 def set_aside(key: str) -> Any:

@@ -5,7 +5,6 @@ chart."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,22 +18,105 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-def wait_for_app(page: Page, timeout_ms: int = 120_000) -> None:
-    """Wait until Streamlit has finished the current run: script idle, no spinner, no skeleton —
-    seen twice, 300 ms apart, so a rerun the run asked for (the first visit of a page URL reruns
-    once in the router) is waited for too even when it starts late on a loaded machine."""
-    page.wait_for_selector('[data-testid="stApp"]')
-    for _ in range(2):
-        page.wait_for_timeout(300)  # a rerun triggered just now may not have started yet
-        page.wait_for_function(
-            """() => {
-                const app = document.querySelector('[data-testid="stApp"]');
-                return app && app.getAttribute('data-test-script-state') === 'notRunning'
-                    && !document.querySelector('[data-testid="stStatusWidget"]')
-                    && !document.querySelector('[data-testid="stSkeleton"]');
-            }""",
-            timeout=timeout_ms,
-        )
+# Installed in every page of the browser tests (conftest's ``page``). It counts, on one clock,
+# the rerun requests the browser sends (a BackMsg whose first byte is ``rerun_script``'s tag:
+# field 11, length-delimited), the moments the page shows the app idle again, and the runs
+# the server reports finished (a ForwardMsg's field 6, ``script_finished``, other than 3, "ended
+# early for a rerun"). On a busy machine a run may start seconds after the request.
+RUNS_JS = """(() => {
+  const runs = window.__chunklabRuns = {asked: 0, idle: 0, finished: 0, tick: 0};
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    const first = ArrayBuffer.isView(data) ? data[0] : new Uint8Array(data)[0];
+    if (first === 0x5a) runs.asked = ++runs.tick;
+    if (!this.__chunklabHeard) {
+      this.__chunklabHeard = true;
+      this.addEventListener('message', (event) => {
+        if (event.data instanceof ArrayBuffer && finishedRun(new Uint8Array(event.data))) {
+          runs.finished = ++runs.tick;
+        }
+      });
+    }
+    return send.call(this, data);
+  };
+  function finishedRun(bytes) {  // the top-level fields of a ForwardMsg
+    let at = 0;
+    const varint = () => {
+      let value = 0, shift = 0, byte;
+      do { byte = bytes[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; }
+      while (byte & 0x80 && at < bytes.length);
+      return value;
+    };
+    while (at < bytes.length) {
+      const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
+      if (wire === 0) { const value = varint(); if (field === 6) return value !== 3; }
+      else if (wire === 2) at += varint();
+      else if (wire === 1) at += 8;
+      else if (wire === 5) at += 4;
+      else return false;
+    }
+    return false;
+  }
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app && app.getAttribute('data-test-script-state') === 'notRunning') {
+      runs.idle = ++runs.tick;
+    }
+  }).observe(document, {attributes: true, subtree: true,
+                        attributeFilter: ['data-test-script-state']});
+})();"""
+ASKED = "() => window.__chunklabRuns.asked"
+
+
+# A slow link: every message from the server reaches the page's handlers
+# ``window.__slowLinkMs`` later (in order), as on a distant or busy server, so a run's output
+# can arrive after the user has already acted on the page again. Installed by a test that
+# needs it, before it opens the page.
+SLOW_LINK_JS = """(() => {
+  const Socket = window.WebSocket;
+  window.__slowLinkMs = 0;
+  function SlowSocket(url, protocols) {
+    const ws = protocols === undefined ? new Socket(url) : new Socket(url, protocols);
+    const late = (handler) => function (event) {
+      const ms = window.__slowLinkMs;
+      if (!ms) return handler.call(this, event);
+      setTimeout(() => handler.call(ws, event), ms);
+    };
+    const listen = ws.addEventListener.bind(ws);
+    ws.addEventListener = (type, handler, options) =>
+      listen(type, type === 'message' ? late(handler) : handler, options);
+    let onmessage = null;
+    Object.defineProperty(ws, 'onmessage', {
+      get() { return onmessage; },
+      set(handler) { onmessage = handler; listen('message', late((e) => handler.call(ws, e))); },
+    });
+    return ws;
+  }
+  SlowSocket.prototype = Socket.prototype;
+  for (const state of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) {
+    SlowSocket[state] = Socket[state];
+  }
+  window.WebSocket = SlowSocket;
+})();"""
+
+
+def wait_for_app(page: Page, timeout_ms: int = 300_000) -> None:
+    """Wait until every run the browser has asked for is over and drawn: the server reported
+    a run finished after the last request, the page then showed the app idle, and no spinner
+    or skeleton is left. (A run the script asks for itself, ``st.rerun()``, follows its first
+    run with no idle moment between.) The first visit of a fresh data folder converts the
+    sample documents: on a machine busy with other work that run alone can take minutes."""
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const runs = window.__chunklabRuns;
+            return app && runs && app.getAttribute('data-test-script-state') === 'notRunning'
+                && runs.finished > runs.asked && runs.idle > runs.asked
+                && !document.querySelector('[data-testid="stStatusWidget"]')
+                && !document.querySelector('[data-testid="stSkeleton"]');
+        }""",
+        timeout=timeout_ms,
+    )
 
 
 def open_page(page: Page, url: str, heading: str | None = None) -> None:
@@ -46,14 +128,34 @@ def open_page(page: Page, url: str, heading: str | None = None) -> None:
 
 
 def pick(page: Page, widget: str, label: str, option: str) -> None:
-    """Choose ``option`` in the ``widget`` (a Streamlit test id such as ``stSelectbox``)
-    labelled ``label``. Typing filters the list, so the option is drawn even when the list is
-    long, and opens the list again if a rerun closed it right after the click."""
-    select = page.get_by_test_id(widget).filter(has_text=label)
-    select.click()
-    select.get_by_role("combobox").fill(option)
-    page.get_by_role("option", name=option, exact=True).click()
+    """Choose ``option`` in the ``widget`` (``stSelectbox`` or ``stMultiSelect``) labelled
+    ``label`` as a hand does — open the list, type to filter it, click the option — then wait
+    for the run it asks for and see the option chosen.
+
+    A run landing while the list is open redraws it and can swallow the click: the browser
+    then asked for no run, the list still shows the old choice, and the choice is made again.
+    A choice the browser took is never made twice: if the page drops it, this fails."""
+    field = page.get_by_role("combobox", name=label, exact=True)
+    box = page.get_by_test_id(widget).filter(has=field)
+    for _ in range(3):
+        wait_for_app(page)
+        if widget == "stSelectbox" and field.input_value() == option:
+            return  # already chosen: choosing it again asks for nothing
+        asked = page.evaluate(ASKED)
+        box.click()
+        field.fill(option)
+        page.get_by_role("option", name=option, exact=True).click()
+        if widget == "stMultiSelect":
+            page.keyboard.press("Escape")
+        if page.evaluate(ASKED) > asked:
+            break
+    else:
+        raise AssertionError(f"{label}: clicking {option!r} three times asked for no run")
     wait_for_app(page)
+    if widget == "stSelectbox":
+        expect(field).to_have_value(option)
+    else:
+        expect(box.get_by_text(option, exact=True)).to_be_visible()
 
 
 def open_pdf_on_documents(page: Page, start_app: Callable[..., str], data: Path, pdf: Path,
@@ -65,9 +167,7 @@ def open_pdf_on_documents(page: Page, start_app: Callable[..., str], data: Path,
     page.set_viewport_size({"width": width, "height": 1100})
     page.goto(f"{url}/documents")
     wait_for_app(page)
-    page.get_by_role("combobox", name="Document").click()
-    page.get_by_role("option", name=re.compile(re.escape(pdf.stem))).click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Document", f"{pdf.name}  ·  PDF")
 
 
 def type_number(page: Page, label: str, value: int) -> None:

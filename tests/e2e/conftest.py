@@ -19,7 +19,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.e2e.browser import ARTIFACTS, ROOT
+from tests.e2e.browser import ARTIFACTS, ROOT, RUNS_JS
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -98,6 +98,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser, request) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    context.add_init_script(RUNS_JS)  # what wait_for_app reads
     pg = context.new_page()
     pg.set_default_timeout(60_000)
     yield pg

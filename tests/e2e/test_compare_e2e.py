@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, pick, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -15,9 +15,7 @@ def test_two_configurations_show_two_coloured_columns(page: Page, start_app) -> 
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Compare chunkings")).to_be_visible()
     # choose the second configuration explicitly: the recursive preset without tables
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Configuration 2").click()
-    page.get_by_role("option", name="recursive 500/50 (no tables)").click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Configuration 2", "recursive 500/50 (no tables)")
     columns = page.locator(".cl-text")
     expect(columns).to_have_count(2, timeout=120_000)
     for i in range(2):
@@ -55,15 +53,10 @@ def test_a_configuration_switched_to_another_strategy_says_so_in_its_picker(
     expect(picker).to_have_value("recursive 500/50 by section")
     page.locator('[data-testid="stCheckbox"]').filter(has_text="Settings").nth(3).click()
     wait_for_app(page)
-    page.get_by_role("combobox", name="Strategy").click()
-    page.get_by_role("option", name="llm", exact=True).click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Strategy", "llm")
     expect(picker).to_have_value("llm 500 · from recursive 500/50 by section")
     page.screenshot(path=str(ARTIFACTS / "compare_strategy_switched.png"))
-    picker.click()  # picking a preset again starts from it
-    page.get_by_role("option", name="semantic", exact=True).click()
-    wait_for_app(page)
-    expect(picker).to_have_value("semantic")
+    pick(page, "stSelectbox", "Configuration 4", "semantic")  # a preset again starts from it
     expect(page.get_by_role("combobox", name="Strategy")).to_have_value("semantic")
 
 
@@ -135,14 +128,10 @@ def test_inputs_survive_a_reload_and_a_restart(page: Page, start_app, tmp_path) 
     data = {"CHUNKLAB_DATA_DIR": str(tmp_path / "data")}
     page.goto(f"{start_app(env=data)}/compare")
     wait_for_app(page)
-    page.get_by_role("combobox", name="Document").click()
-    page.get_by_role("option", name="meeting_transcript.txt  ·  TXT  ·  sample").click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Document", "meeting_transcript.txt  ·  TXT  ·  sample")
     page.get_by_test_id("stRadio").get_by_text("3", exact=True).click()
     wait_for_app(page)
-    page.get_by_role("combobox", name="Configuration 2").click()
-    page.get_by_role("option", name="semantic", exact=True).click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Configuration 2", "semantic")
     panel = page.get_by_test_id("stExpander").filter(has_text="Edit chunks by hand")
     panel.get_by_text("Edit chunks by hand").click()
     wait_for_app(page)

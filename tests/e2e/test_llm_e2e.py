@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
-from tests.e2e.browser import ARTIFACTS, guide_app_with_llm, wait_for_app
+from tests.e2e.browser import ARTIFACTS, guide_app_with_llm, pick, wait_for_app
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.e2e
@@ -18,9 +18,7 @@ def run_structure_on_the_guide(page, url: str) -> None:
     wait_for_app(page)
     run = page.get_by_role("button", name="Run LLM chunking")
     expect(run).to_be_enabled(timeout=180_000)
-    page.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="field_guide.md").click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Document", "field_guide.md  ·  MD")
     run.click()
     wait_for_app(page)
 
@@ -75,12 +73,8 @@ def test_compare_lists_the_repairs_of_a_tolerant_llm_column(
     page.set_viewport_size({"width": 1400, "height": 1600})
     page.goto(f"{url}/compare")
     wait_for_app(page)
-    page.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="field_guide.md").click()
-    wait_for_app(page)
-    page.get_by_test_id("stSelectbox").filter(has_text="Configuration 2").click()
-    page.get_by_role("option", name="llm tolerant").click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Document", "field_guide.md  ·  MD")
+    pick(page, "stSelectbox", "Configuration 2", "llm tolerant")
     expect(page.get_by_text("Done with", exact=False)).to_be_visible(timeout=120_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.get_by_text("Warnings (").click()

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from fakes.llm import FakeLLM, FakeRequest, auto_answer
-from tests.e2e.browser import ARTIFACTS, wait_for_app
+from tests.e2e.browser import ARTIFACTS, pick, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -33,19 +33,12 @@ def fake():
     server.stop()
 
 
-def _choose(page: Page, label: str, option: str) -> None:
-    name = page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(f"^{label}$"))
-    page.locator('[data-testid="stSelectbox"]').filter(has=name).first.click()
-    page.get_by_role("option", name=option, exact=True).click()
-    wait_for_app(page)
-
-
 def test_the_answer_format_example_shows_every_column(page: Page, app_url: str):
     """The example table of a five-column answer shows every column without scrolling, and no
     cell wraps a short value over lines."""
     page.goto(f"{app_url}/prompts")
     wait_for_app(page)
-    _choose(page, "Template", "Structure analysis (anchors)")
+    pick(page, "stSelectbox", "Template", "Structure analysis (anchors)")
     table = page.locator(".st-key-pw_format table").first
     table.scroll_into_view_if_needed()
     expect(table.get_by_role("columnheader", name="parent_title")).to_be_visible()
@@ -65,7 +58,7 @@ def test_edit_warn_save_and_ab(page: Page, start_app, fake):
     wait_for_app(page)
     expect(page.get_by_text("Every placeholder is known and used.")).to_be_visible(timeout=90_000)
 
-    _choose(page, "Template", "Boundary detection (anchors)")
+    pick(page, "stSelectbox", "Template", "Boundary detection (anchors)")
     fmt = page.locator(".st-key-pw_format table").first
     fmt.scroll_into_view_if_needed()
     box, column = fmt.bounding_box(), page.locator(".st-key-pw_format").bounding_box()
@@ -89,8 +82,8 @@ def test_edit_warn_save_and_ab(page: Page, start_app, fake):
 
     page.get_by_role("tab", name="A/B").click()
     wait_for_app(page)  # the tab's contents are drawn when it opens
-    _choose(page, "A", "default")
-    _choose(page, "B", "fewer chunks")
+    pick(page, "stSelectbox", "A", "default")
+    pick(page, "stSelectbox", "B", "fewer chunks")
     page.get_by_role("button", name="Run A and B").click()
     wait_for_app(page)
     panel = page.get_by_role("tabpanel", name="A/B")
@@ -105,3 +98,4 @@ def test_edit_warn_save_and_ab(page: Page, start_app, fake):
     expect(panel.get_by_text("Latency").first).to_be_visible()
     wait_for_app(page)
     panel.screenshot(path=str(ARTIFACTS / "prompts_ab_panel.png"))
+

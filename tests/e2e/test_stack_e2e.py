@@ -66,11 +66,7 @@ def test_own_embedder_builds_a_set_and_is_evaluated_beside_minilm(
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
     wait_for_app(page)
     pick(page, "stSelectbox", "Question set", "product_manual")
-    embedders = page.get_by_test_id("stMultiSelect").filter(has_text="Embedders")
-    embedders.click()
-    page.get_by_role("option", name=own, exact=True).click()
-    wait_for_app(page)
-    page.keyboard.press("Escape")
+    pick(page, "stMultiSelect", "Embedders", own)
     page.get_by_role("button", name="Run evaluation").click()
     wait_for_app(page)
     expect(page.get_by_text("Metrics (percent of the question set")).to_be_visible(

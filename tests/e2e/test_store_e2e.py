@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
-from tests.e2e.browser import ARTIFACTS, guide_app_with_llm, wait_for_app
+from tests.e2e.browser import ARTIFACTS, guide_app_with_llm, pick, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -21,9 +21,7 @@ def test_an_llm_chunk_set_is_built_in_the_browser_and_retrieved_from(
     expect(page.get_by_text("No chunk sets yet")).to_be_visible(timeout=120_000)
     page.get_by_test_id("stCheckbox").filter(has_text="Settings").click()
     wait_for_app(page)
-    page.locator('[data-testid="stSelectbox"]').filter(has_text="Strategy").click()
-    page.get_by_role("option", name="llm", exact=True).click()
-    wait_for_app(page)
+    pick(page, "stSelectbox", "Strategy", "llm")
     name = page.get_by_role("textbox", name="Name")
     name.fill("guide by the model")
     name.press("Enter")

@@ -78,7 +78,7 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     page.get_by_role("link", name="Evaluate").click()
     wait_for_app(page)
     pick(page, "stSelectbox", "Question set", "technical_handbook")
-    pick(page, "stMultiSelect", "Configurations", "tuned in the browser")
+    pick(page, "stMultiSelect", "Configurations (2–4)", "tuned in the browser")
     page.keyboard.press("Escape")
     page.mouse.move(5, 5)  # off the help icon the closed list leaves under the pointer
     wait_for_app(page)
