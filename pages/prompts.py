@@ -53,10 +53,22 @@ def reset_to_default(key: str, name: str) -> None:
     st.session_state[key] = library.default(name).text
 
 
-def save_variant(name: str, key: str) -> None:
+def new_variant_key(name: str) -> str:
+    return f"pw_new_variant::{name}"
+
+
+def save_variant(name: str, key: str, editing: str) -> None:
+    """Save the editor's text under the name typed, else over the variant being edited (the
+    shipped default is never overwritten: it needs a name). The name box is emptied, so Save
+    again keeps saving the variant the editor now shows."""
+    typed = st.session_state.get(new_variant_key(name), "").strip()
+    target = typed or ("" if editing == DEFAULT else editing)
+    if not target:
+        st.session_state["pw_flash"] = ("error", "Type a name for the new variant: the shipped "
+                                                 "default stays as it is.")
+        return
     try:
-        saved = library.save_variant(name, st.session_state.get(f"pw_new_variant::{name}", ""),
-                                     st.session_state[key])
+        saved = library.save_variant(name, target, st.session_state[key])
     except ChunkLabError as err:
         st.session_state["pw_flash"] = ("error", str(err))
         return
@@ -65,6 +77,7 @@ def save_variant(name: str, key: str) -> None:
         forget(key)
     remember(saved_key, saved.text)
     remember(f"pw_variant::{name}", saved.variant)
+    st.session_state[new_variant_key(name)] = ""
     st.session_state["pw_flash"] = ("success", f"Saved variant “{saved.variant}” "
                                                f"(version {saved.version}).")
 
@@ -153,9 +166,13 @@ def edit(name: str, variant: str, stored: PromptTemplate) -> PromptTemplate:
     st.caption(f"{md_escape(variant)} · {state} · version `{working.version}` · "
                f"{len(text):,} characters")
     cols = st.columns([3, 1, 2], vertical_alignment="bottom")
-    cols[0].text_input(f"New variant of “{stored.title}”", key=f"pw_new_variant::{name}",
-                       placeholder="e.g. terse-v2", help="Save the editor's text under this name.")
-    cols[1].button("Save", on_click=save_variant, args=(name, key), type="primary",
+    over = variant != DEFAULT
+    cols[0].text_input(f"New variant of “{stored.title}”", key=new_variant_key(name),
+                       placeholder=f"empty: Save updates “{variant}”" if over else
+                       "e.g. terse-v2",
+                       help="Save the editor's text under this name" + (
+                           f"; left empty, Save updates “{variant}”." if over else "."))
+    cols[1].button("Save", on_click=save_variant, args=(name, key, variant), type="primary",
                    width="stretch")
     cols[2].button("Reset to default", on_click=reset_to_default, args=(key, name),
                    width="stretch", disabled=text == library.default(name).text)

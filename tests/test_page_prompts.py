@@ -110,6 +110,32 @@ def test_saving_edits_as_a_variant_leaves_no_draft_behind(at):
     assert "Unsaved edits" not in texts(at.warning)
 
 
+def test_save_with_the_name_box_empty_updates_the_variant_being_edited(at):
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value(editor.value + "\nBe brief.").run()
+    at.text_input(key="pw_new_variant::topic_detection").set_value("brief").run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    box = at.text_input(key="pw_new_variant::topic_detection")
+    assert box.value == "" and "Save updates “brief”" in box.placeholder
+    editor = at.text_area(key="pw_text::topic_detection::brief")
+    editor.set_value(editor.value + " Briefer.").run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not texts(at.error)
+    assert "Saved variant “brief”" in texts(at.success)
+    assert PromptLibrary().variants("topic_detection") == ["brief"]
+    assert PromptLibrary().template("topic_detection", "brief").text.endswith("Be brief. Briefer.")
+
+
+def test_save_with_the_name_box_empty_on_the_default_asks_for_a_name(at):
+    editor = at.text_area(key=TOPIC_TEXT)
+    editor.set_value(editor.value + "\nBe brief.").run()
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert "Type a name for the new variant: the shipped default stays as it is." in texts(
+        at.error)
+    assert PromptLibrary().variants("topic_detection") == []
+    assert at.text_area(key=TOPIC_TEXT).value.endswith("Be brief.")  # the edits are kept
+
+
 def test_bad_variant_name_is_one_sentence(at):
     at.text_input(key="pw_new_variant::topic_detection").set_value("default").run()
     next(b for b in at.button if b.label == "Save").click().run()

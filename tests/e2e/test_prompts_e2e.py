@@ -99,3 +99,35 @@ def test_edit_warn_save_and_ab(page: Page, start_app, fake):
     wait_for_app(page)
     panel.screenshot(path=str(ARTIFACTS / "prompts_ab_panel.png"))
 
+
+def test_save_with_the_name_box_empty_updates_the_variant_on_screen(page: Page, start_app,
+                                                                    tmp_path):
+    """Save a variant under a name, edit it again and press Save with the name box empty: the
+    variant being edited is saved, with no error."""
+    page.goto(f"{start_app(env={'CHUNKLAB_DATA_DIR': str(tmp_path)})}/prompts")
+    wait_for_app(page)
+    editor = page.get_by_role("textbox", name="Template text")
+    editor.fill(editor.input_value() + "\nBe brief.")
+    editor.press("Control+Enter")
+    wait_for_app(page)
+    name = page.get_by_role("textbox", name=re.compile("^New variant of"))
+    name.fill("brief")
+    name.press("Enter")
+    wait_for_app(page)
+    save = page.get_by_role("button", name="Save", exact=True)
+    save.click()
+    wait_for_app(page)
+    expect(page.get_by_text("Saved variant “brief” (version")).to_be_visible()
+    expect(page.get_by_role("combobox", name="Variant")).to_have_value("brief")
+    expect(name).to_have_value("")
+    expect(name).to_have_attribute("placeholder", "empty: Save updates “brief”")
+    editor.fill(editor.input_value() + " Briefer.")
+    editor.press("Control+Enter")
+    wait_for_app(page)
+    save.click()
+    wait_for_app(page)
+    expect(page.get_by_text("Saved variant “brief” (version")).to_be_visible()
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    saved = [path.read_text() for path in (tmp_path / "prompts").rglob("*.json")]
+    assert any("Be brief. Briefer." in text for text in saved)
+    page.screenshot(path=str(ARTIFACTS / "prompts_save_over_variant.png"))
