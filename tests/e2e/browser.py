@@ -20,11 +20,13 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 # Installed in every page of the browser tests (conftest's ``page``). It counts, on one clock,
 # the rerun requests the browser sends (a BackMsg whose first byte is ``rerun_script``'s tag:
-# field 11, length-delimited), the moments the page shows the app idle again, and the runs
-# the server reports finished (a ForwardMsg's field 6, ``script_finished``, other than 3, "ended
-# early for a rerun"). On a busy machine a run may start seconds after the request.
+# field 11, length-delimited) and the runs the server reports finished (a ForwardMsg's field 6,
+# ``script_finished``, other than 2, "ended early for a rerun" that the script asked for), the
+# latter marked drawn two frames after the report came in. The page's own "running" flag is
+# no clock: a run that starts and ends between two frames never shows it, and a first visit
+# was seen showing it off for a moment between two runs no request asked for.
 RUNS_JS = """(() => {
-  const runs = window.__chunklabRuns = {asked: 0, idle: 0, finished: 0, tick: 0};
+  const runs = window.__chunklabRuns = {asked: 0, drawn: 0, tick: 0};
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (data) {
     const first = ArrayBuffer.isView(data) ? data[0] : new Uint8Array(data)[0];
@@ -33,7 +35,10 @@ RUNS_JS = """(() => {
       this.__chunklabHeard = true;
       this.addEventListener('message', (event) => {
         if (event.data instanceof ArrayBuffer && finishedRun(new Uint8Array(event.data))) {
-          runs.finished = ++runs.tick;
+          const finished = ++runs.tick;
+          requestAnimationFrame(() => requestAnimationFrame(() => {
+            runs.drawn = Math.max(runs.drawn, finished);
+          }));
         }
       });
     }
@@ -49,21 +54,14 @@ RUNS_JS = """(() => {
     };
     while (at < bytes.length) {
       const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
-      if (wire === 0) { const value = varint(); if (field === 6) return value !== 3; }
-      else if (wire === 2) at += varint();
+      if (wire === 0) { const value = varint(); if (field === 6) return value !== 2; }
+      else if (wire === 2) { const length = varint(); at += length; }
       else if (wire === 1) at += 8;
       else if (wire === 5) at += 4;
       else return false;
     }
     return false;
   }
-  new MutationObserver(() => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (app && app.getAttribute('data-test-script-state') === 'notRunning') {
-      runs.idle = ++runs.tick;
-    }
-  }).observe(document, {attributes: true, subtree: true,
-                        attributeFilter: ['data-test-script-state']});
 })();"""
 ASKED = "() => window.__chunklabRuns.asked"
 
@@ -102,16 +100,15 @@ SLOW_LINK_JS = """(() => {
 
 def wait_for_app(page: Page, timeout_ms: int = 300_000) -> None:
     """Wait until every run the browser has asked for is over and drawn: the server reported
-    a run finished after the last request, the page then showed the app idle, and no spinner
-    or skeleton is left. (A run the script asks for itself, ``st.rerun()``, follows its first
-    run with no idle moment between.) The first visit of a fresh data folder converts the
+    a run finished after the last request, the page has drawn it and shows the app idle, and
+    no spinner or skeleton is left. The first visit of a fresh data folder converts the
     sample documents: on a machine busy with other work that run alone can take minutes."""
     page.wait_for_function(
         """() => {
             const app = document.querySelector('[data-testid="stApp"]');
             const runs = window.__chunklabRuns;
             return app && runs && app.getAttribute('data-test-script-state') === 'notRunning'
-                && runs.finished > runs.asked && runs.idle > runs.asked
+                && runs.drawn > runs.asked
                 && !document.querySelector('[data-testid="stStatusWidget"]')
                 && !document.querySelector('[data-testid="stSkeleton"]');
         }""",
