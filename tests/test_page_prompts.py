@@ -136,6 +136,11 @@ def test_save_with_the_name_box_empty_on_the_default_asks_for_a_name(at):
     assert at.text_area(key=TOPIC_TEXT).value.endswith("Be brief.")  # the edits are kept
 
 
+def test_the_answer_prompt_editor_names_the_markers_the_grader_reads(at):
+    at.selectbox(key="pw_template").set_value("rag_system").run()
+    assert "graded on the markers [1], [¹] and [^1] alike" in texts(at.caption)
+
+
 def test_bad_variant_name_is_one_sentence(at):
     at.text_input(key="pw_new_variant::topic_detection").set_value("default").run()
     next(b for b in at.button if b.label == "Save").click().run()

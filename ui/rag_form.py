@@ -9,6 +9,7 @@ from core.errors import TemplateError
 from core.operations.answer_prompt import (
     DEFAULT_LOCALE,
     FIELDS,
+    MARKERS_READ,
     RagField,
     field_values,
     locale_names,
@@ -40,9 +41,13 @@ def rag_fields(editor: str) -> None:
         return
     for field in FIELDS:
         widget = f"{editor}::{locale}::{field.key}"
-        st.session_state[widget] = values[field.key]
+        if st.session_state.get(widget) != values[field.key]:  # set from code only on change:
+            st.session_state[widget] = values[field.key]  # else it may undo a box being typed in
         args = (editor, locale, field, widget)
         if field.long:
             st.text_area(field.label, key=widget, height=110, on_change=_write, args=args)
         else:
             st.text_input(field.label, key=widget, on_change=_write, args=args)
+    st.caption(md_escape(f"Citations: answers are graded on the markers {MARKERS_READ}, so "
+                         "the examples here may use either, and a model that writes [1] for "
+                         "[¹] loses nothing."))

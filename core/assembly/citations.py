@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict
 from core.assembly.prompt import Citation, CitationStyle, marker
 
 _PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+# What :func:`check_citations` reads as a citation, in words for the people writing prompts.
+MARKERS_READ = "[1], [¹] and [^1] alike (lists such as [1, 2] too)"
 
 _MARKER = re.compile(r"\[(\^?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:\s*,\s*\^?[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)\](?!\()")
 _DEFINITION = re.compile(r"^\[\^[0-9]+\]:", re.MULTILINE)

@@ -127,7 +127,8 @@ def verdict(a: ArmResult, b: ArmResult, comparisons: dict[str, GradeComparison])
         return (f"{b.arm.label} is {' and '.join(parts)}, over {questions} "
                 f"question{'s' * (questions != 1)}.")
     more = [g.more_questions for g in comparisons.values() if g.more_questions]
-    hint = (f"; about {min(more)} more would separate them on the closest grade" if more
+    hint = (f"; about {min(more)} more questions would separate them on the closest grade"
+            if more
             else "; they answer alike")
     return (f"No difference between {a.arm.label} and {b.arm.label} is detectable with "
             f"{questions} question{'s' * (questions != 1)}{hint}.")

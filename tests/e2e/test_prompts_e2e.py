@@ -131,3 +131,6 @@ def test_save_with_the_name_box_empty_updates_the_variant_on_screen(page: Page, 
     saved = [path.read_text() for path in (tmp_path / "prompts").rglob("*.json")]
     assert any("Be brief. Briefer." in text for text in saved)
     page.screenshot(path=str(ARTIFACTS / "prompts_save_over_variant.png"))
+    # the answer prompt's editor says which citation markers its answers are graded on
+    pick(page, "stSelectbox", "Template", "RAG answer (system prompt)")
+    expect(page.get_by_text("graded on the markers [1], [¹] and [^1] alike")).to_be_visible()
