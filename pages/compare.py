@@ -35,10 +35,18 @@ KEPT = ("cmp_count", "cmp0:", "cmp1:", "cmp2:", "cmp3:", "cmp_inspect_", "cmp_ed
 STATS_LABELS = {
     "chunks": "chunks", "table_chunks": "table chunks", "mean_tokens": "mean tokens",
     "median_tokens": "median tokens", "max_tokens": "max tokens",
-    "within_target": "within the size", "boundaries_on_section": "starts on a section",
+    "within_target": "within the chosen size", "boundaries_on_section": "starts on a section",
     "boundaries_on_break": "starts on a section or paragraph",
     "overlap_tokens": "overlap tokens", "mean_overlap_tokens": "mean overlap tokens",
 }
+ROW_DETAILS = (
+    "**within the chosen size**: the share of chunks no longer than the size set (counted "
+    "in tokens; a size in characters is not counted). **starts on a section / paragraph**: "
+    "the share of chunks that begin where the document does. **text read when searching**: "
+    "the share of the chunks' text the built-in embedder (MiniLM) reads; a chunk longer "
+    "than it reads at once is embedded in overlapping windows, so every word counts. "
+    "**pieces embedded**: the vectors stored for the chunks, one per chunk, more for a long "
+    "chunk's windows (a table embedded by its summary is one).")
 SECTION_SHADES = ("#e4e7ec", "#c9ced6")  # neighbouring sections on the strip
 SHARES = {"within_target", "boundaries_on_section", "boundaries_on_break"}
 
@@ -68,7 +76,7 @@ def _stats_column(stats: ChunkStats) -> dict[str, str]:
     for field, label in STATS_LABELS.items():
         value = getattr(stats, field)
         if value is None:
-            shown[label] = "–"
+            shown[label] = "no size in tokens" if field == "within_target" else "–"
         elif field in SHARES:
             shown[label] = f"{value:.0%}"
         else:
@@ -139,11 +147,13 @@ def _stats_table(document: Document, columns: list[EditedColumn]) -> None:
             target = settings.get("size") if settings.get("unit", "tokens") == "tokens" else None
             shown = _stats_column(chunk_stats(document, column.chunks, target))
             read, views = read_figures(column.chunks)
-            shown["text MiniLM reads"] = share(read)
-            shown["embedding views"] = f"{views:,}"
+            shown["text read when searching"] = share(read)
+            shown["pieces embedded"] = f"{views:,}"
             table[f"{slot + 1}. {column.label}"] = shown
     if table:
         st.table(pd.DataFrame(table))
+        with st.expander("Details: what the rows count"):
+            st.caption(ROW_DETAILS)
 
 
 def _save_preset(configs: list[Configuration]) -> None:

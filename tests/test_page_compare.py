@@ -60,8 +60,9 @@ def test_two_configurations_side_by_side(data_dir) -> None:
     assert table["2. recursive 500/50"]["tables kept whole"] == "1 of 1"
     assert table["2. recursive 500/50"]["tables split by rows"] == "0 of 1"
     # fixed 1000 chars makes chunks longer than MiniLM reads at once: windows read them whole
-    assert {c["text MiniLM reads"] for c in table.values()} == {"100 %"}
-    views = {label: int(c["embedding views"]) for label, c in table.items()}
+    assert {c["text read when searching"] for c in table.values()} == {"100 %"}
+    assert table["1. fixed 1000 chars"]["within the chosen size"] == "no size in tokens"
+    views = {label: int(c["pieces embedded"]) for label, c in table.items()}
     assert views["1. fixed 1000 chars"] > int(table["1. fixed 1000 chars"]["chunks"])
     html = [h.proto.body for h in at.get("html") if "cl-text" in h.proto.body]
     assert len(html) == 2 and all("<mark" in h for h in html)

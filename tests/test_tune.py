@@ -340,14 +340,19 @@ def test_tune_runs_reuses_chunkings_resumes_and_saves(handbook):
 
 def test_a_cancelled_tune_keeps_its_finished_trials(handbook):
     cancel = threading.Event()
+    messages: list[str] = []
 
     def stop_after_first(progress: Progress) -> None:
-        if progress.message.startswith("Trial 2 of 3 ("):  # the second trial is under way
+        messages.append(progress.message)
+        if progress.message.startswith("Trial 2 of 3 · "):  # the second trial is under way
             cancel.set()
 
     with pytest.raises(Cancelled):
         tune(handbook.questions, handbook.documents, trials=3, objective="iou",
              progress=stop_after_first, cancel=cancel)
+    trial = next(m for m in messages if m.startswith("Trial 1 of 3 · ") and ": " in m)
+    label = trial.removeprefix("Trial 1 of 3 · ").split(": ")[0]  # said once, not twice
+    assert trial.count(label) == 1, trial
     resumed = tune(handbook.questions, handbook.documents, trials=3, objective="iou",
                    resume=True)
     assert len(resumed.trials) == 3 and "1 finished" in resumed.notes[0]

@@ -85,6 +85,10 @@ def test_a_tie_on_few_questions_says_too_few_to_tell():
     sentence = recommendation.sentence()
     assert "too few questions to tell" in sentence
     assert "more questions would not separate" not in sentence
+    for statistic in ("ties", "p =", "sign test", "[0.68"):  # in the details, not the sentence
+        assert statistic not in sentence
+    details = " ".join(recommendation.details())
+    assert "0 wins, 0 losses, 8 ties" in details and "[0.68, 1.00]" in details
 
 
 def test_a_study_searching_something_else_is_not_joined(tmp_path):

@@ -21,6 +21,7 @@ from ui.persist import kept, remember
 from ui.render import md_escape
 from ui.settings_form import put_configuration
 from ui.state import select_document, show_error
+from ui.wording import count
 
 SAVED = "_tune_saved"  # the name of the preset just saved, shown once
 PICKED = "_tune_picked"  # the point of the plot last opened in Compare
@@ -159,6 +160,9 @@ def show_recommendation(result: TuneResult) -> None:
     st.success(md_escape(recommendation.sentence()), icon=":material/recommend:")
     for line in recommendation.evidence:
         st.caption(md_escape(line))
+    with st.expander("Details: the statistics"):
+        for line in recommendation.details():
+            st.caption(md_escape(line))
     if saved := st.session_state.pop(SAVED, None):
         st.info(f"Saved “{md_escape(saved)}”: it is now in every configuration's list.")
     name_key = kept("tune_preset_name", default_preset_name(recommendation.outcome))
@@ -178,7 +182,8 @@ def show_front(result: TuneResult, documents: Mapping[str, Document]) -> None:
     split = result.split
     st.subheader("Quality against cost")
     st.caption(md_escape(
-        f"{len(result.trials)} trials on the search part ({len(split.search.questions)} "
+        f"{count(len(result.trials), 'trial')} on the search part "
+        f"({len(split.search.questions)} "
         f"questions); the front and the recommendation scored again on the "
         f"{len(split.held_back.questions)} held-back questions ({split.share:.0%} of each "
         f"document's, seed {split.seed}). {result.cache.sentence()} Took "

@@ -294,8 +294,7 @@ def _loop(run: TrialRun, search: _Search, todo: int, finished: int, total: int, 
                 study.tell(trial, state=optuna.trial.TrialState.PRUNED)
                 continue
             n += 1
-            run_trial(run, study, trial, plan, n - 1, f"Trial {finished + n} of {total} "
-                                                 f"({plan.candidate.label})")
+            run_trial(run, study, trial, plan, n - 1, f"Trial {finished + n} of {total}")
         except optuna.exceptions.UpdateFinishedTrialError:  # another worker took it
             continue
 

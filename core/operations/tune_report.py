@@ -235,19 +235,33 @@ class Recommendation:
     min_recall: float | None = None  # the recall floor on the search questions
 
     def sentence(self) -> str:
-        """The recommendation in one sentence, with its held-back figures and how sure."""
+        """The recommendation in one sentence, with its held-back figures and how it compares
+        in plain words (the statistics are in :meth:`details`)."""
         name = OBJECTIVE_NAMES[self.objective]
         held = self.held_back
-        low, high = held.objective_ci
-        head = (f"{self.outcome.label}: {name} {held.objective:.2f} [{low:.2f}, {high:.2f}] at "
-                f"{held.tokens:,.0f} tokens per question on the {held.questions} held-back "
-                "questions")
+        head = (f"{self.outcome.label}: {name} {held.objective:.2f} at {held.tokens:,.0f} "
+                f"tokens per question on the {held.questions} held-back questions")
         within = "" if self.cap is None else f" within {self.cap:,} tokens"
         if self.runner_up is None:
             return f"{head}; the only configuration{within} tried."
-        who = ("the top scorer" if self.runner_up.other.search.objective
-               > self.outcome.search.objective else "the runner-up")
-        return f"{head}; {_against(self.runner_up, who, name, within)}."
+        return f"{head}; {_against(self.runner_up, self._rival(), name, within)}."
+
+    def _rival(self) -> str:
+        """What the sentence calls the configuration it is compared with."""
+        assert self.runner_up is not None
+        return ("the top scorer" if self.runner_up.other.search.objective
+                > self.outcome.search.objective else "the runner-up")
+
+    def details(self) -> list[str]:
+        """The statistics behind the sentence and the evidence, for a "details" panel."""
+        low, high = self.held_back.objective_ci
+        lines = [f"95 % interval of the held-back {OBJECTIVE_NAMES[self.objective]}: "
+                 f"[{low:.2f}, {high:.2f}]."]
+        if self.runner_up is not None:
+            lines.append(tally(self.runner_up, self._rival()) + ".")
+        if self.best_preset is not None:
+            lines.append(tally(self.best_preset, "the best built-in preset") + ".")
+        return lines
 
     def buys(self) -> str:
         """What the costlier configuration buys, on the held-back questions: "+2.1 recall
@@ -285,24 +299,32 @@ def _against(v: Versus, who: str, name: str, within: str) -> str:
     c = v.comparison
     other = f"{who} ({v.other.label}, {v.held_back.objective:.2f} at {v.held_back.tokens:,.0f} " \
             "tokens)"
-    tally = (f"{_count(c.wins, 'win')}, {_count(c.losses, 'loss', 'losses')}, "
-             f"{_count(c.ties, 'tie')}; {format_p(c.p_value)}")
     if v.outcome == "better":
-        return f"better on {name} than {other}{within} ({tally})"
+        return (f"better on {name} than {other}{within}: it does better on "
+                f"{_count(c.wins, 'question')}, worse on {c.losses}")
     if v.outcome == "worse":
-        return (f"{other} did better on {name} on these questions ({tally}): the search part "
-                "favoured this one by chance")
+        return (f"{other} did better on {name} on these questions: the search part favoured "
+                "this one by chance")
     more = v.more_questions
     if c.wins + c.losses < MIN_DIFFERING:
-        gap = (f"too few questions to tell: they differ on {_count(c.wins + c.losses, 'question')}"
-               f", and the sign test needs at least {MIN_DIFFERING} that differ")
+        gap = (f"too few questions to tell them apart: they differ on "
+               f"{_count(c.wins + c.losses, 'question')}, and it takes at least {MIN_DIFFERING}")
     elif more is None and c.wins == c.losses:
         gap = "each does better on as many questions as the other: no sign that either is better"
     elif more is None:
         gap = "more questions than one could write would separate them"
     else:
         gap = f"about {more:,} more questions would separate them"
-    return f"a tie on {name} with {other} ({tally}): {gap}"
+    return f"a tie on {name} with {other}: {gap}"
+
+
+def tally(v: Versus, who: str) -> str:
+    """The statistics behind a comparison, for the details: "Against the runner-up (…): 3 wins,
+    1 loss, 42 ties; p = 0.62 (sign test)"."""
+    c = v.comparison
+    return (f"Against {who} ({v.other.label}): {_count(c.wins, 'win')}, "
+            f"{_count(c.losses, 'loss', 'losses')}, {_count(c.ties, 'tie')}; "
+            f"{format_p(c.p_value)} (sign test over the questions)")
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -320,8 +342,8 @@ def evidence(recommendation: Recommendation) -> list[str]:
             f"{search.objective:.2f} at {search.tokens:,.0f} tokens per question")
     other = recommendation.runner_up.other if recommendation.runner_up else None
     if other is not None and other.search.objective > search.objective:
-        line += (f", the cheapest of the {recommendation.tied} configurations the sign test "
-                 f"cannot tell from the top scorer ({other.label}: {other.search.objective:.2f} "
+        line += (f", the cheapest of the {recommendation.tied} configurations that cannot be "
+                 f"told apart from the top scorer ({other.label}: {other.search.objective:.2f} "
                  f"at {other.search.tokens:,.0f} tokens)")
     if floor is not None:
         line += f", among those with recall at least {floor:.2f}"

@@ -55,7 +55,7 @@ class TrialRun:
                  ) -> Evaluation:
         """``plan`` evaluated on ``questions`` (one configuration: its result or its failure)."""
         def step(progress: Progress) -> None:
-            self.tracker.step(done + progress.fraction, f"{what}: {progress.message}")
+            self.tracker.step(done + progress.fraction, f"{what} · {progress.message}")
 
         retrieval = plan.retrieval
         return evaluate(questions, dict(self.documents), [plan.candidate],

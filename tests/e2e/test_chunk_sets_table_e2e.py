@@ -44,8 +44,13 @@ def test_compare_says_how_much_text_the_embedder_reads(page, start_app):
     open_page(page, f"{start_app()}/compare", heading="Compare chunkings")
     stats = page.get_by_test_id("stTable").first
     expect(stats).to_be_visible(timeout=120_000)
-    expect(stats.get_by_text("text MiniLM reads")).to_be_visible()
-    expect(stats.get_by_text("embedding views")).to_be_visible()
+    expect(stats.get_by_text("text read when searching")).to_be_visible()
+    expect(stats.get_by_text("pieces embedded")).to_be_visible()
+    for jargon in ("MiniLM reads", "embedding views", "within the size"):  # the words a
+        expect(stats.get_by_text(jargon)).to_have_count(0)  # newcomer met first, before
+    details = page.get_by_test_id("stExpander").filter(has_text="Details: what the rows count")
+    details.get_by_text("Details: what the rows count").click()
+    expect(details.get_by_text("overlapping windows")).to_be_visible()
     stats.scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)
     stats.screenshot(path=str(ARTIFACTS / "compare_text_read.png"))
