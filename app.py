@@ -1,9 +1,12 @@
-"""ChunkLab: the router. Page config, global set-up, and the navigation; pages live in pages/."""
+"""ChunkLab: the router. Page config, global set-up, and the navigation; pages live in pages/.
+
+The navigation and the page are drawn before the shared resources' code is imported here (the
+embedding, chunking and store code takes seconds to import on a server's first visit): a first
+visit sees the app's frame and the page's heading at once, not a blank page."""
 
 import streamlit as st
 
 import core  # noqa: F401  (sets the offline environment before anything heavy loads)
-from ui.resources import settle_heap, warm_up
 
 st.set_page_config(page_title="ChunkLab", page_icon=":material/view_agenda:", layout="wide")
 
@@ -26,7 +29,9 @@ PAGES = {
     "Setup": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }
 
-warm_up()
 page = st.navigation(PAGES)
 page.run()
-settle_heap(page.url_path)  # not reached when the page reruns or stops: its next run does it
+from ui.resources import settle_heap, warm_up  # noqa: E402  (heavy: once the page is drawn)
+
+warm_up()  # not reached when the page reruns or stops: its next run does it, as settle_heap
+settle_heap(page.url_path)

@@ -1,11 +1,9 @@
-"""Home: what ChunkLab does, where to start, and the documents loaded."""
+"""Home: what ChunkLab does, where to start, and the documents loaded.
 
-import pandas as pd
+What to read is drawn before the document library's code is imported: on a server's first visit
+that import takes seconds, and the page is not blank meanwhile."""
+
 import streamlit as st
-
-from core.documents.model import Document
-from ui.resources import library, token_count
-from ui.wording import DASH, number
 
 st.title("ChunkLab")
 st.markdown(
@@ -36,19 +34,6 @@ MORE = [
 ]
 
 
-def _row(doc: Document) -> dict:
-    return {
-        "Document": doc.source_name,
-        "Format": doc.format.upper(),
-        "Converted by": doc.route,
-        "Characters": number(len(doc.text)),
-        "Pages": number(doc.pages) if doc.pages else DASH,
-        "Sections": number(len(doc.sections)),
-        "Tables": number(len(doc.tables)),
-        "Tokens (cl100k)": number(token_count(doc)),
-    }
-
-
 st.subheader("Start here")
 steps = st.columns(len(START_HERE))
 for n, (column, (page, title, icon, what)) in enumerate(zip(steps, START_HERE, strict=True),
@@ -61,6 +46,26 @@ st.caption("Also: " + " · ".join(f"**{title}**" for _, title, _ in MORE)
 with st.container(horizontal=True):
     for page, title, icon in MORE:
         st.page_link(page, label=title, icon=f":material/{icon}:")
+
+import pandas as pd  # noqa: E402  (the imports below take seconds on a first visit)
+
+from core.documents.model import Document  # noqa: E402
+from ui.resources import library, token_count  # noqa: E402
+from ui.wording import DASH, number  # noqa: E402
+
+
+def _row(doc: Document) -> dict:
+    return {
+        "Document": doc.source_name,
+        "Format": doc.format.upper(),
+        "Converted by": doc.route,
+        "Characters": number(len(doc.text)),
+        "Pages": number(doc.pages) if doc.pages else DASH,
+        "Sections": number(len(doc.sections)),
+        "Tables": number(len(doc.tables)),
+        "Tokens (cl100k)": number(token_count(doc)),
+    }
+
 
 with st.spinner("Loading the document library (the first start converts the samples)…"):
     documents = library().documents()

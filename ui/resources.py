@@ -154,13 +154,15 @@ def result_map(result: CandidateResult, documents: Mapping[str, Document]) -> Ch
 def warm_up() -> threading.Thread:
     """Load the embedding model and the fast token encoder in the background once per server,
     so the first chunk set, question or long count does not wait for them (a second or two on
-    a busy machine; the encoder's file is derived the first time on a machine, ~3 s)."""
+    a busy machine; the encoder's file is derived the first time on a machine). Not a daemon
+    thread: the app starts it once a page is drawn, and a process that exits while the model is
+    half loaded aborts (a short test run), so exit waits for it."""
 
     def load() -> None:
         embed(["warm up"], use_cache=False)
         prepare_tokens()
 
-    thread = threading.Thread(target=load, name="warm-up", daemon=True)
+    thread = threading.Thread(target=load, name="warm-up")
     thread.start()
     return thread
 
