@@ -6,17 +6,35 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 from corpora.pdf_layouts import Doc, outline, strip_unicode_maps
 
+CHROMIUM = Path("/usr/bin/chromium")
+MARGINS = {"top": "20mm", "bottom": "20mm", "left": "20mm", "right": "20mm"}
 
-def browser_ligatures(rng: random.Random) -> tuple[bytes, Doc] | None:
+
+def print_html(html: str, **options: Any) -> bytes | None:
+    """``html`` printed to PDF by headless Chromium (A4, 20 mm margins unless ``options``
+    say otherwise: Playwright's ``page.pdf`` options); None when Chromium or Playwright is
+    missing."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return None
-    if not Path("/usr/bin/chromium").exists():
+    if not CHROMIUM.exists():
         return None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM),
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.set_content(html)
+        data: bytes = page.pdf(**{"format": "A4", "margin": MARGINS, **options})
+        browser.close()
+    return data
+
+
+def browser_ligatures(rng: random.Random) -> tuple[bytes, Doc] | None:
     doc = outline(rng, 2, wrapped=False)
     words = ["Office staff flagged difficulties with the official filing system.",
              "Affluent suppliers offered fine fittings for the offices.",
@@ -45,25 +63,13 @@ def browser_ligatures(rng: random.Random) -> tuple[bytes, Doc] | None:
         else:
             html.append(f"<p>{payload}</p>")
     html.append("</body></html>")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page = browser.new_page()
-        page.set_content("".join(html))
-        data = page.pdf(format="A4", margin={"top": "20mm", "bottom": "20mm", "left": "20mm",
-                                               "right": "20mm"})
-        browser.close()
+    data = print_html("".join(html))
+    if data is None:
+        return None
     return strip_unicode_maps(data), doc
 
 
 def browser_columns(rng: random.Random) -> tuple[bytes, Doc] | None:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return None
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        return None
     doc = outline(rng, 4)
     rows = [["Reservoir", "Capacity (Ml)", "Level in June", "Level in November"],
             ["Hollins", "4,200", "61%", "88%"], ["Scar Top", "2,950", "55%", "91%"],
@@ -88,18 +94,11 @@ def browser_columns(rng: random.Random) -> tuple[bytes, Doc] | None:
         else:
             html.append(f"<p>{payload}</p>")
     html.append("</main></body></html>")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium),
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page = browser.new_page()
-        page.set_content("".join(html))
-        data = page.pdf(format="A4", display_header_footer=True,
-                        header_template='<div style="font-size:8px;width:100%;'
-                        'text-align:center">Northern Water annual review</div>',
-                        footer_template='<div style="font-size:8px;width:100%;text-align:'
-                        'center">Page <span class="pageNumber"></span> of <span class='
-                        '"totalPages"></span></div>',
-                        margin={"top": "20mm", "bottom": "20mm", "left": "15mm",
-                                "right": "15mm"})
-        browser.close()
-    return data, doc
+    data = print_html("".join(html), display_header_footer=True,
+                      header_template='<div style="font-size:8px;width:100%;'
+                      'text-align:center">Northern Water annual review</div>',
+                      footer_template='<div style="font-size:8px;width:100%;text-align:'
+                      'center">Page <span class="pageNumber"></span> of <span class='
+                      '"totalPages"></span></div>',
+                      margin={"top": "20mm", "bottom": "20mm", "left": "15mm", "right": "15mm"})
+    return None if data is None else (data, doc)
