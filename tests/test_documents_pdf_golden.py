@@ -25,7 +25,12 @@ RTL = Path(__file__).resolve().parent / "fixtures" / "pdf" / "rtl"
 READING = Path(__file__).resolve().parent / "fixtures" / "pdf" / "reading"
 # books with a cover, contents, chapters under running headers: made by corpora.pdf_books
 BOOKS = Path(__file__).resolve().parent / "fixtures" / "pdf" / "books"
-SOURCES = {p.name: p for folder in (FOLDER, RTL, READING, BOOKS) for p in folder.glob("*.pdf")}
+# Korean, Arabic with its vowel marks, seven scripts side by side, footnotes beside two
+# columns: printed by Chromium
+SCRIPTS = Path(__file__).resolve().parent / "fixtures" / "pdf" / "scripts"
+NOTES = Path(__file__).resolve().parent / "fixtures" / "pdf" / "notes"
+SOURCES = {p.name: p for folder in (FOLDER, RTL, READING, BOOKS, SCRIPTS, NOTES)
+           for p in folder.glob("*.pdf")}
 PDFS = sorted(SOURCES)
 
 

@@ -45,6 +45,33 @@ def right_to_left(char: str) -> bool:
 _LIGATURES = _ligatures()
 
 
+def _forms() -> dict[str, tuple[tuple[str, bool], ...]]:
+    """The presentation forms (isolated, final, initial, medial) of each right-to-left letter
+    that has them, each with whether it joins the letter after it (initial and medial do)."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for code in [*range(0xFB50, 0xFE00), *range(0xFE70, 0xFEFD)]:
+        letter = unicodedata.normalize("NFKC", chr(code))
+        if len(letter) == 1 and right_to_left(letter):
+            joins = unicodedata.decomposition(chr(code)).startswith(("<initial>", "<medial>"))
+            found.setdefault(letter, []).append((chr(code), joins))
+    return {letter: tuple(forms) for letter, forms in found.items()}
+
+
+_FORMS = _forms()
+
+
+def shapes_of(letter: str) -> tuple[tuple[str, bool], ...]:
+    """The shapes a font may draw a right-to-left letter with: the letter itself and its
+    presentation forms, each with whether it joins the letter after it."""
+    return ((letter, False), *_FORMS.get(letter, ()))
+
+
+def combining(text: str) -> bool:
+    """``text`` is only combining marks (Arabic harakat, Hebrew points, accents drawn apart):
+    they belong with the letter they sit on, and never start a word."""
+    return bool(text) and all(unicodedata.category(c) in ("Mn", "Me") for c in text)
+
+
 def has_right_to_left(text: str) -> bool:
     """True when ``text`` holds a right-to-left letter (a fast test for most text)."""
     return _RTL_LETTER.search(text) is not None and any(map(right_to_left, text))

@@ -22,7 +22,7 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
-from core.documents.pdf.reader import MAX_FORM_DEPTH
+from core.documents.pdf.drawing import MAX_FORM_DEPTH
 from core.documents.pdf.sfnt import FontProgram
 
 

@@ -18,7 +18,12 @@ import statistics
 from dataclasses import dataclass, field
 
 from core.documents.pdf.chars import Word, joined_word
-from core.documents.pdf.direction import logical, right_to_left_line
+from core.documents.pdf.direction import (
+    combining,
+    logical,
+    right_to_left,
+    right_to_left_line,
+)
 
 MIN_PROSE_LINES = 3
 MIN_PROSE_CHARS = 12  # median characters per line of a column of running text
@@ -73,10 +78,18 @@ class Line:
         return sum(w.bold * w.chars for w in self.words) / total
 
 
-def cjk(char: str) -> bool:
-    """A Chinese, Japanese or Korean character (written without spaces between words)."""
-    return ("\u3000" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
-            or "\uff00" <= char <= "\uffef")
+def unspaced(char: str) -> bool:
+    """A character of a script written without spaces between words: Chinese ideographs,
+    Japanese kana, their punctuation and full-width forms. Hangul is written with spaces."""
+    return (("\u2e80" <= char <= "\u9fff" and not "\u3130" <= char <= "\u318f")
+            or "\uf900" <= char <= "\ufaff" or "\U00020000" <= char <= "\U0003134f"
+            or ("\uff00" <= char <= "\uffef" and not "\uffa0" <= char <= "\uffdc"))
+
+
+def spaced_between(before: str, after: str) -> bool:
+    """Whether two words (or lines) that meet are set apart by a space in the text: always,
+    except between two characters of a script written without spaces."""
+    return not (unspaced(before[-1]) and unspaced(after[0]))
 
 
 def join_words(words: list[Word]) -> str:
@@ -84,7 +97,7 @@ def join_words(words: list[Word]) -> str:
     reordered, :func:`~core.documents.pdf.direction.logical`)."""
     out = ""
     for w in words:
-        if out and not (cjk(out[-1]) and cjk(w.text[0])):
+        if out and spaced_between(out, w.text):
             out += " "
         out += w.text
     return logical(out)
@@ -107,28 +120,53 @@ def _tracking(words: list[Word]) -> float:
     return 0.0
 
 
+def _word_space(words: list[Word], tracking: float) -> float:
+    """The line's word space beyond its tracking, in points: the font's own (or
+    :data:`DEFAULT_SPACE`), or the line's usual gap between its words where that is wider
+    (justified text spreads its words apart, and a shaped script's glyph boxes leave room
+    around the letters): the lower quartile of the gaps already too wide to be inside a word
+    (the gaps between a table's cells are wider still)."""
+    font = max(w.space for w in words) or DEFAULT_SPACE * statistics.median(w.size for w in words)
+    wide = sorted(gap for a, b in zip(words, words[1:], strict=False)
+                  if (gap := b.x0 - a.x1 - tracking) >= WORD_SPACE_SHARE * font)
+    return max(font, wide[len(wide) // 4]) if wide else font
+
+
+def _edge(text: str, last: bool) -> str:
+    """The letter at the end (or the start) of a word's text, its combining marks passed."""
+    letters = [c for c in (reversed(text) if last else text) if not combining(c)]
+    return letters[0] if letters else " "
+
+
 def rejoin_spaced(words: list[Word]) -> list[Word]:
     """The words of one line (left to right), with words whose letters the producer placed one
     by one (tracking, kerning, justified text: "S p e c i f i e s", "ini t ially") joined
-    again. A word gap is judged against the line's own letter spacing and the font's own word
-    space: two fragments of the same size on one baseline, a letter where they meet (or a
-    closing punctuation mark after a letter), with no drawn blank between them, are one word
-    when their gap is under the line's tracking plus :data:`WORD_SPACE_SHARE` of a word space
-    (:data:`PUNCTUATION_SHARE` before a closing mark)
-    (a blank pdfium inferred from the gap alone does not count: it is the gap that is judged)."""
+    again. A word gap is judged against the line's own letter spacing and word spacing
+    (:func:`_word_space`): two fragments of the same size on one baseline, letters of one
+    direction where they meet (or a closing punctuation mark after a letter), with no drawn
+    blank between them, are one word when their gap is under the line's tracking plus
+    :data:`WORD_SPACE_SHARE` of its word space (:data:`PUNCTUATION_SHARE` before a closing
+    mark) (a blank pdfium inferred from the gap alone does not count: it is the gap that is
+    judged). A right-to-left letter drawn in a shape that joins the letter after it (an Arabic
+    initial or medial form) is joined to the fragment on its left within a font size, whatever
+    the gap; a Latin word beside an Arabic one is never joined to it."""
     if len(words) < 2:
         return words
     tracking = min(max(_tracking(words), 0.0), MAX_TRACKING * words[0].size)
+    space = _word_space(words, tracking)
     out = [[words[0]]]
     for word in words[1:]:
         last = out[-1][-1]
-        space = last.space or DEFAULT_SPACE * last.size
-        if (not last.spaced and last.text[-1].isalpha()
-                and (word.text[0].isalpha() or not word.text.strip(CLOSING))
+        before, after = _edge(last.text, last=True), _edge(word.text, last=False)
+        gap = word.x0 - last.x1
+        if (not last.spaced and before.isalpha()
+                and ((after.isalpha() and right_to_left(before) == right_to_left(after))
+                     or not word.text.strip(CLOSING))
                 and abs(last.size - word.size) < 0.1 and word.upright
                 and abs(last.bottom - word.bottom) < 0.1 * word.size
-                and 0 <= word.x0 - last.x1 < tracking + (
-                    WORD_SPACE_SHARE if word.text[0].isalpha() else PUNCTUATION_SHARE) * space):
+                and 0 <= gap < (word.size if word.joins_left and right_to_left(before) else
+                                tracking + (WORD_SPACE_SHARE if after.isalpha()
+                                            else PUNCTUATION_SHARE) * space)):
             out[-1].append(word)
         else:
             out.append([word])

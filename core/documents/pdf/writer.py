@@ -7,8 +7,8 @@ sentence), a table. A cover's lines are paragraphs, never headings; each entry o
 index page is a line of its own. A paragraph cut by a column or page break (its text does not
 end a sentence and the next column goes on in lower case) is one paragraph. Lines join with a
 space, a word hyphenated over a line break is joined again, a dash after a letter or digit
-joins the number on the next line without a space ("737–" "9" is "737–9"), and CJK text joins
-without spaces.
+joins the number on the next line without a space ("737–" "9" is "737–9"), and Chinese and
+Japanese text joins without spaces (Korean with them).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from core.documents.pdf.headings import (
     reads_as_sentence,
     style_of,
 )
-from core.documents.pdf.layout import Line, cjk
+from core.documents.pdf.layout import Line, spaced_between
 from core.documents.pdf.matter import page_roles
 from core.documents.pdf.outline import assign_levels
 from core.documents.pdf.tables import TableBlock
@@ -83,7 +83,7 @@ def joined_lines(texts: list[str]) -> tuple[str, list[tuple[int, int]]]:
             spans[-1] = (spans[-1][0], min(spans[-1][1], len(out)))
         elif DASH_END.search(out) and text[:1].isdigit():
             pass  # a range or an identifier broken at its dash: "737–" "9", "FAA–" "2020"
-        elif not (cjk(out[-1]) and cjk(text[0])):
+        elif spaced_between(out, text):
             out += " "
         spans.append((len(out), len(out) + len(text)))
         out += text
