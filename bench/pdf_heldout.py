@@ -27,7 +27,9 @@ tables as pipe rows; no running headers, footers or page numbers) for each layou
   naming them, and an index or a list of figures (:mod:`corpora.pdf_books`);
 - ``korean``, ``arabic-marks``, ``scripts``: Korean, Arabic with its vowel marks and Latin
   words inside, seven scripts side by side, printed by Chromium (:mod:`corpora.pdf_scripts`;
-  they need a font with Hangul, Debian's fonts-nanum).
+  they need a font with Hangul, Debian's fonts-nanum);
+- ``footnotes-columns``: two columns, footnotes at the foot of the left one beside the right
+  one's text, a sentence going on from one column to the next (:mod:`corpora.pdf_notes`).
 """
 
 from __future__ import annotations
@@ -41,13 +43,15 @@ from bench.quick import add_quick
 from corpora.pdf_books import annual_report, field_guide
 from corpora.pdf_browser import browser_columns, browser_ligatures
 from corpora.pdf_layouts import fake_bold, no_unicode_map, print_driver, three_column, two_column
+from corpora.pdf_notes import footnotes_columns
 from corpora.pdf_scripts import arabic_marks, korean, scripts
 
 MAKERS = {"two-column": two_column, "fake-bold": fake_bold, "no-unicode-map": no_unicode_map,
           "three-column": three_column, "browser-columns": browser_columns,
           "browser-ligatures": browser_ligatures, "print-driver": print_driver,
           "field-guide": field_guide, "annual-report": annual_report,
-          "korean": korean, "arabic-marks": arabic_marks, "scripts": scripts}
+          "korean": korean, "arabic-marks": arabic_marks, "scripts": scripts,
+          "footnotes-columns": footnotes_columns}
 
 
 def main() -> None:

@@ -14,10 +14,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 MARGINS = {"top": "20mm", "bottom": "20mm", "left": "20mm", "right": "20mm"}
 
 
-def print_html(html: str, **options: Any) -> bytes | None:
+def print_html(html: str, script: str | None = None, **options: Any) -> bytes | None:
     """``html`` printed to PDF by headless Chromium (A4, 20 mm margins unless ``options``
-    say otherwise: Playwright's ``page.pdf`` options); None when Chromium or Playwright is
-    missing."""
+    say otherwise: Playwright's ``page.pdf`` options), after running ``script`` (JavaScript
+    that may lay the page out further); None when Chromium or Playwright is missing."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -29,6 +29,8 @@ def print_html(html: str, **options: Any) -> bytes | None:
                                     args=["--headless", "--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.set_content(html)
+        if script is not None:
+            page.evaluate(script)
         data: bytes = page.pdf(**{"format": "A4", "margin": MARGINS, **options})
         browser.close()
     return data

@@ -8,6 +8,7 @@ import streamlit as st
 from core.documents import SUPPORTED_EXTENSIONS
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from core.progress import Progress
 from ui.outline import section_outline
 from ui.page_view import show_on_page
 from ui.persist import kept
@@ -20,6 +21,20 @@ UPLOAD_RESULTS = "documents_upload_results"  # [(ok, message)] of the last uploa
 UPLOADER_ROUND = "documents_uploader_round"  # a new key clears the uploader after an upload
 CONFIRM_REMOVE = "documents_confirm_remove"
 TABLE_COLOR = "#d7c4f5"  # lavender: apart from every heading level's colour
+
+
+def add_with_progress(data: bytes, name: str) -> Document:
+    """One upload converted and stored behind a progress bar (a long PDF's pages as they are
+    read and laid out)."""
+    bar = st.progress(0.0, text=f"{md_escape(name)}: starting…")
+
+    def advance(progress: Progress) -> None:
+        bar.progress(progress.fraction, text=f"{md_escape(name)}: {md_escape(progress.caption())}")
+
+    try:
+        return library().add(data, name, progress=advance)
+    finally:
+        bar.empty()
 
 
 def upload_files() -> None:
@@ -36,7 +51,7 @@ def upload_files() -> None:
             for n, file in enumerate(files, start=1):
                 status.update(label=f"Converting {md_escape(file.name)} ({n}/{len(files)})…")
                 try:
-                    doc = library().add(file.getvalue(), file.name)
+                    doc = add_with_progress(file.getvalue(), file.name)
                 except ChunkLabError as err:
                     results.append((False, str(err)))
                     continue

@@ -75,3 +75,17 @@ def test_corrupt_docx_message_is_not_mixed_with_docling_logs(tmp_path):
     result = run_convert(str(path))
     assert (result.returncode, result.stderr) == (
         2, "error: broken.docx could not be read as DOCX; it may be corrupt.\n")
+
+
+def test_a_long_pdf_shows_its_pages_on_stderr(tmp_path):
+    from corpora.documents import pdf_bytes
+
+    path = tmp_path / "long.pdf"
+    path.write_bytes(pdf_bytes(60))
+    result = run_convert(str(path), "--indent", "0")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pages"] == 60
+    for step in ("Read page 25 of 60", "Read page 60 of 60", "Laid out page 50 of 60",
+                 "Writing the text"):
+        assert step in result.stderr
+    assert run_convert(str(path), "--quiet").stderr == ""

@@ -15,7 +15,7 @@ from core.documents import convert
 from core.documents.limits import MAX_CELLS, MAX_HTML_DEPTH, MAX_PARAGRAPHS
 from core.documents.worker import run_in_worker
 from core.errors import ConversionError
-from core.progress import Cancelled
+from core.progress import Cancelled, Progress, ProgressFn
 from corpora.documents import docx_bytes
 from corpora.hostile import (
     deep_html,
@@ -31,6 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def sleep_then(seconds: float, value: str) -> str:
     """Run in a worker by the tests below."""
     time.sleep(seconds)
+    return value
+
+
+def steps_then(pauses: list[float], value: str, progress: ProgressFn) -> str:
+    """Run in a worker by the tests below: a step of each pause's seconds, each reported."""
+    for step, pause in enumerate(pauses, start=1):
+        time.sleep(pause)
+        progress(Progress(step, len(pauses), f"Read page {step} of {len(pauses)}"))
     return value
 
 
@@ -71,6 +79,20 @@ def test_html_with_implied_end_tags_is_not_deep():
 def test_a_worker_past_its_time_is_killed_with_one_sentence():
     with pytest.raises(ConversionError, match=r"^slow\.docx took longer than 1 s to convert"):
         run_in_worker(sleep_then, 30, "late", filename="slow.docx", timeout=1)
+
+
+def test_the_time_limit_follows_the_work_each_step_under_its_own():
+    run_in_worker(sleep_then, 0, "warm", filename="warm.pdf")  # a worker already started
+    heard: list[Progress] = []
+    started = time.perf_counter()
+    answer = run_in_worker(steps_then, [1.0] * 5, "long", filename="long.pdf", timeout=3,
+                           progress=heard.append, reports=True)
+    assert answer == "long" and time.perf_counter() - started > 4.5  # past one limit in all
+    assert [p.message for p in heard] == [f"Read page {n} of 5" for n in range(1, 6)]
+    with pytest.raises(ConversionError, match=r"^stuck\.pdf took longer than 3 s for one step "
+                       r"of its conversion \(after read page 2 of 3\), the time limit per step"):
+        run_in_worker(steps_then, [0.1, 0.1, 30], "x", filename="stuck.pdf", timeout=3,
+                      reports=True)
 
 
 def test_a_worker_past_its_memory_says_so():

@@ -35,6 +35,7 @@ from core.errors import ChunkLabError, ConversionError
 from core.files import write_atomic
 from core.library.index import LibraryEntry, LibraryIndex
 from core.library.samples import default_entries, sample_files
+from core.progress import ProgressFn
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +63,12 @@ class DocumentLibrary:
             return list(self._index().documents)
 
     # -- documents --------------------------------------------------------------------------
-    def add(self, data: bytes, filename: str, *, sample: bool = False) -> Document:
-        """Convert and store an upload (``sample``: a shipped sample); the same bytes added
-        twice are one document, the user's once they upload it. Raises ConversionError before
-        anything is written when the file cannot be converted."""
+    def add(self, data: bytes, filename: str, *, sample: bool = False,
+            progress: ProgressFn | None = None) -> Document:
+        """Convert and store an upload (``sample``: a shipped sample; ``progress`` hears of a
+        long PDF's pages); the same bytes added twice are one document, the user's once they
+        upload it. Raises ConversionError before anything is written when the file cannot be
+        converted."""
         name = PurePath(filename.replace("\\", "/")).name or filename
         with self._lock:  # already stored: no conversion (pages re-add on every rerun)
             if data and self._index().find(content_id(data)):
@@ -73,7 +76,7 @@ class DocumentLibrary:
                     self._make_own(content_id(data), name)
                 return self.get(content_id(data))
         started = time.perf_counter()
-        doc = convert(data, name)
+        doc = convert(data, name, progress=progress)
         seconds = round(time.perf_counter() - started, 2)
         with self._lock:
             index = self._index()

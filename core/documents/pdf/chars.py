@@ -47,7 +47,7 @@ class CharFacts:
         self.overprinted += other.overprinted
 
 
-@dataclass
+@dataclass(slots=True)
 class Word:
     """A word on a page: its text, box (points, top-left origin) and font facts."""
 

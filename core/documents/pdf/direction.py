@@ -11,6 +11,7 @@ they show (NFKC), after reordering, so a ligature's letters stay in reading orde
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -66,10 +67,15 @@ def shapes_of(letter: str) -> tuple[tuple[str, bool], ...]:
     return ((letter, False), *_FORMS.get(letter, ()))
 
 
+@functools.lru_cache(maxsize=4096)
+def _mark(char: str) -> bool:
+    return unicodedata.category(char) in ("Mn", "Me")
+
+
 def combining(text: str) -> bool:
     """``text`` is only combining marks (Arabic harakat, Hebrew points, accents drawn apart):
     they belong with the letter they sit on, and never start a word."""
-    return bool(text) and all(unicodedata.category(c) in ("Mn", "Me") for c in text)
+    return bool(text) and all(map(_mark, text))
 
 
 def has_right_to_left(text: str) -> bool:

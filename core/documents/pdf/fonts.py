@@ -212,6 +212,14 @@ class GlyphTexts:
                 self._fonts[key] = None
         return self._fonts[key]
 
+    def forget(self, page: int) -> None:
+        """What was read for ``page`` dropped: it is done (a long PDF's memory stays bounded)."""
+        self._codes.pop(page, None)
+        for font in [k for k in self._fonts if k[0] == page]:
+            del self._fonts[font]
+        for glyph in [k for k in self._texts if k[0] == page]:
+            del self._texts[glyph]
+
     def text(self, page: int, font_name: str, code: int) -> str | None:
         """The text of the glyph with ``code`` in the font named ``font_name`` on ``page``."""
         key = (page, font_name, code)

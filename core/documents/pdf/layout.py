@@ -37,11 +37,12 @@ MAX_TRACKING = 0.5  # font sizes: letters set further apart are not one word (a 
 CLOSING = ".,;:!?)]’”"  # punctuation that closes the word before it
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     words: list[Word]
     page: int
     column: str = ""  # the column (path of vertical cuts) the line was read in
+    note: bool = False  # a footnote (:mod:`.notes`)
 
     @property
     def text(self) -> str:
@@ -134,8 +135,7 @@ def _word_space(words: list[Word], tracking: float) -> float:
 
 def _edge(text: str, last: bool) -> str:
     """The letter at the end (or the start) of a word's text, its combining marks passed."""
-    letters = [c for c in (reversed(text) if last else text) if not combining(c)]
-    return letters[0] if letters else " "
+    return next((c for c in (reversed(text) if last else text) if not combining(c)), " ")
 
 
 def rejoin_spaced(words: list[Word]) -> list[Word]:

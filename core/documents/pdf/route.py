@@ -6,7 +6,8 @@
 2. ruled tables taken out of the words (:mod:`.tables`), and tables ruled only across
    (:mod:`.booktabs`);
 3. running headers, footers and page numbers found across pages and taken out (:mod:`.running`);
-4. each page read in column order (:mod:`.layout`), tables in place;
+4. each page read in column order (:mod:`.layout`), tables in place, footnotes marked
+   (:mod:`.notes`);
 5. unruled tables found among the lines (:mod:`.tables`);
 6. lines gathered into headings, paragraphs, list items and written with exact spans
    (:mod:`.writer`, :mod:`.headings`).
@@ -33,12 +34,16 @@ from core.documents.pdf.direction import (
 )
 from core.documents.pdf.fonts import GlyphTexts
 from core.documents.pdf.layout import Line, read_page_lines
+from core.documents.pdf.notes import mark_notes
 from core.documents.pdf.reader import open_document, read_page
 from core.documents.pdf.running import find_running, line_number_gutter
 from core.documents.pdf.tables import TableBlock, ruled_tables, unruled_tables
 from core.documents.pdf.writer import write
 from core.errors import ConversionError
+from core.progress import ProgressFn, Tracker
 
+PAGE_BATCH = 25  # pages read or laid out between two progress reports
+REOPEN_PAGES = 200  # pages read from one opening of the document: its parsed objects freed
 LAYOUT_MODEL_REPO = "docling-project/docling-layout-heron"
 DOCLING_NOTE = "Converted with docling's full PDF pipeline (layout and table-structure models)."
 OFFLINE_NOTE = (
@@ -83,13 +88,37 @@ def _cleaned(words: list[Word], hygiene: Hygiene) -> list[Word]:
     return [w for w in words if w.text.strip()]
 
 
-def _read_pages(data: bytes, filename: str, facts: CharFacts, hygiene: Hygiene
-                ) -> list[_Page]:
-    document = open_document(data, filename)
+class _Steps:
+    """Progress in pages: each page read and each page laid out is a step, reported every
+    :data:`PAGE_BATCH` pages (each report starts a new time limit in the conversion worker),
+    and writing the text is the last."""
+
+    def __init__(self, progress: ProgressFn | None, pages: int) -> None:
+        self.pages = pages
+        self.tracker = Tracker(progress, 2 * pages + 1)
+
+    def page(self, number: int, laid_out: bool) -> None:
+        if number % PAGE_BATCH == 0 or number == self.pages:
+            verb = "Laid out" if laid_out else "Read"
+            self.tracker.step(number + self.pages * laid_out,
+                              f"{verb} page {number:,} of {self.pages:,}")
+
+    def writing(self) -> None:
+        self.tracker.step(2 * self.pages, "Writing the text")
+
+
+def _read_pages(data: bytes, filename: str, facts: CharFacts, hygiene: Hygiene,
+                steps: _Steps) -> list[_Page]:
     glyphs = GlyphTexts(data)
-    pages = []
+    pages: list[_Page] = []
+    document: Any = None
     try:
-        for number in range(1, len(document) + 1):
+        for number in range(1, steps.pages + 1):
+            if (number - 1) % REOPEN_PAGES == 0:
+                # pdfium keeps what it parsed (fonts, images) while the document is open
+                if document is not None:
+                    document.close()
+                document = open_document(data, filename)
             page = document[number - 1]
             try:
                 reading = read_page(page, number)
@@ -106,12 +135,15 @@ def _read_pages(data: bytes, filename: str, facts: CharFacts, hygiene: Hygiene
             tables += framed
             pages.append(_Page(number, reading.width, reading.height, words, tables,
                                line_numbers))
+            glyphs.forget(number)
+            steps.page(number, laid_out=False)
     except ConversionError:
         raise
     except Exception as err:
         raise ConversionError(f"{filename} could not be read as PDF; it may be corrupt.") from err
     finally:
-        document.close()
+        if document is not None:
+            document.close()
     return pages
 
 
@@ -120,10 +152,16 @@ def _table_stand_in(index: int, table: TableBlock, size: float) -> Word:
                 bold=0.0, chars=0, table=index)
 
 
-def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
+def convert_pdf_offline(data: bytes, filename: str, progress: ProgressFn | None = None
+                        ) -> ConvertedText:
+    """The PDF's text, blocks, sections and tables read by the offline route; ``progress``
+    hears of every :data:`PAGE_BATCH` pages read and laid out."""
     facts = CharFacts()
     hygiene = Hygiene()
-    pages = _read_pages(data, filename, facts, hygiene)
+    document = open_document(data, filename)
+    steps = _Steps(progress, len(document))
+    document.close()
+    pages = _read_pages(data, filename, facts, hygiene, steps)
     if not pages:
         raise ConversionError(f"{filename} has no pages.")
     if not any(p.words or p.tables for p in pages) and facts.dropped:
@@ -145,6 +183,8 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         size = statistics.median([w.size for w in page.words]) if page.words else 10.0
         stand_ins = [_table_stand_in(i, t, size) for i, t in enumerate(page.tables)]
         layout = read_page_lines(page.words + stand_ins, page.number)
+        for i in mark_notes(layout.lines):
+            layout.lines[i].note = True
         for line in layout.lines:
             table = next((w.table for w in line.words if w.table is not None), None)
             if table is not None:
@@ -161,6 +201,7 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
                               columns=layout.columns,
                               running=[running_clean.clean(r) for r in removed],
                               line_numbers=page.line_numbers))
+        steps.page(page.number, laid_out=True)
     merged = unruled_tables(items)
     unruled = sum(isinstance(i, TableBlock) for i in merged) - ruled
     words = [w for p in pages for w in p.words]
@@ -172,13 +213,15 @@ def convert_pdf_offline(data: bytes, filename: str) -> ConvertedText:
         right_to_left_lines=sum(isinstance(i, Line) and has_right_to_left(i.text)
                                 for i in items),
         presentation_forms=sum(presentation_forms(w.text) for w in words))
+    steps.writing()
     return write(merged, infos, quality, [OFFLINE_NOTE, *hygiene.notes()])
 
 
-def convert_pdf(data: bytes, filename: str) -> ConvertedText:
+def convert_pdf(data: bytes, filename: str, progress: ProgressFn | None = None
+                ) -> ConvertedText:
     if docling_pdf_models_present():
         try:
             return convert_with_docling(data, filename, "pdf").with_notes([DOCLING_NOTE])
         except ConversionError:
             pass  # the offline route below gives its own, more specific, message
-    return convert_pdf_offline(data, filename)
+    return convert_pdf_offline(data, filename, progress)

@@ -3,12 +3,13 @@
 Lines gather into blocks: a heading (its wrapped lines, and a number alone on the line before
 it), a list item (a bullet and its indented continuation lines), a paragraph (lines close
 together in one column, broken at a wider gap, a first-line indent or a short line that ends a
-sentence), a table. A cover's lines are paragraphs, never headings; each entry of a contents or
-index page is a line of its own. A paragraph cut by a column or page break (its text does not
-end a sentence and the next column goes on in lower case) is one paragraph. Lines join with a
-space, a word hyphenated over a line break is joined again, a dash after a letter or digit
-joins the number on the next line without a space ("737–" "9" is "737–9"), and Chinese and
-Japanese text joins without spaces (Korean with them).
+sentence), a table, a footnote (after the paragraph it interrupts). A cover's lines are
+paragraphs, never headings; each entry of a contents or index page is a line of its own. A
+paragraph cut by a column or page break (its text does not end a sentence and the next column
+goes on in lower case) is one paragraph. Lines join with a space, a word hyphenated over a line
+break is joined again, a dash after a letter or digit joins the number on the next line without
+a space ("737–" "9" is "737–9"), and Chinese and Japanese text joins without spaces (Korean
+with them).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from core.documents.pdf.headings import (
 )
 from core.documents.pdf.layout import Line, spaced_between
 from core.documents.pdf.matter import page_roles
+from core.documents.pdf.notes import opens_note
 from core.documents.pdf.outline import assign_levels
 from core.documents.pdf.tables import TableBlock
 from core.documents.spans import TextBuilder, rows_to_markdown
@@ -109,6 +111,7 @@ class _Gatherer:
         self.margins = margins
         self.spacing = spacing
         self.blocks: list[_Block] = []
+        self.notes: list[Line] = []  # footnotes waiting for the paragraph they interrupt to end
 
     def _last(self) -> _Block | None:
         return self.blocks[-1] if self.blocks else None
@@ -119,9 +122,37 @@ class _Gatherer:
                                                                                 line.size))
 
     def add_table(self, table: TableBlock) -> None:
+        self.flush_notes()
         self.blocks.append(_Block("table", table=table))
 
+    def flush_notes(self, at: int | None = None) -> None:
+        """The waiting footnotes as blocks of their own (one per note mark), at ``at`` (the
+        index of the block that ended their paragraph) or last."""
+        found: list[_Block] = []
+        for line in self.notes:
+            if found and not opens_note(line):
+                found[-1].lines.append(line)
+            else:
+                found.append(_Block("paragraph", [line]))
+        self.notes = []
+        at = len(self.blocks) if at is None else at
+        self.blocks[at:at] = found
+
     def add(self, line: Line) -> None:
+        """The line into the block it continues or a new one; a footnote waits until the
+        paragraph it interrupts has ended."""
+        if line.note:
+            self.notes.append(line)
+            return
+        before, last = len(self.blocks), self._last()
+        self._add(line)
+        if self.notes and (len(self.blocks) != before or self._last() is not last):
+            # a new block began: the notes go before it (where the prefix of a heading was
+            # taken into it, before the heading)
+            self.flush_notes(before if before and self.blocks[before - 1] is last
+                             else before - 1)
+
+    def _add(self, line: Line) -> None:
         last = self._last()
         prev = last.lines[-1] if last and last.lines else None
         role = self.roles.get(line.page)
@@ -308,6 +339,7 @@ def write(items: list[Line | TableBlock], pages: list[PageInfo], quality: PdfQua
             gatherer.add_table(item)
         else:
             gatherer.add(item)
+    gatherer.flush_notes()
     blocks = gatherer.blocks
     for block in blocks:
         if block.kind == "heading" and reads_as_sentence(_heading_text(block)):
