@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bench.quick import add_quick
 
+WHAT = {"pdfium": "pdfium text", "offline": "ours, in process", "app": "ours, as the app"}
 DISTINCT_BYTES = 40 * 2**20  # sources copied anew up to this much; then pages share objects
 
 MEASURE = r"""
@@ -111,6 +112,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="a folder of PDFs to take pages from")
     parser.add_argument("--pages", type=int, nargs="+", default=[400, 2000])
+    parser.add_argument("--what", nargs="+", choices=list(WHAT), default=list(WHAT),
+                        help="which measurements (default: all three)")
     add_quick(parser)
     args = parser.parse_args()
     if args.quick:
@@ -122,8 +125,8 @@ def main() -> None:
             path = Path(tmp) / f"long-{pages}.pdf"
             path.write_bytes(build(args.folder, pages))
             size = path.stat().st_size / 2**20
-            for what, label in [("pdfium", "pdfium text"), ("offline", "ours, in process"),
-                                ("app", "ours, as the app")]:
+            for what in args.what:
+                label = WHAT[what]
                 r = measure(what, path)
                 if "error" in r:
                     print(f"{pages:6} {size:6.1f}  {label:18} {r['error']}")
