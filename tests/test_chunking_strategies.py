@@ -8,8 +8,8 @@ import pytest
 
 from core.chunking import semantic
 from core.chunking.boundaries import sentence_spans
+from core.chunking.grouping import best_split
 from core.chunking.registry import LOCAL_STRATEGIES, build_chunker
-from core.chunking.semantic import best_split
 from core.chunking.stats import chunk_stats
 from core.documents import convert
 from core.documents.model import Block, Document, Section, Table
@@ -176,7 +176,7 @@ def test_semantic_groups_by_topic(monkeypatch) -> None:
     monkeypatch.setattr(semantic, "embed", fake_embed)
     cats = " ".join(["Cats purr cats nap."] * 4)
     cars = " ".join(["Cars honk cars race."] * 4)
-    chunks = texts(doc(f"{cats} {cars}"), "semantic", size=200)
+    chunks = texts(doc(f"{cats} {cars}"), "semantic", size=60)
     assert chunks == [cats, cars]
 
 
@@ -239,7 +239,7 @@ def test_a_semantic_heading_joins_what_it_heads(monkeypatch) -> None:
     text = f"# Harbourline Homeowner Policy\n\n## Cars\n\n{cars}\n\n## Cats\n\n{cats}\n"
     document = convert(text.encode(), "policy.md")
     assert {b.kind for b in document.blocks[:2]} <= {"title", "heading"}
-    chunks = chunk_document(document, "semantic", size=200)
+    chunks = chunk_document(document, "semantic", size=60)
     assert [c.text for c in chunks] == [f"# Harbourline Homeowner Policy\n\n## Cars\n\n{cars}",
                                         f"## Cats\n\n{cats}"]
     # headings and text too long together: the headings stay a unit of their own
