@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from core.chunking.chunk import Chunk
 from core.chunking.registry import build_chunker
 from core.documents.model import Document, Section, Table
+from core.embeddings.port import Embedder
+from tests.fakes import FakeEmbedder
 
 HTML = """<html><head><title>Manual</title></head><body>
 <h1>Product Manual</h1><p>Read this <b>before</b> you start.</p>
@@ -111,9 +113,11 @@ GUIDE_MARKDOWN = (
 )
 
 
-def chunk_document(document: Document, strategy: str, **settings: Any) -> list[Chunk]:
-    """The chunks of ``document`` by a local strategy with keyword settings."""
-    return build_chunker(strategy, **settings).chunk(document)
+def chunk_document(document: Document, strategy: str, embedder: Embedder | None = None,
+                   **settings: Any) -> list[Chunk]:
+    """The chunks of ``document`` by a local strategy with keyword settings; a strategy that
+    embeds (cluster) embeds with ``embedder``, by default the offline bag of words."""
+    return build_chunker(strategy, embedder or FakeEmbedder(), **settings).chunk(document)
 
 
 # Random documents with random tables and sections, for property tests (hypothesis).

@@ -61,7 +61,7 @@ def documents():
 def stand_in_chunker(monkeypatch, tmp_path):
     calls = []
 
-    def fake(document, config, store=None):
+    def fake(document, config, store=None, embedder=None):
         calls.append(config.label)
         return paragraph_chunks(document, config)
 

@@ -11,7 +11,7 @@ from core.chunking.registry import build_chunker
 from core.documents.model import Document, Table
 from core.tokens import count_tokens
 from tests.docfactory import documents
-from tests.fakes import fake_embed
+from tests.fakes import FakeEmbedder, fake_embed
 
 CONFIGS = st.one_of(
     st.builds(lambda s, o, u, t, r: ("recursive", dict(size=s, overlap=min(o, s - 1), unit=u,
@@ -23,6 +23,11 @@ CONFIGS = st.one_of(
               st.booleans()),
     st.builds(lambda s, t: ("semantic", dict(size=s, tables=t)),
               st.integers(1, 60), st.booleans()),
+    st.builds(lambda s, p, u, t, r, m: ("cluster", dict(size=s, piece_size=min(p, s), unit=u,
+                                                        tables=t, respect_sections=r,
+                                                        min_share=m)),
+              st.integers(1, 60), st.integers(1, 20), st.sampled_from(["tokens", "chars"]),
+              st.booleans(), st.booleans(), st.sampled_from([0.0, 0.25, 1.0])),
 )
 
 
@@ -36,7 +41,7 @@ def _offline_embedder(monkeypatch):
 @given(documents(), CONFIGS)
 def test_invariants(doc: Document, config) -> None:
     strategy, options = config
-    chunks = build_chunker(strategy, **options).chunk(doc)
+    chunks = build_chunker(strategy, FakeEmbedder(), **options).chunk(doc)
     text = doc.text
     covered = [False] * len(text)
     for c in chunks:

@@ -122,7 +122,7 @@ CELLS = st.text(st.sampled_from("ab 12.$é"), min_size=0, max_size=30)
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(CELLS, min_size=0, max_size=40), st.booleans(),
        st.sampled_from(["row_groups", "rows"]), st.integers(1, 120),
-       st.sampled_from(["recursive", "fixed", "semantic"]))
+       st.sampled_from(["recursive", "fixed", "semantic", "cluster"]))
 def test_split_tables_keep_every_invariant(cells, caption_after, mode, limit, strategy) -> None:
     doc = table_doc([c.strip() or "-" for c in cells], caption_after)
     chunks = chunk_document(doc, strategy, size=40, overlap=0, table_split=mode,

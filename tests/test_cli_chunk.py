@@ -168,3 +168,16 @@ def test_bad_preset_exits_2_with_one_line(sample: Path, capsys, args, needle) ->
     captured = capsys.readouterr()
     assert needle in captured.err and len(captured.err.strip().splitlines()) == 1
     assert captured.out == ""
+
+
+def test_cluster_strategy(sample: Path) -> None:
+    result = run(str(sample), "--strategy", "cluster", "--size", "120")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    text = convert(sample.read_bytes(), sample.name).text
+    assert all(r["text"] == text[r["start"]:r["end"]] for r in rows)
+    assert {r["strategy"] for r in rows} == {"cluster"}
+    assert [r["chunk_type"] for r in rows].count("table") == 1
+    assert all(r["tokens"] <= 120 for r in rows if r["chunk_type"] == "text")
+    refused = run(str(sample), "--strategy", "cluster", "--overlap", "10")
+    assert refused.returncode == 2 and "do not overlap" in refused.stderr

@@ -49,7 +49,7 @@ def test_a_large_budget_takes_several_whole_chunks(question_set, documents):  # 
 
 
 def test_contextual_prefixes_are_embedded_only_when_asked(question_set, documents, monkeypatch):  # noqa: F811
-    def with_prefix(document, config, store=None):
+    def with_prefix(document, config, store=None, embedder=None):
         note = LLMAnnotations(boundary_type="SEMANTIC_SHIFT", justification="j",
                               context_prefix="This chunk is from the policy.")
         return [c.model_copy(update={"llm": note}) for c in paragraph_chunks(document, config)]

@@ -33,7 +33,7 @@ def one_breaks(monkeypatch):
     """The stand-in chunker, except that the configuration labelled "broken" raises a typed
     error, as a chunk set without the document or an endpoint that is down would."""
 
-    def chunker(document, candidate, store=None):
+    def chunker(document, candidate, store=None, embedder=None):
         if candidate.label == "broken":
             raise ChunkingError("The embedding endpoint refused the connection.")
         return paragraph_chunks(document, candidate)

@@ -380,3 +380,18 @@ def test_split_here_disabled_says_why(data_dir) -> None:
     assert split.disabled and "past chunk 1's end" in split.help
     assert any("past chunk 1's end" in c.value for c in at.caption)
     assert not at.button(key="cmpb_move").disabled
+
+
+def test_cluster_chunking_is_offered_with_its_own_settings(data_dir) -> None:
+    at = run()
+    at.selectbox(key="cmp1:recursive 500/50:strategy").set_value("cluster")
+    run(at)
+    form = "cmp1:recursive 500/50:cluster"
+    assert at.number_input(key=f"{form}:piece_size").value == 50
+    assert at.number_input(key=f"{form}:min_share").value == 0.25
+    assert f"{form}:overlap" not in [n.key for n in at.number_input]  # never overlaps
+    at.number_input(key=f"{form}:size").set_value(150)
+    run(at)
+    table = stats(at)
+    assert list(table) == ["1. fixed 1000 chars", "2. cluster 150"]
+    assert table["2. cluster 150"]["tables kept whole"] == "1 of 1"

@@ -221,3 +221,23 @@ def test_inputs_survive_a_page_switch_and_results_say_what_they_were_computed_fo
         "technical_handbook"}
     again.number_input(key="evaluate_k").set_value(4).run()
     assert "The last results for these inputs" not in texts(again)  # other inputs: none kept
+
+
+def test_a_cluster_configuration_is_made_from_its_settings_form_and_evaluated():
+    at = AppTest.from_file(PAGE, default_timeout=240).run()
+    at.selectbox(key="evaluate_set").set_value("technical_handbook").run()
+    at.toggle(key="eval_custom:settings_open").set_value(True).run()
+    at.selectbox(key="eval_custom:recursive 500/50:strategy").set_value("cluster").run()
+    form = "eval_custom:recursive 500/50:cluster"
+    assert {n.key for n in at.number_input if n.key.startswith(form)} == {
+        f"{form}:{name}" for name in ("size", "piece_size", "bias", "min_share",
+                                      "table_max_tokens")}
+    at.number_input(key=f"{form}:size").set_value(150).run()
+    at.text_input(key="eval_custom_label").set_value("cluster 150")
+    at.button(key="eval_custom_add").click().run()
+    at.multiselect(key="evaluate_configs").set_value(["recursive 500/50", "cluster 150"]).run()
+    at.button(key="evaluate_run").click().run()
+    assert not at.exception, at.exception
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["recursive 500/50", "cluster 150", "Winner"]
+    assert float(frame.loc["Recall", "cluster 150"].lstrip("★ ").split("%")[0]) > 50

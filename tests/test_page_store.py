@@ -190,7 +190,7 @@ def test_presets_saved_elsewhere_and_the_llm_strategy_are_offered(data):
     at.selectbox(key="store:preset").set_value("tiny fixed").run()
     assert at.text_input(key="store_name").placeholder == "tiny fixed"
     strategies = at.selectbox(key="store:tiny fixed:strategy").options
-    assert {"fixed", "recursive", "semantic", "llm"} <= set(strategies)
+    assert {"fixed", "recursive", "semantic", "cluster", "llm"} <= set(strategies)
     at.selectbox(key="store:tiny fixed:strategy").set_value("llm").run()
     assert "No LLM endpoint configured" in texts(at)  # and nothing can be started without one
     assert at.button(key="store_create").disabled
@@ -218,3 +218,16 @@ def test_a_set_with_failed_documents_says_so_and_retries_exactly_them(data):
     info = ChunkStore().info("llm set")
     assert (info.docs, info.failed) == (2, [])
     assert list(at.dataframe[0].value["Documents"]) == ["2"]
+
+
+def test_a_cluster_set_is_made_from_the_settings_form(data):
+    at = run()
+    at.selectbox(key="store:recursive 500/50:strategy").set_value("cluster").run()
+    at.number_input(key="store:recursive 500/50:cluster:size").set_value(150)
+    at.text_input(key="store_name").set_value("clustered")
+    at = click(at, "store_create")
+    assert "Chunk set “clustered”: stored 2 documents" in texts(at)
+    info = ChunkStore().info("clustered")
+    assert (info.strategy, info.settings["size"], info.settings["piece_size"]) == (
+        "cluster", 150, 50)
+    assert all(c.tokens <= 150 for c in ChunkStore().get_chunks("clustered"))

@@ -59,7 +59,8 @@ def test_rank_merged_returns_neighbours_in_document_order():
 
 
 def test_the_evaluation_scores_a_run_as_one_range(monkeypatch, tmp_path):
-    monkeypatch.setattr(runner, "chunks_for", lambda document, candidate, store=None: CHUNKS)
+    monkeypatch.setattr(runner, "chunks_for",
+                        lambda document, candidate, store=None, embedder=None: CHUNKS)
     monkeypatch.setattr(runner, "cache_dir", lambda: tmp_path / "evaluation")
     document = Document(doc_id="bakery", source_name="bakery.txt", format="txt", route="text",
                         text=TEXT)

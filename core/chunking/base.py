@@ -2,7 +2,8 @@
 
 Invariant for every strategy: ``chunk.text == document.text[chunk.start:chunk.end]``; chunks come
 in document order; together they cover every non-whitespace character of the document. A local
-chunker is pure: the same document and configuration give the same chunks, with no network.
+chunker is pure: the same document, configuration and embedder give the same chunks, with no
+network (unless the embedder is an endpoint).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.chunking.chunk import Chunk, ChunkType, LLMAnnotations
 from core.documents.model import Document
+from core.embeddings.port import Embedder
 from core.tokens import DEFAULT_ENCODING, count_tokens
 
 
@@ -89,12 +91,16 @@ class ChunkFactory:
 
 
 class Chunker(ABC):
-    """One local strategy. Validate the configuration in ``__init__``; ``chunk`` must be pure."""
+    """One local strategy. Validate the configuration in ``__init__``; ``chunk`` must be pure.
+
+    ``embedder``: the chunk set's embedder, for a strategy that measures meaning with it
+    (cluster; None: MiniLM); the others never read it."""
 
     strategy: ClassVar[str]
 
-    def __init__(self, config: ChunkerConfig) -> None:
+    def __init__(self, config: ChunkerConfig, embedder: Embedder | None = None) -> None:
         self.config = config
+        self.embedder = embedder
 
     @abstractmethod
     def chunk(self, document: Document) -> list[Chunk]: ...

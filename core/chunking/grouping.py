@@ -41,6 +41,8 @@ Span = tuple[int, int]
 class GroupedConfig(SizedConfig):
     """Settings of the strategies that group units by meaning."""
 
+    overlap: int = Field(0, ge=0, json_schema_extra={"advanced": True},
+                         description="Always 0: chunks grouped by meaning do not overlap")
     bias: float = Field(0.0, ge=-1.0, le=1.0,
                         description="Higher: smaller, tighter chunks; lower: larger ones")
     min_share: float = Field(

@@ -14,9 +14,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from core.chunking.base import Chunker, ChunkerConfig
+from core.chunking.cluster import ClusterChunker, ClusterConfig
 from core.chunking.fixed import FixedChunker, FixedConfig
 from core.chunking.recursive import RecursiveChunker, RecursiveConfig
 from core.chunking.semantic import SemanticChunker, SemanticConfig
+from core.embeddings.port import Embedder
 from core.errors import ChunkingError
 
 BOUNDS = {"ge": "at least", "le": "at most", "gt": "more than", "lt": "less than"}
@@ -29,9 +31,11 @@ class LocalStrategy:
     chunker: type[Chunker]
     summary: str
     needs_llm: bool = False
+    # chunks by the set's embedder: the same settings under two embedders are two chunkings
+    embeds: bool = False
 
-    def build(self, settings: Mapping[str, Any]) -> Chunker:
-        return self.chunker(make_config(self.name, self.config, settings))
+    def build(self, settings: Mapping[str, Any], embedder: Embedder | None = None) -> Chunker:
+        return self.chunker(make_config(self.name, self.config, settings), embedder)
 
 
 LOCAL_STRATEGIES: dict[str, LocalStrategy] = {
@@ -43,6 +47,9 @@ LOCAL_STRATEGIES: dict[str, LocalStrategy] = {
                       "Split on paragraphs, then lines, sentences and words, up to a size."),
         LocalStrategy("semantic", SemanticConfig, SemanticChunker,
                       "Group sentences whose meaning holds together, up to a size."),
+        LocalStrategy("cluster", ClusterConfig, ClusterChunker,
+                      "Group small pieces by the set's embedder, the most alike together, up "
+                      "to a size.", embeds=True),
     )
 }
 
@@ -79,6 +86,7 @@ def local_strategy(name: str) -> LocalStrategy:
     return LOCAL_STRATEGIES[name]
 
 
-def build_chunker(strategy: str, **settings: Any) -> Chunker:
-    """A local chunker for ``strategy`` with ``settings``; ChunkingError names what is wrong."""
-    return local_strategy(strategy).build(settings)
+def build_chunker(strategy: str, embedder: Embedder | None = None, **settings: Any) -> Chunker:
+    """A local chunker for ``strategy`` with ``settings`` (``embedder``: the set's, for a
+    strategy that embeds); ChunkingError names what is wrong."""
+    return local_strategy(strategy).build(settings, embedder)

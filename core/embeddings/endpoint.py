@@ -40,6 +40,11 @@ class EndpointEmbedder:
         self._sleep = sleep
         self._cache = cache_for(self.ref.namespace, self.ref.cache_stem)
 
+    def __reduce__(self) -> tuple[type[EndpointEmbedder], tuple[EmbeddingSettings]]:
+        """Pickled as its settings (a chunk task carries it to a Ray worker, which embeds
+        with its own cache)."""
+        return EndpointEmbedder, (self.settings,)
+
     @property
     def parallel_texts(self) -> int:
         """Texts one call should carry to keep every allowed request busy."""

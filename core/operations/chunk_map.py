@@ -130,16 +130,18 @@ def evaluation_map(result: CandidateResult, documents: Mapping[str, Document],
     """The map of an evaluated configuration's chunks over the question set's documents, with
     the vectors its evaluation ranked by (its embedder's, found in its vector cache or embedded
     again; ``embedding``: the session's endpoint settings)."""
+    ref = result.candidate.embedder
+    embedder = resolve(ref, embedding)
     spans = result.chunk_spans
     if spans is None:
         spans = {cid: [ChunkSpan.of(c) for c in as_embedded(
-                    chunks_for(documents[cid], result.candidate, store), result.candidate)]
+                    chunks_for(documents[cid], result.candidate, store, embedder),
+                    result.candidate)]
                  for cid in result.chunk_counts}
     chunks = [span for cid in sorted(spans) for span in spans[cid]]
     texts = [span.embedded_text(documents[cid].text) for cid in sorted(spans)
              for span in spans[cid]]
-    ref = result.candidate.embedder
-    vectors = resolve(ref, embedding).embed(texts)
+    vectors = embedder.embed(texts)
     return build_map(chunks, vectors, {d.doc_id: d.source_name for d in documents.values()},
                      ref)
 

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
-from core.operations.strategies import chunk
+from core.embeddings.port import Embedder
+from core.operations.strategies import RunOptions, chunk
 from core.store import ChunkStore
 
 _CHUNK_MEMO_SIZE = 256  # documents × configurations: a tune's trials share chunkings
@@ -42,9 +43,10 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def chunks_for(document: Document, chunking: Chunking,
-               store: ChunkStore | None = None) -> list[Chunk]:
-    """The chunks of ``document`` under ``chunking``, memoised by document text and key."""
+def chunks_for(document: Document, chunking: Chunking, store: ChunkStore | None = None,
+               embedder: Embedder | None = None) -> list[Chunk]:
+    """The chunks of ``document`` under ``chunking``, memoised by document text and key;
+    ``embedder``: the configuration's, for a strategy that embeds (its key names it)."""
     memo_key = (text_hash(document.text), chunking.chunking_key())
     if memo_key in _chunk_memo:
         _chunk_memo.move_to_end(memo_key)
@@ -52,7 +54,8 @@ def chunks_for(document: Document, chunking: Chunking,
     if chunking.chunk_set:
         chunks = (store or ChunkStore()).get_chunks(chunking.chunk_set, doc_id=document.doc_id)
     else:
-        chunks = chunk(document, chunking.strategy, chunking.settings)
+        chunks = chunk(document, chunking.strategy, chunking.settings,
+                       RunOptions(embedder=embedder))
     _chunk_memo[memo_key] = chunks
     if len(_chunk_memo) > _CHUNK_MEMO_SIZE:
         _chunk_memo.popitem(last=False)

@@ -205,9 +205,10 @@ def ingest(
 
     ``options`` bring progress (per document) and cancellation, and for the LLM strategy the
     connection and the prompt library. Cancelling stops before the next document: what is
-    stored stays stored. ``embedder`` (default MiniLM) embeds a new set; an existing set keeps
-    its own. Any other failure undoes the run (see the module's docstring). ``workers``
-    (default: Ray's when ``RAY_ADDRESS`` is set, else this process) convert and chunk.
+    stored stays stored. ``embedder`` (default MiniLM) embeds a new set, and chunks it when the
+    strategy embeds (cluster); an existing set keeps its own. Any other failure undoes the run
+    (see the module's docstring). ``workers`` (default: Ray's when ``RAY_ADDRESS`` is set, else
+    this process) convert and chunk.
     """
     if batch_size < 1:
         raise StoreError("The batch size must be at least 1 document.")
@@ -244,6 +245,7 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
     tracker = Tracker(options.progress, total, options.cancel, what="Ingest")
     local = isinstance(workers, LocalWorkers)  # a cluster's tasks cannot share an Event
     task = ChunkTask(strategy, settings, RunOptions(llm=options.llm, library=options.library,
+                                                    embedder=embedder,
                                                     cancel=options.cancel if local else None))
 
     def report(done: float, message: str) -> None:

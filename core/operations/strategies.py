@@ -17,6 +17,7 @@ from core.chunking.chunk import Chunk
 from core.chunking.edits import EDITED, EditedConfig, apply_edits
 from core.chunking.registry import LOCAL_STRATEGIES, LocalStrategy, make_config
 from core.documents.model import Document
+from core.embeddings.port import Embedder
 from core.errors import ChunkingError
 from core.llm.pipeline import LLMConfig
 from core.llm.run import LLMRun
@@ -60,6 +61,15 @@ def uses_llm(name: str, settings: Mapping[str, Any]) -> bool:
     return name in STRATEGIES and STRATEGIES[name].needs_llm
 
 
+def embeds(name: str, settings: Mapping[str, Any]) -> bool:
+    """Whether this configuration's chunks depend on the embedder (hand edits of a cluster
+    chunking do)."""
+    if name == EDITED:
+        return embeds(str(settings.get("base", "")), settings.get("base_settings") or {})
+    chosen = STRATEGIES.get(name)
+    return isinstance(chosen, LocalStrategy) and chosen.embeds
+
+
 def strategy_label(name: str, settings: Mapping[str, Any]) -> str:
     """A short label of a strategy and its size: "recursive 300/30", "fixed 800 chars"."""
     size = settings.get("size")
@@ -87,9 +97,11 @@ class RunOptions:
     """What running a strategy may need besides the document and its settings: for the LLM
     strategy the connection (default: the saved settings), the prompt library, where its
     warnings go (repairs of tolerant parsing, annotations missing) and where retried requests
-    are told; progress and cancellation for every long run."""
+    are told; for a strategy that embeds, the set's embedder (default MiniLM); progress and
+    cancellation for every long run."""
 
     llm: LLMSettings | None = None
+    embedder: Embedder | None = None
     library: PromptLibrary | None = None
     progress: ProgressFn | None = None
     cancel: threading.Event | None = None
@@ -127,7 +139,7 @@ def chunking(document: Document, strategy_name: str, settings: Mapping[str, Any]
     runs with ``options`` (and raises the error of a failed structure or boundary phase)."""
     chosen = strategy(strategy_name)
     if isinstance(chosen, LocalStrategy):
-        return Chunking(chosen.build(settings).chunk(document))
+        return Chunking(chosen.build(settings, options.embedder).chunk(document))
     if isinstance(chosen, EditedStrategy):
         config = validated_config(strategy_name, settings)
         assert isinstance(config, EditedConfig)

@@ -10,6 +10,7 @@ from typing import Any
 
 from core.embeddings import BUILTIN, EmbedderRef
 from core.errors import ChunkLabError
+from core.operations.strategies import embeds
 from core.retrieval.packs import MERGE_DEPTH_FACTOR
 from core.retrieval.ranking import MERGED_FUSION_K, RankMode
 from core.retrieval.rerank import RerankRef
@@ -82,10 +83,12 @@ class Candidate:
     own_embedder: bool = False
 
     def chunking_key(self) -> str:
-        """What decides the chunks (not how they are embedded)."""
+        """What decides the chunks (the embedder only for a strategy that embeds)."""
         if self.chunk_set:
             return json.dumps({"chunk_set": self.chunk_set})
-        return json.dumps({"strategy": self.strategy, "settings": self.settings}, sort_keys=True)
+        own = {"embedder": self.embedder.key()} if embeds(self.strategy, self.settings) else {}
+        return json.dumps({"strategy": self.strategy, "settings": self.settings, **own},
+                          sort_keys=True)
 
     def key(self) -> str:
         own: dict[str, Any] = {"ranking": self.ranking} if self.ranking else {}

@@ -37,6 +37,7 @@ from core.operations.evaluation.results import (
     Evaluation,
 )
 from core.operations.evaluation.scoring import Step, score_candidate
+from core.operations.strategies import embeds
 from core.progress import Cancelled, ProgressFn, Tracker
 from core.retrieval.ranking import RANK_MODES, RankMode
 from core.retrieval.rerank import RerankSettings, resolve_reranker
@@ -125,9 +126,11 @@ class _Shared:
         retrieval = candidate.retrieves_with(self.retrieval)
         retrieval.check_merging(candidate.merge_adjacent)
         started = time.perf_counter()
+        chunker_embedder = (self.embedder(candidate)
+                            if embeds(candidate.strategy, candidate.settings) else None)
         chunks = {cid: as_embedded(items, candidate) for cid, items in
                   _chunk_corpora(self.questions, self.documents, candidate, step,
-                                 self.store).items()}
+                                 self.store, chunker_embedder).items()}
         key = result_key(self.questions, self.documents, self.ranking, retrieval,
                          candidate.key(), chunks)
         cache_path = cache_dir() / f"{key}.json"
@@ -198,13 +201,13 @@ def integrity_counts(documents: dict[str, Document],
 
 def _chunk_corpora(
     questions: list[Question], documents: dict[str, Document], candidate: Candidate,
-    step: Step, store: ChunkStore | None,
+    step: Step, store: ChunkStore | None, embedder: Embedder | None,
 ) -> dict[str, list[Chunk]]:
     corpus_ids = sorted({q.corpus_id for q in questions})
     chunks: dict[str, list[Chunk]] = {}
     for n, corpus_id in enumerate(corpus_ids):
         step(0.2 * n / len(corpus_ids), f"chunking {corpus_id}")
-        chunks[corpus_id] = chunks_for(documents[corpus_id], candidate, store)
+        chunks[corpus_id] = chunks_for(documents[corpus_id], candidate, store, embedder)
         if not chunks[corpus_id] and candidate.chunk_set:
             raise EvaluationError(
                 f"The chunk set “{candidate.chunk_set}” holds no chunk of {corpus_id}: add "
