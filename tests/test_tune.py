@@ -45,6 +45,7 @@ from core.operations.tune_space import (
     PRESET,
     TrialPlan,
     baseline_points,
+    complete,
     draw,
     embedders_by_label,
     plan_for,
@@ -394,3 +395,15 @@ def test_cli_tune_refuses_bad_input_in_one_line(capsys, argv, message):
         assert code == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cluster_chunking_is_a_strategy_tune_tries():
+    presets = dict(BUILTIN_PRESETS)
+    space = search_space(presets)
+    assert "cluster" in next(d.choices for d in space if d.name == "strategy")
+    point = complete(space, {"strategy": "cluster", "size": 200, "tables": "whole",
+                             "ranking": "hybrid", "retrieve": "top-k", "k": 5})
+    plan = plan_for(point, space, presets)
+    assert (plan.candidate.strategy, plan.candidate.settings) == (
+        "cluster", {"size": 200, "tables": True})
+    assert plan.candidate.label == "cluster 200, hybrid, top-5"

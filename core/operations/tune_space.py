@@ -47,7 +47,7 @@ AUTOCUTS = (AUTOCUT_K, 20)  # the caps: the most autocut keeps
 FLOORS = (0, 1, 2, 3)  # the fewest autocut keeps
 CHARS_PER_TOKEN = 4
 CUT = ("fixed", "recursive")  # strategies with an overlap and a unit
-SIZED = (*CUT, "semantic")
+SIZED = (*CUT, "semantic", "cluster")
 # The presets a tune starts from: the default, and the best of the built-ins on the benchmark
 # corpus (bench_retrieval_quality); the others are in reach through the preset dimension.
 BASELINES = ("recursive 500/50", SMALL_TO_BIG)
@@ -122,7 +122,7 @@ def search_space(presets: Mapping[str, Preset], cap: int | None = None,
 
     budgets = tuple(b for b in BUDGETS if cap is None or b <= cap) or (cap or BUDGETS[0],)
     return (
-        Dimension("strategy", ("recursive", "fixed", "semantic",
+        Dimension("strategy", ("recursive", "fixed", "semantic", "cluster",
                                *((PRESET,) if presets else ())), "chunking"),
         Dimension("preset", tuple(presets), "chunking", lambda p: p["strategy"] == PRESET),
         Dimension("size", SIZES, "chunking", lambda p: p["strategy"] in SIZED),
@@ -183,7 +183,7 @@ def complete(space: tuple[Dimension, ...], values: Point) -> dict[str, Any]:
 
 
 def chunking_settings(point: Point) -> dict[str, Any]:
-    """The settings of a fixed, recursive or semantic chunking the point draws."""
+    """The settings of a fixed, recursive, semantic or cluster chunking the point draws."""
     scale = CHARS_PER_TOKEN if point.get("unit") == "chars" else 1
     size = int(point["size"]) * scale
     settings: dict[str, Any] = {"size": size}
