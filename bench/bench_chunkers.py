@@ -7,11 +7,19 @@ clock and by CPU time (the process's, every thread: steadier when other processe
 cores), and the load average. From the repository root:
 
     .venv/bin/python -m bench.bench_chunkers [--mb 5] [--repeat 5] [--cli]
+    .venv/bin/python -m bench.bench_chunkers --grouped [--docs FOLDER] [--repeat 2]
 
 Our token counts are tiktoken's exactly, computed by :mod:`core.tokens` (tokie wherever it
 agrees with tiktoken); two reference rows show what that costs: "exact encode (core.tokens)",
 the encoding our chunker starts from, and Chonkie given the same tokie tokenizer (its own
 default backend; its counts then follow tokie where tokie and tiktoken differ).
+
+``--grouped`` measures instead the strategies that chunk by meaning, on realistic text (every
+sample document, or the documents of ``--docs FOLDER``, converted): semantic (400 tokens,
+sentences by MiniLM) beside cluster (200 tokens, pieces of 50 by the set's embedder, here
+MiniLM), each cold (no vector cached: every unit embedded) and warm (a re-chunk at another size,
+every vector cached), best of ``--repeat``; with the chunks and median tokens of each and of
+recursive 500/50, whose median semantic's floor keeps within reach.
 
 ``--cli`` measures instead what a user meets: ``python -m core chunk BIG.txt --strategy
 recursive`` (a new process: imports, encoder load, conversion, chunking, JSON lines out) against
@@ -36,6 +44,7 @@ import argparse
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,6 +57,8 @@ from core.chunking.recursive import DEFAULT_SEPARATORS
 from core.chunking.registry import build_chunker
 from core.documents import convert
 from core.documents.model import Document
+from core.embeddings import BUILTIN, embed
+from core.embeddings.cache import cache_for, embedded_texts
 from core.tokens import count_tokens, encode_array, get_encoding
 from core.tokens.fast import fast_encoder
 
@@ -249,6 +260,73 @@ def _time_runs(big: Path, tiny: Path, repeat: int
     return wall, cpu
 
 
+GROUPED = {"recursive": {"size": 500, "overlap": 50}, "semantic": {"size": 400},
+           "cluster": {"size": 200}}
+RE_CHUNK = {"semantic": 300, "cluster": 300}  # the warm run's size
+
+
+def _cold(folder: Path) -> None:
+    """No vector cached: a new data folder, and MiniLM's memory part emptied."""
+    os.environ["CHUNKLAB_DATA_DIR"] = tempfile.mkdtemp(dir=folder)
+    cache_for(BUILTIN.namespace, BUILTIN.cache_stem).memory.clear()
+
+
+def _timed(run: Callable[[], object]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (the process's, every thread) of ``run()``."""
+    cpu, start = time.process_time(), time.perf_counter()
+    run()
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def grouped_report(documents: list[Document], repeat: int) -> None:
+    """Semantic against cluster chunking on the same documents, cold and warm."""
+    print(f"\n== chunking by meaning, {len(documents)} documents, "
+          f"{sum(len(d.text) for d in documents):,} characters, best of {repeat} ==")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; chunks/median "
+          "tokens; seconds (wall clock/CPU) cold (every unit embedded) and warm (a re-chunk at "
+          "300 tokens, every vector cached); units: texts embedded")
+    head = f"{'document':30} {'recursive':>9}"
+    for name in RE_CHUNK:
+        head += f" | {name:>9} {'cold s':>11} {'warm s':>11} {'units':>5}"
+    print(head)
+    totals = {name: [0.0] * 5 for name in RE_CHUNK}
+    embed(["the model loads before the clock starts"], use_cache=False)
+    with tempfile.TemporaryDirectory(prefix="chunklab-grouped-") as folder:
+        for document in documents:
+            row = f"{document.source_name[:30]:30}"
+            for name, settings in GROUPED.items():
+                chunker = build_chunker(name, **settings)
+                chunks = chunker.chunk(document)
+                text = [c.tokens for c in chunks if c.chunk_type == "text"] or [0]
+                sizes = f"{len(chunks)}/{statistics.median(text):g}"
+                if name not in RE_CHUNK:
+                    row += f" {sizes:>9}"
+                    continue
+                again = build_chunker(name, **{**settings, "size": RE_CHUNK[name]})
+                best = [float("inf")] * 4
+                units = 0
+                for _ in range(repeat):
+                    _cold(Path(folder))
+                    before = embedded_texts()
+                    cold = _timed(lambda: chunker.chunk(document))  # noqa: B023
+                    units = embedded_texts() - before
+                    warm = _timed(lambda: again.chunk(document))  # noqa: B023
+                    best = [min(b, t) for b, t in zip(best, (*cold, *warm), strict=True)]
+                row += (f" | {sizes:>9} {best[0]:5.2f}/{best[1]:5.2f} {best[2]:5.2f}/"
+                        f"{best[3]:5.2f} {units:5d}")
+                totals[name] = [t + x for t, x in zip(totals[name], (*best, units),
+                                                       strict=True)]
+            print(row, flush=True)
+    row = f"{'total':30} {'':>9}"
+    for t in totals.values():
+        row += f" | {'':>9} {t[0]:5.1f}/{t[1]:5.1f} {t[2]:5.2f}/{t[3]:5.2f} {int(t[4]):5d}"
+    print(row)
+    semantic, cluster = totals["semantic"], totals["cluster"]
+    print(f"cluster ÷ semantic, by wall clock / CPU time: cold {cluster[0] / semantic[0]:.2f}/"
+          f"{cluster[1] / semantic[1]:.2f}, warm {cluster[2] / semantic[2]:.2f}/"
+          f"{cluster[3] / semantic[3]:.2f}; texts embedded {cluster[4] / semantic[4]:.2f}")
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -260,15 +338,26 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cli", action="store_true",
                         help="the CLI against a cold encode, net of a tiny file (--mb: its size)")
+    parser.add_argument("--grouped", action="store_true",
+                        help="semantic against cluster chunking, cold and warm")
+    parser.add_argument("--docs", type=Path, default=ROOT / "sample_docs",
+                        help="with --grouped: the folder of documents (default the samples)")
     add_quick(parser)
     args = parser.parse_args()
     if args.quick:
         args.mb, args.repeat = 0.02, 1
     os.environ.setdefault("CHUNKLAB_DATA_DIR", tempfile.mkdtemp(prefix="chunklab-bench-"))
-    samples = sorted(p for p in (ROOT / "sample_docs").iterdir()
-                     if p.is_file() and p.suffix not in {".py", ".csv"})
-    texts = [convert(p.read_bytes(), p.name).text for p in samples]
+    folder = args.docs if args.grouped else ROOT / "sample_docs"
+    samples = sorted(p for p in folder.iterdir() if p.is_file()
+                     and p.suffix not in {".py", ".csv"} and p.name != "README.md")
+    documents = [convert(p.read_bytes(), p.name) for p in samples]
+    texts = [d.text for d in documents]
     print(f"cores: {os.cpu_count()}; samples: {', '.join(p.name for p in samples)}")
+    if args.grouped or args.quick:  # a quick run checks it on the shortest document
+        grouped_report([min(documents, key=lambda d: len(d.text))] if args.quick
+                       else documents, args.repeat)
+    if args.grouped:
+        return
     if args.cli:
         cli_report(texts, args.mb, args.repeat)
         return
