@@ -19,7 +19,7 @@ sample document, or the documents of ``--docs FOLDER``, converted): semantic (40
 sentences by MiniLM) beside cluster (200 tokens, pieces of 50 by the set's embedder, here
 MiniLM), each cold (no vector cached: every unit embedded) and warm (a re-chunk at another size,
 every vector cached), best of ``--repeat``; with the chunks and median tokens of each and of
-recursive 500/50, whose median semantic's floor keeps within reach.
+recursive 500/50 and of semantic without its floor (``min_share=0``, as before it had one).
 
 ``--cli`` measures instead what a user meets: ``python -m core chunk BIG.txt --strategy
 recursive`` (a new process: imports, encoder load, conversion, chunking, JSON lines out) against
@@ -260,8 +260,10 @@ def _time_runs(big: Path, tiny: Path, repeat: int
     return wall, cpu
 
 
-GROUPED = {"recursive": {"size": 500, "overlap": 50}, "semantic": {"size": 400},
-           "cluster": {"size": 200}}
+# (column, strategy, settings): the first two for their chunk sizes only
+GROUPED = [("recursive", "recursive", {"size": 500, "overlap": 50}),
+           ("no floor", "semantic", {"size": 400, "min_share": 0.0}),
+           ("semantic", "semantic", {"size": 400}), ("cluster", "cluster", {"size": 200})]
 RE_CHUNK = {"semantic": 300, "cluster": 300}  # the warm run's size
 
 
@@ -285,24 +287,27 @@ def grouped_report(documents: list[Document], repeat: int) -> None:
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; chunks/median "
           "tokens; seconds (wall clock/CPU) cold (every unit embedded) and warm (a re-chunk at "
           "300 tokens, every vector cached); units: texts embedded")
-    head = f"{'document':30} {'recursive':>9}"
+    head = f"{'document':30} {'recursive':>9} {'no floor':>9}"
     for name in RE_CHUNK:
         head += f" | {name:>9} {'cold s':>11} {'warm s':>11} {'units':>5}"
     print(head)
     totals = {name: [0.0] * 5 for name in RE_CHUNK}
+    ratios: list[tuple[float, str]] = []  # recursive's median ÷ semantic's, per document
     embed(["the model loads before the clock starts"], use_cache=False)
     with tempfile.TemporaryDirectory(prefix="chunklab-grouped-") as folder:
         for document in documents:
             row = f"{document.source_name[:30]:30}"
-            for name, settings in GROUPED.items():
-                chunker = build_chunker(name, **settings)
+            medians: dict[str, float] = {}
+            for name, strategy, settings in GROUPED:
+                chunker = build_chunker(strategy, **settings)
                 chunks = chunker.chunk(document)
-                text = [c.tokens for c in chunks if c.chunk_type == "text"] or [0]
-                sizes = f"{len(chunks)}/{statistics.median(text):g}"
+                medians[name] = statistics.median(
+                    [c.tokens for c in chunks if c.chunk_type == "text"] or [0])
+                sizes = f"{len(chunks)}/{medians[name]:g}"
                 if name not in RE_CHUNK:
                     row += f" {sizes:>9}"
                     continue
-                again = build_chunker(name, **{**settings, "size": RE_CHUNK[name]})
+                again = build_chunker(strategy, **{**settings, "size": RE_CHUNK[name]})
                 best = [float("inf")] * 4
                 units = 0
                 for _ in range(repeat):
@@ -316,8 +321,10 @@ def grouped_report(documents: list[Document], repeat: int) -> None:
                         f"{best[3]:5.2f} {units:5d}")
                 totals[name] = [t + x for t, x in zip(totals[name], (*best, units),
                                                        strict=True)]
+            if medians["semantic"]:
+                ratios.append((medians["recursive"] / medians["semantic"], document.source_name))
             print(row, flush=True)
-    row = f"{'total':30} {'':>9}"
+    row = f"{'total':30} {'':>9} {'':>9}"
     for t in totals.values():
         row += f" | {'':>9} {t[0]:5.1f}/{t[1]:5.1f} {t[2]:5.2f}/{t[3]:5.2f} {int(t[4]):5d}"
     print(row)
@@ -325,6 +332,8 @@ def grouped_report(documents: list[Document], repeat: int) -> None:
     print(f"cluster ÷ semantic, by wall clock / CPU time: cold {cluster[0] / semantic[0]:.2f}/"
           f"{cluster[1] / semantic[1]:.2f}, warm {cluster[2] / semantic[2]:.2f}/"
           f"{cluster[3] / semantic[3]:.2f}; texts embedded {cluster[4] / semantic[4]:.2f}")
+    worst, name = max(ratios, default=(0.0, "-"))
+    print(f"recursive's median chunk ÷ semantic's: at most {worst:.2f} ({name})")
 
 
 def _children_cpu() -> float:
