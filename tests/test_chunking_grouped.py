@@ -89,7 +89,9 @@ def test_cluster_groups_pieces_by_topic() -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_a_cluster_heading_stays_with_its_text(seed: int) -> None:
     document = handbook(seed)
-    chunks = chunk_document(document, "cluster", size=150, piece_size=30)
+    embedder = FakeEmbedder()
+    chunks = chunk_document(document, "cluster", embedder, size=150, piece_size=30)
+    assert all(piece.strip("# \n") for piece in embedder.texts)  # no piece of marks alone
     for title in TOPICS:
         [holder] = [c for c in chunks if f"## {title}" in c.text]
         assert holder.text.split(f"## {title}\n\n")[1]  # its text follows it

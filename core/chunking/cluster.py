@@ -16,6 +16,8 @@ embedder's cache (:mod:`core.embeddings.cache`) and embeds nothing new.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 from pydantic import Field
 
@@ -44,21 +46,30 @@ class ClusterChunker(GroupedChunker):
                  for span in self._pieces(index, lo, hi)]
         return self.join_headings(index, spans)
 
+    @cached_property
+    def _words(self) -> RecursiveChunker:
+        """What cuts a sentence longer than a piece: recursive splitting (at words, as a last
+        resort)."""
+        return RecursiveChunker(RecursiveConfig(
+            size=min(self.config.piece_size, self.config.size), overlap=0,
+            unit=self.config.unit, encoding=self.config.encoding))
+
     def _pieces(self, index: TokenIndex, start: int, end: int) -> list[Span]:
         """Runs of whole sentences of one paragraph, each of at most the piece size; a longer
-        sentence cut by recursive splitting (at words, as a last resort)."""
+        sentence in parts of its own."""
         text, limit = index.text, min(self.config.piece_size, self.config.size)
-        words = RecursiveChunker(RecursiveConfig(size=limit, overlap=0, unit=self.config.unit,
-                                                 encoding=self.config.encoding))
         out: list[Span] = []
+        run = False  # whether the last piece is a run the next sentence may join
         for a, b in sentence_spans(text, start, end):
             if self.measure(index, a, b) > limit:
-                out += [(x, y) for x, y, _ in words.split(index, a, b)]
-            elif (out and out[-1][1] > start and "\n\n" not in text[out[-1][1]:a]
+                out += [(x, y) for x, y, _ in self._words.split(index, a, b)]
+                run = False
+            elif (run and "\n\n" not in text[out[-1][1]:a]
                   and self.measure(index, out[-1][0], b) <= limit):
                 out[-1] = (out[-1][0], b)
             else:
                 out.append((a, b))
+                run = True
         return out
 
     def vectors(self, texts: list[str]) -> np.ndarray:

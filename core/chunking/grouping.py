@@ -136,8 +136,8 @@ class GroupedChunker(SegmentChunker):
         hi = bisect.bisect_left(self._headings, (end, -1))
         out = []
         for a, _ in self._headings[lo:hi]:
-            line = text.rfind("\n", start, a) + 1
-            if line > 0 and not text[line:a].strip("# \t"):
+            line = max(start, text.rfind("\n", start, a) + 1)
+            if not text[line:a].strip("# \t"):
                 a = line
             if a > start:
                 out.append(a)
