@@ -10,13 +10,13 @@ import streamlit as st
 
 from core.errors import ChunkLabError
 from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, Retrieval
-from core.operations.evaluation_report import results_csv
-from core.operations.evaluation_runs import last_runs
-from core.operations.evaluation_stats import with_prefix_twins
-from core.operations.evaluation_sweep import evaluate_each
+from core.operations.evaluation.confidence import with_prefix_twins
+from core.operations.evaluation.history import last_runs
+from core.operations.evaluation.report import results_csv
+from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
+from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
 from core.operations.question_sets import LoadedSet
-from core.operations.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
 from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (

@@ -12,8 +12,8 @@ from core.chunking.chunk import LLMAnnotations
 from core.embeddings import port
 from core.operations.evaluation import Candidate, EvaluationError, evaluate
 from core.operations.evaluation import run as runner
-from core.operations.evaluation_runs import history_csv, history_json, record_run, run_history
-from core.operations.evaluation_stats import compare, intervals, outcome_rows, verdict
+from core.operations.evaluation.confidence import compare, intervals, outcome_rows, verdict
+from core.operations.evaluation.history import history_csv, history_json, record_run, run_history
 from core.tokens import count_tokens
 from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
     POLICY,

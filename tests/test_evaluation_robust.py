@@ -12,8 +12,8 @@ from core.cli import main
 from core.errors import ChunkingError
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.evaluation import run as runner
-from core.operations.evaluation_report import results_csv
-from core.operations.evaluation_runs import history_csv, record_run, run_history
+from core.operations.evaluation.history import history_csv, record_run, run_history
+from core.operations.evaluation.report import results_csv
 from core.operations.presets import SMALL_TO_BIG
 from core.tokens import count_tokens
 from tests.evaluation_helpers import (  # noqa: F401  (fixtures)

@@ -10,7 +10,7 @@ import pytest
 
 from core.evaluation.questions import QuestionSet
 from core.operations.evaluation import Candidate, EvaluationError, Retrieval, evaluate
-from core.operations.evaluation_report import results_csv
+from core.operations.evaluation.report import results_csv
 from core.progress import Cancelled
 from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
     MANUAL,
@@ -126,8 +126,8 @@ def test_small_to_big_with_a_budget_of_its_own_fails_alone(question_set, documen
 
 def test_each_way_of_retrieving_is_evaluated_and_kept_with_one_progress(
         question_set, documents, tmp_path, monkeypatch):  # noqa: F811
-    from core.operations.evaluation_runs import run_history
-    from core.operations.evaluation_sweep import evaluate_each
+    from core.operations.evaluation.history import run_history
+    from core.operations.evaluation.sweep import evaluate_each
 
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
     seen = []

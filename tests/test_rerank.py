@@ -12,9 +12,9 @@ from core.cli import main
 from core.errors import RerankError
 from core.operations.answers import AssemblyOptions, assemble
 from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation.stacks import expand
 from core.operations.ingest import ingest, sources_from_paths
 from core.operations.question_sets import load_from_folder
-from core.operations.stacks import expand
 from core.retrieval.rerank import Reranker, rerank_hits
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore

@@ -22,9 +22,7 @@ from core.operations.evaluation import (
     Evaluation,
     QuestionResult,
 )
-from core.operations.evaluation_report import TABLE_GAIN_TARGET, metrics_table, table_verdict
-from core.operations.evaluation_runs import RunRecord, history_csv, history_json, run_history
-from core.operations.evaluation_stats import (
+from core.operations.evaluation.confidence import (
     ContextualDelta,
     compare,
     contextual_deltas,
@@ -34,6 +32,8 @@ from core.operations.evaluation_stats import (
     outcome_rows,
     verdict,
 )
+from core.operations.evaluation.history import RunRecord, history_csv, history_json, run_history
+from core.operations.evaluation.report import TABLE_GAIN_TARGET, metrics_table, table_verdict
 from ui.chunk_map import show_map
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape, palette

@@ -55,7 +55,7 @@ from core.operations.evaluation import (
     EvaluationError,
     Retrieval,
 )
-from core.operations.evaluation_stats import (
+from core.operations.evaluation.confidence import (
     ContextualDelta,
     compare,
     contextual_deltas,
@@ -63,10 +63,10 @@ from core.operations.evaluation_stats import (
     verdict,
     with_prefix_twins,
 )
-from core.operations.evaluation_sweep import evaluate_each
+from core.operations.evaluation.stacks import configured_reranker, embedder_named, expand
+from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import preset
 from core.operations.question_sets import load_from_folder
-from core.operations.stacks import configured_reranker, embedder_named, expand
 from core.retrieval.ranking import RANK_MODES
 
 PARTIAL = 3  # exit code: some configurations failed, the others' results were printed

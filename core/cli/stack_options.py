@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from core.embeddings.port import BUILTIN_NAME, ENDPOINT_NAME
-from core.operations.stacks import RERANK_MODES
+from core.operations.evaluation.stacks import RERANK_MODES
 
 EMBEDDER_HELP = (f"{BUILTIN_NAME} (the built-in MiniLM) or {ENDPOINT_NAME} (EMBEDDING_BASE_URL, "
                  "EMBEDDING_MODEL, EMBEDDING_API_KEY, or as saved on Settings)")

@@ -23,8 +23,8 @@ from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.embeddings import BUILTIN, EmbedderRef, EmbeddingSettings, resolve
 from core.errors import ChunkLabError
-from core.operations.chunk_memo import as_embedded, chunks_for
 from core.operations.evaluation import CandidateResult, ChunkSpan, QuestionResult
+from core.operations.evaluation.chunk_memo import as_embedded, chunks_for
 from core.retrieval.packs import Pack
 from core.retrieval.projection import Projection, pca
 from core.retrieval.ranking import RankMode

@@ -15,7 +15,7 @@ How a tune runs:
 - the study lives in the data folder as an append-only journal file (no database driver to
   load), so a cancelled or interrupted tune is resumed where it stopped;
 - work is reused: documents are converted once by the caller, the chunks of a configuration are
-  made once (:func:`~core.operations.chunk_memo.chunks_for`), vectors are cached per text
+  made once (:func:`~core.operations.evaluation.chunk_memo.chunks_for`), vectors are cached per text
   (a trial that shares chunks with an earlier one embeds nothing new), and a trial already
   evaluated is read from the evaluation cache. Each trial records whether it chunked or
   embedded anything new.
@@ -45,8 +45,8 @@ from core.evaluation.split import (
     tune_minimum,
 )
 from core.operations.evaluation import Candidate
+from core.operations.evaluation.stacks import embedder_choices
 from core.operations.presets import Preset, all_presets, save_user_preset
-from core.operations.stacks import embedder_choices
 from core.operations.tune_budget import TokenBudget, default_budget
 from core.operations.tune_report import (
     OBJECTIVES,

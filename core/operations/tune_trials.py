@@ -18,9 +18,9 @@ from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import QuestionSet
 from core.evaluation.split import Split
-from core.operations.chunk_memo import chunks_memoised
 from core.operations.evaluation import Evaluation, evaluate
-from core.operations.evaluation_runs import record_run
+from core.operations.evaluation.chunk_memo import chunks_memoised
+from core.operations.evaluation.history import record_run
 from core.operations.tune_budget import TokenBudget
 from core.operations.tune_report import Figures
 from core.operations.tune_space import Dimension, TrialPlan, chunking_point

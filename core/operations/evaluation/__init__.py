@@ -26,9 +26,14 @@ budget, embedder, metrics version), so re-running an unchanged candidate is inst
 Each candidate stands on its own: one that fails with a typed error (a chunk set without one of
 the documents, an embedding endpoint down…) becomes a :class:`CandidateFailure` with its reason,
 and the others are still evaluated and kept (:class:`Evaluation`).
+
+The package: ``candidates`` and ``results`` (what is compared, what comes back), ``run`` (the
+loop) with ``chunk_memo``, ``cache_keys`` and ``scoring``; ``stacks`` (configurations under
+several embedders and with reranking), ``sweep`` (one run per way of retrieving), ``history``
+(runs kept for later), ``confidence`` (intervals and paired comparisons), ``report`` (the
+metrics side by side, the table-question rule, exports).
 """
 
-from core.operations.chunk_memo import chunks_for, chunks_memoised
 from core.operations.evaluation.candidates import (
     DEFAULT_K,
     Candidate,
@@ -36,6 +41,7 @@ from core.operations.evaluation.candidates import (
     Retrieval,
     retrieval_label,
 )
+from core.operations.evaluation.chunk_memo import chunks_for, chunks_memoised
 from core.operations.evaluation.results import (
     CandidateFailure,
     CandidateResult,

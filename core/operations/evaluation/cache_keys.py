@@ -13,8 +13,8 @@ from core.chunking.chunk import Chunk
 from core.config import data_dir
 from core.documents.model import Document
 from core.evaluation.questions import Question
-from core.operations.chunk_memo import text_hash
 from core.operations.evaluation.candidates import Retrieval
+from core.operations.evaluation.chunk_memo import text_hash
 from core.store.views import EMBEDDING_INPUT_VERSION
 
 RESULTS_VERSION = "5"  # bump when metrics or the result layout change: old cache entries go stale

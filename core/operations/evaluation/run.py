@@ -1,4 +1,4 @@
-"""The evaluation loop: each candidate is chunked (:mod:`core.operations.chunk_memo`), read
+"""The evaluation loop: each candidate is chunked (:mod:`.chunk_memo`), read
 from the result cache (:mod:`.cache_keys`) or scored (:mod:`.scoring`); the questions are
 embedded once per embedder and shared by every candidate. A candidate that fails with a typed
 error becomes a :class:`CandidateFailure` and the others go on."""
@@ -22,7 +22,6 @@ from core.embeddings.settings import load_embedding_settings
 from core.errors import ChunkLabError, EmbeddingError
 from core.evaluation.questions import Question, QuestionSet
 from core.files import write_json
-from core.operations.chunk_memo import as_embedded, chunks_for
 from core.operations.evaluation.cache_keys import cache_dir, result_key
 from core.operations.evaluation.candidates import (
     DEFAULT_K,
@@ -30,6 +29,7 @@ from core.operations.evaluation.candidates import (
     EvaluationError,
     Retrieval,
 )
+from core.operations.evaluation.chunk_memo import as_embedded, chunks_for
 from core.operations.evaluation.results import (
     CandidateFailure,
     CandidateResult,

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from core.documents.model import Document
 from core.embeddings import EmbeddingSettings
 from core.evaluation.questions import QuestionSet
-from core.operations.evaluation import Candidate, Evaluation, Retrieval, evaluate
-from core.operations.evaluation_runs import RunRecord, record_run
+from core.operations.evaluation.candidates import Candidate, Retrieval
+from core.operations.evaluation.history import RunRecord, record_run
+from core.operations.evaluation.results import Evaluation
+from core.operations.evaluation.run import evaluate
 from core.progress import Progress, ProgressFn
 from core.retrieval.ranking import RankMode
 from core.retrieval.rerank import RerankSettings

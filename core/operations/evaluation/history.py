@@ -24,8 +24,9 @@ from core.embeddings import EmbedderRef
 from core.evaluation.metrics import METRICS
 from core.evaluation.questions import QuestionSet
 from core.files import write_json
-from core.operations.evaluation import Evaluation, retrieval_label
-from core.operations.evaluation_stats import intervals
+from core.operations.evaluation.candidates import retrieval_label
+from core.operations.evaluation.confidence import intervals
+from core.operations.evaluation.results import Evaluation
 
 MAX_RUNS = 200  # the oldest runs beyond this are removed
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from core.chunking.checks import LABELS as CHECK_LABELS
 from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS, relative_improvement
-from core.operations.evaluation import Candidate, CandidateFailure, CandidateResult
+from core.operations.evaluation.candidates import Candidate
+from core.operations.evaluation.results import CandidateFailure, CandidateResult
 from core.operations.presets import BASELINE, BUILTIN_PRESETS
 from core.operations.strategies import validated_config
 

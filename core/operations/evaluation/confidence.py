@@ -17,7 +17,8 @@ from core.evaluation.stats import (
 from core.evaluation.stats import (
     format_p as format_p,  # offered to the pages with the rest of the statistics
 )
-from core.operations.evaluation import Candidate, CandidateResult, EvaluationError
+from core.operations.evaluation.candidates import Candidate, EvaluationError
+from core.operations.evaluation.results import CandidateResult
 from core.operations.strategies import uses_llm
 
 OUTCOME_LABELS = {1: "B wins", -1: "A wins", 0: "tie"}

@@ -17,7 +17,7 @@ from core.embeddings.identity import EmbedderRef
 from core.embeddings.port import BUILTIN, by_name, choices
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import RerankError
-from core.operations.evaluation import Candidate
+from core.operations.evaluation.candidates import Candidate
 from core.retrieval.rerank import RerankRef, RerankSettings, load_rerank_settings
 
 RerankMode = Literal["off", "on", "both"]
