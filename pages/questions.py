@@ -25,7 +25,7 @@ from core.operations.question_sets import (
     saved_csv,
     saved_sets,
 )
-from core.operations.tune import tune_minimum
+from core.operations.tune.run import tune_minimum
 from core.progress import Progress
 from ui.persist import keep_offered, kept
 from ui.render import HighlightSpan, highlight_html, md_escape

@@ -12,7 +12,9 @@ import streamlit as st
 
 from core.errors import ChunkLabError
 from core.operations.question_sets import LoadedSet
-from core.operations.tune import (
+from core.operations.tune.budget import TokenBudget, default_budget, given_budget
+from core.operations.tune.report import OBJECTIVE_NAMES, OBJECTIVES
+from core.operations.tune.run import (
     DEFAULT_TRIALS,
     HELD_BACK_SHARE,
     TuneResult,
@@ -20,8 +22,6 @@ from core.operations.tune import (
     too_few,
     tune,
 )
-from core.operations.tune_budget import TokenBudget, default_budget, given_budget
-from core.operations.tune_report import OBJECTIVE_NAMES, OBJECTIVES
 from core.progress import Progress
 from ui.persist import kept
 from ui.question_picker import pick_question_set

@@ -24,13 +24,7 @@ from core.operations.evaluation.history import run_history
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, user_presets
 from core.operations.question_sets import load_from_folder
 from core.operations.strategies import validated_config
-from core.operations.tune import (
-    NEW_CHUNKINGS_SHARE,
-    save_recommended,
-    split_questions,
-    tune,
-)
-from core.operations.tune_report import (
+from core.operations.tune.report import (
     Figures,
     TrialOutcome,
     choose,
@@ -38,7 +32,13 @@ from core.operations.tune_report import (
     question_objective,
     ranked,
 )
-from core.operations.tune_space import (
+from core.operations.tune.run import (
+    NEW_CHUNKINGS_SHARE,
+    save_recommended,
+    split_questions,
+    tune,
+)
+from core.operations.tune.space import (
     AUTOCUT,
     AUTOCUT_K,
     BUDGET,

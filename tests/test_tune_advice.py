@@ -13,10 +13,10 @@ import pytest
 from core.cli import main
 from core.llm.settings import LLMSettings
 from core.operations.evaluation import Candidate
-from core.operations.tune_budget import default_budget
-from core.operations.tune_report import Figures, Recommendation, TrialOutcome, choose, versus
-from core.operations.tune_space import TrialPlan
-from core.operations.tune_storage import StudyError, open_study
+from core.operations.tune.budget import default_budget
+from core.operations.tune.report import Figures, Recommendation, TrialOutcome, choose, versus
+from core.operations.tune.space import TrialPlan
+from core.operations.tune.storage import StudyError, open_study
 from tests.tune_workers import DOCS, SET, assert_one_study, run_workers
 
 
@@ -134,8 +134,8 @@ def test_autocut_with_a_floor_and_a_cap_is_searched_and_kept_by_a_saved_preset(t
                                                                                 monkeypatch):
     from core.operations.evaluation import EvaluationError, Retrieval
     from core.operations.presets import BUILTIN_PRESETS, user_presets
-    from core.operations.tune import save_recommended
-    from core.operations.tune_space import AUTOCUT, plan_for, search_space
+    from core.operations.tune.run import save_recommended
+    from core.operations.tune.space import AUTOCUT, plan_for, search_space
 
     assert Retrieval(20, autocut=1, floor=3).label == "autocut of top-20, at least 3"
     with pytest.raises(EvaluationError, match="A floor is the fewest hits autocut keeps"):

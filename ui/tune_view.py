@@ -15,8 +15,8 @@ import streamlit as st
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.presets import all_presets
-from core.operations.tune import TuneResult, default_preset_name, save_recommended
-from core.operations.tune_report import OBJECTIVE_NAMES, Figures, TrialOutcome
+from core.operations.tune.report import OBJECTIVE_NAMES, Figures, TrialOutcome
+from core.operations.tune.run import TuneResult, default_preset_name, save_recommended
 from ui.persist import kept, remember
 from ui.render import md_escape
 from ui.settings_form import put_configuration

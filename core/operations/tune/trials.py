@@ -21,9 +21,9 @@ from core.evaluation.split import Split
 from core.operations.evaluation import Evaluation, evaluate
 from core.operations.evaluation.chunk_memo import chunks_memoised
 from core.operations.evaluation.history import record_run
-from core.operations.tune_budget import TokenBudget
-from core.operations.tune_report import Figures
-from core.operations.tune_space import Dimension, TrialPlan, chunking_point
+from core.operations.tune.budget import TokenBudget
+from core.operations.tune.report import Figures
+from core.operations.tune.space import Dimension, TrialPlan, chunking_point
 from core.progress import Cancelled, Progress, Tracker
 from core.store import ChunkStore
 

@@ -1,4 +1,4 @@
-"""Tune: search the configurations (:mod:`core.operations.tune_space`) for the best chunking of
+"""Tune: search the configurations (:mod:`core.operations.tune.space`) for the best chunking of
 the user's documents on their question set, and show the trade-off of quality against cost.
 
 How a tune runs:
@@ -47,8 +47,8 @@ from core.evaluation.split import (
 from core.operations.evaluation import Candidate
 from core.operations.evaluation.stacks import embedder_choices
 from core.operations.presets import Preset, all_presets, save_user_preset
-from core.operations.tune_budget import TokenBudget, default_budget
-from core.operations.tune_report import (
+from core.operations.tune.budget import TokenBudget, default_budget
+from core.operations.tune.report import (
     OBJECTIVES,
     CacheShare,
     Figures,
@@ -61,7 +61,7 @@ from core.operations.tune_report import (
     ranked,
     versus,
 )
-from core.operations.tune_space import (
+from core.operations.tune.space import (
     Dimension,
     TrialPlan,
     baseline_points,
@@ -72,14 +72,14 @@ from core.operations.tune_space import (
     signature,
     tunable_presets,
 )
-from core.operations.tune_storage import (
+from core.operations.tune.storage import (
     latest,
     open_study,
     remember_latest,
     study_exists,
     study_key,
 )
-from core.operations.tune_trials import TrialRun, queue_reuse, run_trial
+from core.operations.tune.trials import TrialRun, queue_reuse, run_trial
 from core.progress import ProgressFn, Tracker
 from core.store import ChunkStore
 

@@ -28,8 +28,8 @@ from core.evaluation.stats import (
 )
 from core.operations.evaluation import CandidateResult, Retrieval
 from core.operations.presets import BUILTIN_PRESETS
-from core.operations.tune_budget import TokenBudget
-from core.operations.tune_space import TrialPlan
+from core.operations.tune.budget import TokenBudget
+from core.operations.tune.space import TrialPlan
 
 Objective = Literal["recall", "iou", "balanced"]
 OBJECTIVES: tuple[str, ...] = ("recall", "iou", "balanced")
