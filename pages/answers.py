@@ -8,16 +8,16 @@ from __future__ import annotations
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.operations.answer_eval import (
+from core.operations.answers.history import record_answer_run
+from core.operations.answers.run import (
     SECONDS_PER_ANSWER,
     AnswerOptions,
     Arm,
+    answer_variants,
     arms_for,
     configurations,
     run_answers,
 )
-from core.operations.answer_prompt import DEFAULT, answer_variants
-from core.operations.answer_runs import record_answer_run
 from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
 from core.operations.question_sets import LoadedSet
@@ -71,7 +71,7 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
         chosen = [config]
     else:
         variant = left.selectbox("Prompt variant", variants_all, key=kept(
-            "answers_variant", DEFAULT, durable=True, valid=variants_all))
+            "answers_variant", variants_all[0], durable=True, valid=variants_all))
         chosen = right.multiselect("Configurations (2 or more)", configs,
                                    key=kept("answers_configs", configs[:2], durable=True))
         chosen = [c for c in chosen if c in configs]

@@ -11,7 +11,7 @@ import streamlit as st
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, Budget
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.operations.answers import Assembly, AssemblyOptions, ask, assemble
+from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
 from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.packs import Pack

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.assembly import Citation, check_citations
-from core.assembly.grades import abstains, content_words, grade_answer
 from core.evaluation.questions import parse_questions
+from core.operations.answers.grades import abstains, content_words, grade_answer
 
 CITATIONS = [
     Citation(marker="[¹]", pack_id="a", doc_id="doc", source="policy.md", heading_path=[],

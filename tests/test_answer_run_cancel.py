@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.operations.answer_eval import AnswerOptions, arms_for, configurations, run_answers
+from core.operations.answers.run import AnswerOptions, arms_for, configurations, run_answers
 from core.operations.question_sets import load_from_folder
 from core.progress import Cancelled
 from fakes.llm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)

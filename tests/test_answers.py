@@ -8,7 +8,7 @@ from core.assembly import assemble_prompt
 from core.llm.phase import PhaseInput
 from core.llm.settings import AnswerSettings
 from core.operations import prompt_tests
-from core.operations.answers import ask
+from core.operations.assemble.run import ask
 from core.prompts.library import PromptLibrary
 from core.retrieval.packs import Pack
 from fakes.llm import fake_llm  # noqa: F401  (fixture)

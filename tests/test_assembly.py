@@ -9,7 +9,7 @@ import pytest
 from core.assembly import AssemblyError, assemble_prompt, check_citations, marker
 from core.assembly.citations import repeats
 from core.assembly.prompt import builtin_system_prompt, context_block
-from core.operations.answers import library_system_prompt
+from core.operations.assemble.run import library_system_prompt
 from core.prompts.library import PromptLibrary
 from core.retrieval.packs import Pack
 

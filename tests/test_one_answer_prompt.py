@@ -11,7 +11,7 @@ from core.cli import build_parser
 from core.documents import convert
 from core.llm.phase import PhaseInput
 from core.llm.phases.answer import reference_citations, reference_entries
-from core.operations.answers import AssemblyOptions
+from core.operations.assemble.run import AssemblyOptions
 from core.prompts.library import PromptLibrary
 
 HANDBOOK = Path(__file__).resolve().parents[1] / "sample_docs" / "technical_handbook.md"

@@ -9,10 +9,10 @@ from core.prompts.library import PromptLibrary
 from core.prompts.locales import (
     build_system_prompt,
     deep_merge,
-    locale_names,
     parse_locales,
     resolve_locale,
 )
+from core.prompts.rag_fields import locale_names
 
 BASE = {
     "header": "You are {role}. Because {background}, please {request}. Keep {braces} and {{x}}.",

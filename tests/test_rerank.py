@@ -10,7 +10,7 @@ import pytest
 
 from core.cli import main
 from core.errors import RerankError
-from core.operations.answers import AssemblyOptions, assemble
+from core.operations.assemble.run import AssemblyOptions, assemble
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.evaluation.stacks import expand
 from core.operations.ingest import ingest, sources_from_paths

@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.operations.answer_compare import GRADE_LABELS, GRADES
-from core.operations.answer_runs import answer_history, history_rows
+from core.operations.answers.history import answer_history, history_rows
+from core.operations.answers.report import GRADE_LABELS, GRADES
 from core.operations.evaluation.confidence import format_p
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape

@@ -13,7 +13,7 @@ from core.llm import anchors
 from core.llm.phase import Conversation, PhaseInput
 from core.llm.phases import phase_of
 from core.prompts.library import PromptTemplate
-from core.prompts.locales import locale_names
+from core.prompts.rag_fields import locale_names
 from ui.render import md_escape
 from ui.resources import answer_settings
 from ui.state import pick_document

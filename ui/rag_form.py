@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.assembly.citations import MARKERS_READ
 from core.errors import TemplateError
-from core.operations.answer_prompt import (
-    DEFAULT_LOCALE,
+from core.prompts.rag_fields import (
     FIELDS,
-    MARKERS_READ,
     RagField,
+    edited_locale,
     field_values,
     locale_names,
     with_field,
@@ -32,7 +32,7 @@ def rag_fields(editor: str) -> None:
     locales = locale_names(text)
     locale = st.selectbox("Locale", locales, key=f"{editor}::locale",
                           help="A locale other than default keeps only what you change in it.")
-    locale = locale if locale in locales else DEFAULT_LOCALE
+    locale = edited_locale(locale, text)
     try:
         values = field_values(text, locale)
     except TemplateError as err:

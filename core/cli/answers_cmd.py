@@ -30,8 +30,9 @@ from core.cli.options import (
 )
 from core.cli.output import say, show_progress
 from core.llm.settings import load_answer_settings, load_judge_settings, load_settings
-from core.operations.answer_compare import run_json
-from core.operations.answer_eval import (
+from core.operations.answers.history import record_answer_run
+from core.operations.answers.report import run_json
+from core.operations.answers.run import (
     ANSWER_SEED,
     AnswerOptions,
     AnswerRunError,
@@ -39,7 +40,6 @@ from core.operations.answer_eval import (
     configurations,
     run_answers,
 )
-from core.operations.answer_runs import record_answer_run
 from core.operations.evaluation import DEFAULT_K, Candidate
 from core.operations.question_sets import load_from_folder
 from core.prompts.library import DEFAULT

@@ -124,10 +124,3 @@ def build_system_prompt(
     parts.append(f"{titles['reference']}\n{body}")
     return "\n\n".join(parts)
 
-
-def locale_names(text: str) -> list[str]:
-    """The locales of an edited RAG template; just "default" while its JSON is broken."""
-    try:
-        return list(parse_locales(text))
-    except TemplateError:
-        return [DEFAULT_LOCALE]

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import TemplateError
 from core.prompts.locales import DEFAULT_LOCALE, deep_merge, parse_locales
 
 
@@ -38,6 +39,20 @@ FIELDS = (
     RagField(("section_titles", "format"), "Title of the format"),
     RagField(("section_titles", "reference"), "Title of the passages"),
 )
+
+
+def locale_names(text: str) -> list[str]:
+    """The locales of an edited RAG template; just "default" while its JSON is broken."""
+    try:
+        return list(parse_locales(text))
+    except TemplateError:
+        return [DEFAULT_LOCALE]
+
+
+def edited_locale(chosen: str | None, text: str) -> str:
+    """The locale the fields show: the one chosen while the template still has it, else
+    default."""
+    return chosen if chosen in locale_names(text) else DEFAULT_LOCALE
 
 
 def _get(entry: dict[str, Any], path: tuple[str, ...]) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 from core.assembly.prompt import builtin_system_prompt
 from core.llm.settings import LLMSettings, load_settings
-from core.operations.answers import AssemblyOptions
+from core.operations.assemble.run import AssemblyOptions
 from core.tokens import count_tokens
 
 FALLBACK_TOKENS = 2000

@@ -1,6 +1,6 @@
 """Answers, measured: ask the model every question of a set under several arms — prompt
 variants of the RAG answer template, or configurations (chunkings, chunk sets) — and grade
-each answer without an LLM (:mod:`core.assembly.grades`).
+each answer without an LLM (:mod:`core.operations.answers.grades`).
 
 Each configuration retrieves as an evaluation does (:func:`core.operations.evaluation.evaluate`,
 whose results are cached), the retrieved passages become the prompt's numbered sources
@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from core.assembly import AssembledPrompt, assemble_prompt, check_citations
-from core.assembly.grades import AnswerGrades, grade_answer
 from core.documents.model import Document
 from core.embeddings import EmbeddingSettings
 from core.errors import ChunkLabError
@@ -34,7 +33,8 @@ from core.llm.phase import PhaseContext
 from core.llm.phases import ANSWER, JUDGE
 from core.llm.phases.judge import Judgement, JudgeRequest
 from core.llm.settings import AnswerSettings, LLMSettings
-from core.operations.answers import template_system_prompt
+from core.operations.answers.grades import AnswerGrades, grade_answer
+from core.operations.assemble.run import template_system_prompt
 from core.operations.evaluation import (
     DEFAULT_K,
     Candidate,
@@ -73,6 +73,11 @@ def configurations(presets: Sequence[str] = (), chunk_sets: Sequence[str] = ()) 
     """Chunking presets (with their own way to retrieve) and stored chunk sets, by name."""
     return ([preset(name).candidate() for name in presets]
             + [Candidate(name, chunk_set=name) for name in chunk_sets])
+
+
+def answer_variants(library: PromptLibrary) -> list[str]:
+    """Every variant of the answer prompt an answer run can send, the shipped text first."""
+    return [DEFAULT, *library.variants(TEMPLATE_NAME)]
 
 
 def arms_for(variants: Sequence[str], candidates: Sequence[Candidate]) -> list[Arm]:

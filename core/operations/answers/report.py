@@ -17,7 +17,7 @@ from core.evaluation.stats import (
     format_p,
     questions_to_separate,
 )
-from core.operations.answer_eval import AnswerEvaluation, AnswerRow, ArmResult
+from core.operations.answers.run import AnswerEvaluation, AnswerRow, ArmResult
 
 GRADES = ("cited", "citations_valid", "citations_supported", "reference_coverage",
           "abstention_right")

@@ -12,8 +12,8 @@ from typing import Any
 
 from core.config import data_dir
 from core.files import write_json
-from core.operations.answer_compare import run_json
-from core.operations.answer_eval import AnswerEvaluation
+from core.operations.answers.report import run_json
+from core.operations.answers.run import AnswerEvaluation
 
 MAX_RUNS = 100  # the oldest runs beyond this are removed
 
