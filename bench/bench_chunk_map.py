@@ -67,7 +67,7 @@ DRAW = """async (figure) => {
 
 def _chunks(points: int):
     from core.chunking.chunk import Chunk
-    from core.operations.question_sets import load_from_folder, load_shipped, shipped_sets
+    from core.operations.questions.sets import load_from_folder, load_shipped, shipped_sets
     from core.operations.strategies import chunk
 
     shipped = load_shipped(shipped_sets(), "shipped")

@@ -43,7 +43,7 @@ from core.embeddings import MAX_WORD_PIECES, encoder
 from core.evaluation.questions import Question, QuestionSet
 from core.operations.evaluation import Candidate, CandidateResult, evaluate
 from core.operations.presets import preset
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.operations.strategies import validated_config
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -50,7 +50,7 @@ from core.embeddings import BUILTIN, EmbedderRef, resolve
 from core.embeddings.cache import cache_for, cached_embed
 from core.embeddings.port import LOCAL, Embedder
 from core.operations.evaluation import Candidate, evaluate
-from core.operations.question_sets import load_from_folder, load_shipped, shipped_sets
+from core.operations.questions.sets import load_from_folder, load_shipped, shipped_sets
 from core.operations.strategies import chunk
 from core.retrieval.ranking import RankMode
 from core.store.views import embedding_views

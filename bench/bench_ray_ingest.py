@@ -38,11 +38,11 @@ from pathlib import Path
 
 from bench.corpora.prose import prose
 from bench.quick import add_quick
-from core.operations.chunk_task import ChunkTask
-from core.operations.ingest import Source, sources_from_paths
+from core.operations.ingest.run import Source, sources_from_paths
+from core.operations.ingest.task import ChunkTask
+from core.operations.ingest.workers import LocalWorkers, RayWorkers, TaskLost, Workers
+from core.operations.ingest.workers.on_ray import CORE
 from core.operations.strategies import RunOptions
-from core.operations.workers import LocalWorkers, RayWorkers, TaskLost, Workers
-from core.operations.workers.on_ray import CORE
 
 SETTINGS = {"size": 200, "overlap": 0, "unit": "tokens"}
 

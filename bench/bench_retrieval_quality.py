@@ -30,7 +30,7 @@ from core.documents.model import Document
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
-from core.operations.question_sets import LoadedSet, load_from_folder, load_shipped, shipped_sets
+from core.operations.questions.sets import LoadedSet, load_from_folder, load_shipped, shipped_sets
 from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
 CORPUS = BENCHMARK_CORPUS

@@ -44,7 +44,7 @@ from core.documents import convert
 from core.evaluation.stats import compare_paired, format_p
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import BUILTIN_PRESETS
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.operations.tune.report import Figures
 from core.operations.tune.run import split_questions
 from corpora.benchmark import FOLDER as BENCHMARK_CORPUS

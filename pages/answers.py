@@ -20,7 +20,7 @@ from core.operations.answers.run import (
 )
 from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
-from core.operations.question_sets import LoadedSet
+from core.operations.questions.sets import LoadedSet
 from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
 from ui.long_run import run_with_progress, say_if_cancelled
 from ui.persist import kept

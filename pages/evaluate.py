@@ -16,7 +16,7 @@ from core.operations.evaluation.report import results_csv
 from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
-from core.operations.question_sets import LoadedSet
+from core.operations.questions.sets import LoadedSet
 from core.retrieval.autocut import DEFAULT_JUMPS
 from core.retrieval.ranking import RANK_MODES
 from ui.evaluation_view import (

@@ -11,8 +11,8 @@ import streamlit as st
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.evaluation.questions import UNANSWERABLE, Question, parse_questions, to_csv
-from core.operations.question_generation import DEFAULT_PER_DOC, generate_question_set
-from core.operations.question_sets import (
+from core.operations.questions.generation import DEFAULT_PER_DOC, generate_question_set
+from core.operations.questions.sets import (
     Draft,
     delete_saved,
     discard_draft,

@@ -12,9 +12,9 @@ import streamlit as st
 from core.documents.model import Document
 from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.errors import ChunkLabError
-from core.operations import chunk_sets
 from core.operations.evaluation.stacks import embedder_choices
-from core.operations.ingest import DEFAULT_BATCH_SIZE, check_set_name
+from core.operations.ingest import chunk_sets
+from core.operations.ingest.run import DEFAULT_BATCH_SIZE, check_set_name
 from core.operations.presets import Preset, all_presets
 from core.operations.strategies import strategy
 from core.store import ChunkSetInfo, ChunkStore

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.operations.answers.run import AnswerOptions, arms_for, configurations, run_answers
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.progress import Cancelled
 from fakes.llm import FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
 from tests.answer_variants import quote_first_passage

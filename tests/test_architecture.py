@@ -241,7 +241,7 @@ def test_the_reach_ins_not_yet_through_operations_only_shrink():
 
 
 @pytest.mark.parametrize("entry", ["core.cli", "core.operations.assemble.run",
-                                   "core.operations.evaluation", "core.operations.ingest",
+                                   "core.operations.evaluation", "core.operations.ingest.run",
                                    "core.operations.tune.run"])
 def test_heavy_libraries_load_only_when_used(entry):
     code = (f"import sys, {entry}; "

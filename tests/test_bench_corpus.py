@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 from statistics import mean
 
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from corpora.benchmark.make_corpus import OUT, QUESTIONS, build
 
 

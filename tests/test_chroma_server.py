@@ -16,7 +16,7 @@ import core.store.chunk_store
 from core.cli import main
 from core.documents.model import content_id
 from core.operations.evaluation import Candidate, evaluate
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.store import ChunkStore
 from tests.chroma_server import free_port, start_chroma, stop
 from tests.docfactory import inspection_markdown

@@ -140,8 +140,8 @@ def test_a_set_embedded_at_an_endpoint_is_mapped_and_asked_with_it(tmp_path, mon
     from core.embeddings import resolve
     from core.operations.chunk_map import chunk_set_question, evaluation_map
     from core.operations.evaluation import Candidate, evaluate
-    from core.operations.ingest import ingest, sources_from_paths
-    from core.operations.question_sets import load_from_folder
+    from core.operations.ingest.run import ingest, sources_from_paths
+    from core.operations.questions.sets import load_from_folder
     from tests.fakeembed import DIMENSION
 
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
@@ -180,7 +180,7 @@ def test_an_evaluated_result_is_mapped_from_the_chunks_it_keeps(tmp_path, monkey
                                                                 fake_embed):  # noqa: F811
     from core.operations import chunk_map as maps
     from core.operations.evaluation import Candidate, CandidateResult, evaluate
-    from core.operations.question_sets import load_from_folder
+    from core.operations.questions.sets import load_from_folder
 
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path / "data"))
     settings = fake_embed.settings()

@@ -12,8 +12,8 @@ from core.embeddings import BUILTIN
 from core.evaluation.metrics import METRICS
 from core.operations.evaluation import Retrieval
 from core.operations.presets import save_user_preset
-from core.operations.question_generation import generate_question_set
-from core.operations.question_sets import save_set
+from core.operations.questions.generation import generate_question_set
+from core.operations.questions.sets import save_set
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 from tests.fakeembed import fake_embed  # noqa: F401  (fixture)

@@ -18,8 +18,8 @@ from core.errors import EmbeddingError, StoreError
 from core.evaluation.metrics import METRICS
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.evaluation.stacks import expand
-from core.operations.ingest import Source, ingest, sources_from_paths
-from core.operations.question_sets import load_from_folder
+from core.operations.ingest.run import Source, ingest, sources_from_paths
+from core.operations.questions.sets import load_from_folder
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown
 from tests.fakeembed import DIMENSION, FakeEmbed, fake_embed  # noqa: F401  (fixture)

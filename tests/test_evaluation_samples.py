@@ -8,7 +8,7 @@ import pytest
 
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import preset
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_docs"

@@ -14,7 +14,7 @@ import pytest
 from core.documents import convert
 from core.embeddings import BUILTIN
 from core.errors import StoreError
-from core.operations.ingest import Source, check_set_name, ingest, sources_from_paths
+from core.operations.ingest.run import Source, check_set_name, ingest, sources_from_paths
 from core.operations.strategies import RunOptions
 from core.store import ChunkStore
 from tests.docfactory import chunk_document, inspection_markdown

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.operations.ingest import Source, ingest, sources_from_paths
-from core.operations.workers import LocalWorkers, TaskLost
+from core.operations.ingest.run import Source, ingest, sources_from_paths
+from core.operations.ingest.workers import LocalWorkers, TaskLost
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown
 
@@ -68,8 +68,8 @@ def test_results_in_any_order_store_the_same_chunks_and_a_lost_one_fails_alone(s
 def test_without_ray_address_the_documents_are_chunked_here_and_ray_stays_unloaded(
         monkeypatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    code = ("import sys; from core.operations.ingest import ingest; "
-            "from core.operations.workers import workers_from_env; "
+    code = ("import sys; from core.operations.ingest.run import ingest; "
+            "from core.operations.ingest.workers import workers_from_env; "
             "print(workers_from_env().where, 'ray' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, check=True)

@@ -9,7 +9,7 @@ import pytest
 
 from core.documents import convert
 from core.llm.phases import boundaries
-from core.operations.ingest import Source, ingest
+from core.operations.ingest.run import Source, ingest
 from core.operations.strategies import RunOptions
 from core.store import ChunkStore
 from fakes.llm import auto_answer, fake_llm  # noqa: F401  (fixture)

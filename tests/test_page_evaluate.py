@@ -14,7 +14,7 @@ from core.embeddings import BUILTIN
 from core.evaluation.questions import parse_questions
 from core.operations.evaluation import Retrieval
 from core.operations.presets import SMALL_TO_BIG, Preset, save_user_preset
-from core.operations.question_sets import save_set
+from core.operations.questions.sets import save_set
 from tests.pages import texts
 from ui.persist import STATE_FILE
 from ui.settings_form import Configuration

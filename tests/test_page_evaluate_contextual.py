@@ -8,9 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.documents import convert
-from core.operations.ingest import Source, ingest
-from core.operations.question_generation import generate_question_set
-from core.operations.question_sets import save_set
+from core.operations.ingest.run import Source, ingest
+from core.operations.questions.generation import generate_question_set
+from core.operations.questions.sets import save_set
 from core.operations.strategies import RunOptions
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.documents import convert
 from core.evaluation.questions import UNANSWERABLE, Question, parse_questions
-from core.operations.question_sets import make_question, save_set, saved_csv, saved_sets
+from core.operations.questions.sets import make_question, save_set, saved_csv, saved_sets
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 from tests.pages import click, page_path, texts, use_samples

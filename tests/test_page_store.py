@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.embeddings import MAX_WORD_PIECES
-from core.operations.ingest import Source, ingest
+from core.operations.ingest.run import Source, ingest
 from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from tests.docfactory import inspection_markdown
 from tests.pages import click, page_path, texts, use_samples

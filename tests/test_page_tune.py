@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.config import SAMPLE_QUESTIONS_DIR
 from core.evaluation.questions import parse_questions
 from core.operations.presets import user_presets
-from core.operations.question_sets import save_set
+from core.operations.questions.sets import save_set
 from tests.pages import page_path
 from ui.persist import SHADOW
 

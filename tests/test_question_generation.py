@@ -8,8 +8,8 @@ import pytest
 from core.cli import main
 from core.documents import convert
 from core.evaluation.questions import parse_questions, to_csv, validate
-from core.operations.question_generation import generate_question_set
-from core.operations.question_sets import delete_saved, save_set, saved_csv, saved_sets
+from core.operations.questions.generation import generate_question_set
+from core.operations.questions.sets import delete_saved, save_set, saved_csv, saved_sets
 from core.progress import Cancelled
 from fakes.llm import FakeRequest, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK

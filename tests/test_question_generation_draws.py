@@ -8,7 +8,7 @@ from core.documents import convert
 from core.evaluation.excerpts import unanswered
 from core.llm.phase import PhaseInput
 from core.llm.phases.question_generation import QUESTION_GENERATION, parse_generated
-from core.operations.question_generation import generate_question_set
+from core.operations.questions.generation import generate_question_set
 from fakes.llm import FakeRequest, fake_llm  # noqa: F401  (fixture)
 
 # Raw answers the bundled model gave (the real run's LLM log): a rewritten excerpt, and an

@@ -13,8 +13,8 @@ from core.errors import RerankError
 from core.operations.assemble.run import AssemblyOptions, assemble
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.evaluation.stacks import expand
-from core.operations.ingest import ingest, sources_from_paths
-from core.operations.question_sets import load_from_folder
+from core.operations.ingest.run import ingest, sources_from_paths
+from core.operations.questions.sets import load_from_folder
 from core.retrieval.rerank import Reranker, rerank_hits
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore

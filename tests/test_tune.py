@@ -22,7 +22,7 @@ from core.evaluation.stats import compare_paired, questions_to_separate
 from core.operations.evaluation import Candidate, Retrieval
 from core.operations.evaluation.history import run_history
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, user_presets
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.operations.strategies import validated_config
 from core.operations.tune.report import (
     Figures,

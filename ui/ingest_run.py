@@ -11,7 +11,7 @@ import streamlit as st
 from core.documents.model import Document
 from core.embeddings import BUILTIN, EmbedderRef, resolve
 from core.errors import ChunkLabError
-from core.operations.ingest import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
+from core.operations.ingest.run import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
 from core.operations.strategies import RunOptions
 from core.progress import Progress
 from ui.render import md_escape

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from core.operations.question_sets import (
+from core.operations.questions.sets import (
     LoadedSet,
     load_saved,
     load_shipped,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.operations.chunk_sets import store_status
+from core.operations.ingest.chunk_sets import store_status
 from ui.render import md_escape
 
 

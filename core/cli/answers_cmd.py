@@ -41,7 +41,7 @@ from core.operations.answers.run import (
     run_answers,
 )
 from core.operations.evaluation import DEFAULT_K, Candidate
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.prompts.library import DEFAULT
 from core.retrieval.ranking import RANK_MODES
 

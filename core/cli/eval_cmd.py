@@ -66,7 +66,7 @@ from core.operations.evaluation.confidence import (
 from core.operations.evaluation.stacks import configured_reranker, embedder_named, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import preset
-from core.operations.question_sets import load_from_folder
+from core.operations.questions.sets import load_from_folder
 from core.retrieval.ranking import RANK_MODES
 
 PARTIAL = 3  # exit code: some configurations failed, the others' results were printed

@@ -16,7 +16,7 @@ from core.cli.output import say, say_retry, show_progress
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.port import resolve
 from core.operations.evaluation.stacks import embedder_named
-from core.operations.ingest import DEFAULT_BATCH_SIZE, ingest, sources_from_paths
+from core.operations.ingest.run import DEFAULT_BATCH_SIZE, ingest, sources_from_paths
 from core.operations.strategies import RunOptions
 
 

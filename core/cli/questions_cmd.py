@@ -16,7 +16,7 @@ from core.documents import convert
 from core.errors import ChunkLabError
 from core.evaluation.questions import to_csv
 from core.files import write_atomic
-from core.operations.question_generation import DEFAULT_PER_DOC, generate_question_set
+from core.operations.questions.generation import DEFAULT_PER_DOC, generate_question_set
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from core.operations.chunk_sets import chunk_set_rows, cutover, delete, rollback
+from core.operations.ingest.chunk_sets import chunk_set_rows, cutover, delete, rollback
 from core.store import ChunkStore
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from core.errors import ChunkLabError
-from core.operations.workers.base import TaskLost
+from core.operations.ingest.workers.base import TaskLost
 
 S = TypeVar("S")
 R = TypeVar("R")

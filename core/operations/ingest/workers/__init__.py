@@ -5,15 +5,15 @@ The port is one method: run a task on each item and hand back each item's result
 (in order here, in the order they finish on a cluster). A task must catch the errors a user can
 cause and return them as its result; a task the cluster itself loses comes back as
 :class:`TaskLost`, so one document's failure never stops the others. Ray is imported only when
-a cluster is used (:mod:`core.operations.workers.on_ray`).
+a cluster is used (:mod:`core.operations.ingest.workers.on_ray`).
 """
 
 from __future__ import annotations
 
 import os
 
-from core.operations.workers.base import LocalWorkers, TaskLost, Workers
-from core.operations.workers.on_ray import RayWorkers
+from core.operations.ingest.workers.base import LocalWorkers, TaskLost, Workers
+from core.operations.ingest.workers.on_ray import RayWorkers
 
 RAY_ADDRESS_ENV = "RAY_ADDRESS"
 

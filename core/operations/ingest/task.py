@@ -1,5 +1,5 @@
 """One document's conversion and chunking as a unit of work a worker runs (this process, or a Ray
-task: :mod:`core.operations.workers`). It holds only what travels well — the strategy, its
+task: :mod:`core.operations.ingest.workers`). It holds only what travels well — the strategy, its
 settings and the LLM connection — and hands back the chunks, or the document's own error."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from core.operations.strategies import RunOptions, chunking
 
 
 class Loadable(Protocol):
-    """A document to ingest (:class:`core.operations.ingest.Source`)."""
+    """A document to ingest (:class:`core.operations.ingest.run.Source`)."""
 
     @property
     def load(self) -> Callable[[], Document]: ...

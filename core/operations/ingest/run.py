@@ -30,9 +30,9 @@ from core.embeddings import MAX_WORD_PIECES, EmbedderRef
 from core.embeddings.port import Embedder, MiniLM
 from core.errors import ChunkLabError, StoreError
 from core.llm.run import RunWarning
-from core.operations.chunk_task import ChunkTask
+from core.operations.ingest.task import ChunkTask
+from core.operations.ingest.workers import LocalWorkers, TaskLost, Workers, workers_from_env
 from core.operations.strategies import DEFAULT_OPTIONS, RunOptions, validated_config
-from core.operations.workers import LocalWorkers, TaskLost, Workers, workers_from_env
 from core.progress import Cancelled, Tracker
 from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from core.store.undo import Undo
