@@ -42,10 +42,10 @@ from typing import Any
 from bench.llm_asked import asked_about_chunks
 from core.chunking.chunk import Chunk
 from core.documents import convert
-from core.llm.answers.copies import REPEATS_AT, repeated_share
-from core.llm.answers.repairs import REPAIR_NAMES
+from core.llm.replies.copies import REPEATS_AT, repeated_share
+from core.llm.replies.repairs import REPAIR_NAMES
 from core.llm.settings import LLMSettings
-from core.operations.connection import check_connection
+from core.operations.llm_connection import check_connection
 from core.operations.strategies import RunOptions, run_llm
 
 PHASES = ("structure_analysis", "boundary_detection", "chunk_metadata", "contextual_prefix",

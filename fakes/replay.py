@@ -33,7 +33,6 @@ from typing import Any
 from core.documents import convert
 from core.documents.model import Document
 from core.llm import anchors
-from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
 from core.llm.phase import Phase, parse_answer
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
@@ -42,6 +41,7 @@ from core.llm.phases.chunk_phase import ChunkRequest, HeadingContext, mark_chunk
 from core.llm.phases.metadata import SummaryRequest
 from core.llm.phases.structure import StructureWindow
 from core.llm.phases.table_summary import TableRequest
+from core.llm.replies.repairs import Repairs
 from core.prompts.library import PromptLibrary
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,8 +30,8 @@ from core.llm.settings import (
     save_answer_settings,
     save_settings,
 )
-from core.operations.connection import ConnectionReport, check_connection
 from core.operations.endpoint_checks import check_embedder, check_reranker
+from core.operations.llm_connection import ConnectionReport, check_connection
 from core.retrieval.rerank import ENV_KEYS as RERANK_ENV
 from core.retrieval.rerank import RerankSettings, load_rerank_settings, save_rerank_settings
 from ui.endpoint_form import (

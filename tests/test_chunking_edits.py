@@ -10,7 +10,7 @@ from core.chunking.edits import EDITED, Merge, MoveBoundary, Split, snap_to_word
 from core.documents import convert
 from core.documents.model import Document
 from core.errors import ChunkingError
-from core.operations.edits import edit_chunks, edited_config, save_edited
+from core.operations.hand_edits import edit_chunks, edited_config, save_edited
 from core.operations.ingest.run import Source, ingest
 from core.operations.presets import preset
 from core.operations.strategies import chunk, uses_llm

@@ -12,8 +12,8 @@ import textwrap
 import pytest
 
 from core.chunking import semantic
-from core.chunking.boundaries import strip_span
 from core.chunking.chunk import Chunk
+from core.chunking.span_edges import strip_span
 from core.documents import convert
 from core.documents.model import Document
 from core.embeddings import BUILTIN, resolve

@@ -7,9 +7,9 @@ import hashlib
 import pytest
 
 from core.chunking import semantic
-from core.chunking.boundaries import sentence_spans
 from core.chunking.grouping import best_split
 from core.chunking.registry import LOCAL_STRATEGIES, build_chunker
+from core.chunking.span_edges import sentence_spans
 from core.chunking.stats import chunk_stats
 from core.documents import convert
 from core.documents.model import Block, Document, Section, Table

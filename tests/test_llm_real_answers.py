@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.llm.answers.copies import REPEATS_AT, repeated_share
-from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
 from core.llm.phase import parse_answer
 from core.llm.phases import METADATA
 from core.llm.phases.metadata import SUMMARY_VERBS, MetadataPhase
+from core.llm.replies.copies import REPEATS_AT, repeated_share
+from core.llm.replies.repairs import Repairs
 from core.prompts.library import PromptLibrary
 from fakes.replay import (
     CHUNK_PHASES,

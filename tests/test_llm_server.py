@@ -19,7 +19,7 @@ from core.llm.phase import PhaseContext, window_budget
 from core.llm.phases import METADATA, STRUCTURE
 from core.llm.phases.metadata import ROW_TOKENS, SummaryRequest
 from core.llm.server import ServerFacts, fit_settings, suggested_timeout
-from core.operations.connection import check_connection
+from core.operations.llm_connection import check_connection
 from core.prompts.library import PromptLibrary
 from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)
 

@@ -11,7 +11,7 @@ from core.documents import convert
 from core.llm.phases import boundaries
 from core.llm.phases.metadata import SUMMARY_CHARS
 from core.llm.structured import rows_as_tsv, rows_schema
-from core.operations.connection import check_connection
+from core.operations.llm_connection import check_connection
 from core.operations.questions.generation import generate_question_set
 from core.operations.strategies import RunOptions, run_llm
 from fakes.llm import fake_llm  # noqa: F401  (fixture)

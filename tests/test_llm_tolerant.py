@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from core.documents import convert
-from core.llm.answers.copies import without_copies
-from core.llm.answers.repairs import Repairs
 from core.llm.client import AnswerCutError
 from core.llm.errors import TSVError
 from core.llm.phases import boundaries
 from core.llm.phases.boundaries import FALLBACK_WHY, parse_boundaries
 from core.llm.phases.prefix import parse_prefix
 from core.llm.phases.structure import parse_structure
+from core.llm.replies.copies import without_copies
+from core.llm.replies.repairs import Repairs
 from core.operations.strategies import RunOptions, run_llm
 from core.prompts.library import PromptLibrary
 from fakes.llm import Reply, auto_answer, fake_llm  # noqa: F401  (fixture)

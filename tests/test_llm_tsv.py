@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ChunkLabError
-from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
 from core.llm.phases.boundaries import parse_boundaries
 from core.llm.phases.metadata import parse_summaries
 from core.llm.phases.prefix import parse_prefix
 from core.llm.phases.structure import parse_structure
 from core.llm.phases.table_summary import parse_table_summary
+from core.llm.replies.repairs import Repairs
 
 STRUCTURE = "Intro\t1\t1\t4\tROOT\nWhy\t2\t2\t4\tIntro\nMethods\t1\t5\t9\tROOT"
 BOUNDARIES = "1\tDOCUMENT_START\tStart\n4\tSEMANTIC_SHIFT\tNew topic\n9\tDOCUMENT_END\tEnd"

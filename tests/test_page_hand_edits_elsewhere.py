@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.chunking.edits import EDITED, Split
-from core.operations.edits import edited_config, save_edited
+from core.operations.hand_edits import edited_config, save_edited
 from core.operations.presets import preset
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown

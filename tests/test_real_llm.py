@@ -25,7 +25,7 @@ from core.llm.phases.metadata import SUMMARY_CHARS, SUMMARY_PATTERN
 from core.llm.server import read_facts
 from core.llm.settings import load_settings
 from core.llm.structured import rows_schema
-from core.operations.connection import check_connection
+from core.operations.llm_connection import check_connection
 from core.operations.strategies import RunOptions, run_llm
 from tests.docfactory import GUIDE_MARKDOWN
 

@@ -31,7 +31,7 @@ from core.chunking.edits import (
 )
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.operations.edits import edit_chunks, edited_config, save_edited
+from core.operations.hand_edits import edit_chunks, edited_config, save_edited
 from ui.persist import forget, set_aside
 from ui.render import md_escape
 

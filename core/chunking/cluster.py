@@ -21,9 +21,9 @@ from functools import cached_property
 import numpy as np
 from pydantic import Field
 
-from core.chunking.boundaries import sentence_spans
 from core.chunking.grouping import GroupedChunker, GroupedConfig, Span
 from core.chunking.recursive import RecursiveChunker, RecursiveConfig
+from core.chunking.span_edges import sentence_spans
 from core.chunking.table_aware import Size
 from core.chunking.token_index import TokenIndex
 from core.embeddings.port import MiniLM

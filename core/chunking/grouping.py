@@ -29,8 +29,8 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field, model_validator
 
-from core.chunking.boundaries import strip_span
 from core.chunking.chunk import Chunk
+from core.chunking.span_edges import strip_span
 from core.chunking.table_aware import Cut, SegmentChunker, SizedConfig
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document

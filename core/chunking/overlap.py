@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from core.chunking.boundaries import non_space, sentence_starts, word_starts
+from core.chunking.span_edges import non_space, sentence_starts, word_starts
 from core.chunking.token_index import TokenIndex
 
 C = TypeVar("C", bound=tuple[int, int, int])  # a core: start, end, tokens

@@ -42,7 +42,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from core.chunking.boundaries import strip_span
+from core.chunking.span_edges import strip_span
 from core.chunking.table_aware import (
     Cut,
     Overlap,

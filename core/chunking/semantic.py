@@ -1,6 +1,6 @@
 """Semantic chunking: sentences grouped where their meaning holds together, offline.
 
-The units are the sentences (:func:`~core.chunking.boundaries.sentence_spans`), embedded with
+The units are the sentences (:func:`~core.chunking.span_edges.sentence_spans`), embedded with
 the local MiniLM model whatever the chunk set's embedder, and grouped by dynamic programming
 under ``size`` with a floor (:mod:`core.chunking.grouping`). A sentence longer than ``size`` is
 cut into windows at token boundaries.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.chunking.boundaries import sentence_spans
 from core.chunking.grouping import GroupedChunker, GroupedConfig, Span
+from core.chunking.span_edges import sentence_spans
 from core.chunking.table_aware import Size
 from core.chunking.token_index import TokenIndex
 from core.embeddings import embed

@@ -20,8 +20,8 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import Field, model_validator
 
 from core.chunking.base import Chunk, Chunker, ChunkerConfig
-from core.chunking.boundaries import strip_span
 from core.chunking.overlap import OverlapPlanner
+from core.chunking.span_edges import strip_span
 from core.chunking.table_parts import TablePart, table_parts
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document, Table

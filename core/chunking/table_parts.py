@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from core.chunking.boundaries import strip_span
+from core.chunking.span_edges import strip_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Table
 

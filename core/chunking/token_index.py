@@ -1,7 +1,7 @@
 """Exact tiktoken counts of any span of a text after encoding the text once.
 
 The count of ``text[s:e]`` is additive over safe boundaries inside it
-(:mod:`core.tokens.boundaries`): tokens of the head up to the first safe boundary ``u1``, plus
+(:mod:`core.tokens.safe_boundaries`): tokens of the head up to the first safe boundary ``u1``, plus
 the document's own tokens between ``u1`` and the last safe boundary ``u2`` (one subtraction of
 token indices), plus tokens of the tail. Only the short edges are re-encoded, which is what
 makes exact counts cheap.
@@ -14,7 +14,7 @@ from functools import cache, cached_property
 import numpy as np
 
 from core.tokens import count_tokens, encode_array, get_encoding
-from core.tokens.boundaries import SAFE_BOUNDARY, SAFE_BOUNDARY_REVERSED
+from core.tokens.safe_boundaries import SAFE_BOUNDARY, SAFE_BOUNDARY_REVERSED
 
 
 @cache

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from core.cli.output import say
-from core.operations.connection import serve_local_model
+from core.operations.llm_connection import serve_local_model
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

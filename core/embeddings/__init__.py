@@ -3,10 +3,10 @@ model at an OpenAI-compatible endpoint.
 
 ``port`` (the :class:`~core.embeddings.port.Embedder` interface, :func:`resolve`, the choices),
 ``identity`` (:class:`EmbedderRef`: what chunk sets, results and caches are keyed by),
-``settings`` (the endpoint's settings), ``endpoint`` (the endpoint client), ``cache`` (vectors
-by text hash, per embedder), ``model_files`` / ``encoder`` (MiniLM: :func:`embed`, cached and
-batched), ``chroma`` (MiniLM for Chroma). What is embedded for a chunk is the store's business
-(:mod:`core.store.views`).
+``settings`` (the endpoint's settings), ``endpoint_embedder`` (the endpoint client), ``cache``
+(vectors by text hash, per embedder), ``model_files`` / ``encoder`` (MiniLM: :func:`embed`,
+cached and batched), ``chroma`` (MiniLM for Chroma). What is embedded for a chunk is the store's
+business (:mod:`core.store.views`).
 """
 
 from core.embeddings.encoder import DIMENSION, MAX_WORD_PIECES, embed, word_pieces

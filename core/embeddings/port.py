@@ -1,7 +1,7 @@
 """The embedding port: every embedder ChunkLab can use, behind one small interface.
 
 The built-in MiniLM is the default everywhere; an OpenAI-compatible endpoint
-(:mod:`core.embeddings.endpoint`) is the user's own model. :func:`resolve` turns an
+(:mod:`core.embeddings.endpoint_embedder`) is the user's own model. :func:`resolve` turns an
 :class:`~core.embeddings.identity.EmbedderRef` (what a chunk set or a configuration records)
 into an embedder, with the session's endpoint settings (its key) when they name the same
 endpoint.
@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from core.embeddings.encoder import embed
-from core.embeddings.endpoint import EndpointEmbedder
+from core.embeddings.endpoint_embedder import EndpointEmbedder
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.errors import EmbeddingError

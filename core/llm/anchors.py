@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from core.documents.model import Document, Section, TextSpan
-from core.llm.answers.repairs import Repairs
 from core.llm.errors import ParsedLine, TSVError
+from core.llm.replies.repairs import Repairs
 from core.prompts.library import Mode as Mode  # anchors or offsets, as the template says
 from core.tokens import count_tokens
 

@@ -24,12 +24,12 @@ from core.assembly import CitationCheck
 from core.documents.model import Document, Section, Table, TextSpan
 from core.errors import TemplateError
 from core.llm.anchors import Mode
-from core.llm.answers.copies import without_copies
-from core.llm.answers.reader import Columns
-from core.llm.answers.repairs import Repairs
 from core.llm.cache import LLMCache
 from core.llm.client import AnswerCutError, LLMClient, LLMError, LLMRequest, LLMResponse
 from core.llm.errors import TSVError
+from core.llm.replies.copies import without_copies
+from core.llm.replies.reader import Columns
+from core.llm.replies.repairs import Repairs
 from core.llm.settings import AnswerSettings, LLMSettings
 from core.llm.structured import rows_as_tsv, rows_schema
 from core.prompts.library import PromptTemplate

@@ -32,13 +32,12 @@ from typing import Any, Literal
 from pydantic import Field
 
 from core.chunking.base import ChunkerConfig, ChunkFactory
-from core.chunking.boundaries import strip_span
 from core.chunking.chunk import Chunk, LLMAnnotations, MissingAnnotation
 from core.chunking.recursive import RecursiveChunker, RecursiveConfig
+from core.chunking.span_edges import strip_span
 from core.chunking.table_aware import table_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document
-from core.llm.answers.repairs import Repairs
 from core.llm.client import LLMError
 from core.llm.phase import Phase, PhaseContext
 from core.llm.phases import BOUNDARIES, METADATA, PREFIX, STRUCTURE, TABLE_SUMMARY
@@ -59,6 +58,7 @@ from core.llm.phases.metadata import (
 from core.llm.phases.prefix import composed_prefix
 from core.llm.phases.structure import DEFAULT_SNAP_TOLERANCE, StructureResult
 from core.llm.phases.table_summary import TableRequest
+from core.llm.replies.repairs import Repairs
 from core.llm.run import LLMRun, PlannedChunk
 from core.progress import ProgressFn, Tracker
 from core.tokens import count_tokens

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from core.chunking.chunk import Chunk, ChunkType, MissingAnnotation
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.llm.answers.repairs import Repair
 from core.llm.phase import Usage
 from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan
 from core.llm.phases.chunk_phase import Reading
 from core.llm.phases.structure import StructureResult
+from core.llm.replies.repairs import Repair
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from core.embeddings.endpoint import EndpointEmbedder
+from core.embeddings.endpoint_embedder import EndpointEmbedder
 from core.embeddings.settings import EmbeddingSettings
 from core.retrieval.rerank import Reranker, RerankSettings
 

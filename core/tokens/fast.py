@@ -16,7 +16,7 @@ millions of random strings (``tests/test_tokens_fast.py``) found them all:
 Everywhere else the tokens are the same, in texts under 64 KiB: a longer text tokie cuts into
 blocks of its own, where a run of spaces may be cut in two. So a text is encoded by tokie in
 parts of at most :data:`PART_CHARS`, except stretches around those places, which tiktoken
-encodes; every part is cut at safe boundaries (:mod:`core.tokens.boundaries`), where tiktoken's
+encodes; every part is cut at safe boundaries (:mod:`core.tokens.safe_boundaries`), where tiktoken's
 tokens split whatever surrounds them, so the parts add up to tiktoken's encoding of the whole.
 
 Only cl100k_base (the default) is encoded this way: in o200k's pieces, which tell upper from
@@ -46,7 +46,7 @@ import numpy as np
 
 from core.config import user_cache_dir
 from core.files import write_atomic_with
-from core.tokens.boundaries import safe_after, safe_before
+from core.tokens.safe_boundaries import safe_after, safe_before
 from core.tokens.tiktoken_files import get_encoding
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from typing import ClassVar, TypeVar
 
 from core.documents.model import Document
 from core.llm import anchors
-from core.llm.answers.repairs import Repairs
 from core.llm.cache import digest
 from core.llm.phase import OneRequestPhase, PhaseInput, need, window_budget
+from core.llm.replies.repairs import Repairs
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 from core.tokens import count_tokens

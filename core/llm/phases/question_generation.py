@@ -19,10 +19,10 @@ from typing import Any
 
 from core.documents.model import Document, TextSpan
 from core.evaluation.answer_excerpt import choose_excerpt
-from core.llm.answers.checks import check_answer
 from core.llm.cache import digest
 from core.llm.errors import TSVError
 from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, need
+from core.llm.replies.checks import check_answer
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field, replace
 from core.documents.model import Document
 from core.llm import anchors
 from core.llm.anchors import Mode
-from core.llm.answers.checks import Line, folded, integer, max_answer_chars, too_many
-from core.llm.answers.reader import Columns, tsv_lines
-from core.llm.answers.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.cache import digest
 from core.llm.client import AnswerCutError
 from core.llm.errors import TSVError
 from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
+from core.llm.replies.checks import Line, folded, integer, max_answer_chars, too_many
+from core.llm.replies.reader import Columns, tsv_lines
+from core.llm.replies.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.llm.answers.checks import one_paragraph
-from core.llm.answers.repairs import Repairs, tolerantly
 from core.llm.cache import digest
 from core.llm.errors import TSVError
 from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need, window_budget
 from core.llm.phases.chunk_phase import Reading, stretch_name
+from core.llm.replies.checks import one_paragraph
+from core.llm.replies.repairs import Repairs, tolerantly
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
 

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
-from core.llm.answers.repairs import Repairs
 from core.llm.errors import TSVError
+from core.llm.replies.repairs import Repairs
 
 PREAMBLES = ("here is", "here are", "here's")
 INTEGER = re.compile(r"[-+]?\d+")

@@ -12,9 +12,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from core.llm.answers.checks import INTEGER, Line, answer_lines
-from core.llm.answers.repairs import RepairKind, Repairs
 from core.llm.errors import TSVError
+from core.llm.replies.checks import INTEGER, Line, answer_lines
+from core.llm.replies.repairs import RepairKind, Repairs
 
 _MD_SEPARATOR = re.compile(r"\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?")
 _LIST_MARK = re.compile(r"(?:\d{1,3}[.)]|[-*+\u2022])\s+(?=\S)")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.llm.answers.checks import INTEGER, folded
-from core.llm.answers.repairs import Repairs, reject_or_repair
 from core.llm.errors import TSVError
+from core.llm.replies.checks import INTEGER, folded
+from core.llm.replies.repairs import Repairs, reject_or_repair
 
 _EXAMPLE = re.compile(r"EXAMPLE OUTPUT[^\n]*:[ \t]*\n(.+?)(?:\n[ \t]*\n|\Z)", re.DOTALL)
 _FIELD = re.compile(r"<[^<>\n]{2,120}>")  # a field of an example the model fills in
