@@ -346,7 +346,9 @@ def test_no_import_error_guard_around_modules_of_this_repository():
     assert guarded == []
 
 
-MAX_LINES = 450  # past this a module holds several ideas: split it by concept
+# Size is advice, one concept a module the rule (a review's, not a test's): this cap catches only
+# the real outliers, so a module is never split just to get under it.
+MAX_LINES = 600
 
 
 def test_no_module_is_longer_than_one_idea_needs():

@@ -44,7 +44,6 @@ import httpx
 from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.log import ResponseLog
-from core.llm.reported import positive_float, positive_int
 from core.llm.settings import LLMSettings
 from core.llm.slots import SlotChooser, prompt_processed
 from core.llm.structured import PROBE_PHASE, OutputForm, probe
@@ -114,6 +113,23 @@ class LLMResponse:
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
     # Prompt tokens the server actually read, not taken from its prompt cache (None: not said)
     prompt_processed: int | None = None
+
+
+# What a server reports about itself (context size, slots, speeds) is read without trusting
+# it: anything that is not a positive number reads as not reported.
+def positive_int(value: Any) -> int | None:
+    """``value`` as a positive int, else None."""
+    number = positive_float(value)
+    return None if number is None or int(number) <= 0 else int(number)
+
+
+def positive_float(value: Any) -> float | None:
+    """``value`` as a positive number, else None."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
 
 
 def request_seconds(prompt_tokens: float, answer_tokens: float, prompt_speed: float,

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.endpoint import MAX_TIMEOUT_S
-from core.llm.client import LLMClient, LLMResponse, request_seconds
-from core.llm.reported import positive_int
+from core.llm.client import LLMClient, LLMResponse, positive_int, request_seconds
 from core.llm.settings import LLMSettings
 
 MIN_TIMEOUT_S = 30.0
