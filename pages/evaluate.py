@@ -8,12 +8,13 @@ from dataclasses import replace
 
 import streamlit as st
 
+from core.embeddings.settings import choices
 from core.errors import ChunkLabError
 from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, Retrieval
 from core.operations.evaluation.confidence import with_prefix_twins
 from core.operations.evaluation.history import last_runs
 from core.operations.evaluation.report import results_csv
-from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, embedder_choices, expand
+from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
 from core.operations.questions.sets import LoadedSet
@@ -90,7 +91,7 @@ def _pick_candidates() -> list[Candidate]:
 
 def _stack(candidates: list[Candidate]) -> list[Candidate]:
     """The chosen chunkings under the chosen embedders, reranked as chosen."""
-    refs = {ref.label: ref for ref in embedder_choices(embedding_settings())}
+    refs = {ref.label: ref for ref in choices(embedding_settings())}
     rerank = rerank_settings()
     left, right = st.columns(2)
     key = kept("evaluate_embedders", [next(iter(refs))], durable=True)

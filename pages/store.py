@@ -10,14 +10,14 @@ import pandas as pd
 import streamlit as st
 
 from core.documents.model import Document
-from core.embeddings import MAX_WORD_PIECES, EmbedderRef
+from core.embeddings.identity import EmbedderRef
+from core.embeddings.settings import choices
 from core.errors import ChunkLabError
-from core.operations.evaluation.stacks import embedder_choices
 from core.operations.ingest import chunk_sets
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, check_set_name
 from core.operations.presets import Preset, all_presets
 from core.operations.strategies import strategy
-from core.store import ChunkSetInfo, ChunkStore
+from core.store.info import ChunkSetInfo
 from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
 from ui.llm_warnings import show_failed_documents, show_warnings
@@ -87,9 +87,9 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
     )
 
 
-def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
-    active = store.active_set()
-    st.dataframe(sets_table(infos, active), hide_index=True, width="stretch",
+def show_sets(sets: chunk_sets.ChunkSets) -> None:
+    infos = sets.infos
+    st.dataframe(sets_table(infos, sets.active), hide_index=True, width="stretch",
                  column_config=SETS_COLUMNS)
     st.caption("Text read: the share of the chunks' text MiniLM embeds (a chunk longer than it "
                "reads at once is embedded in overlapping windows; a table embedded by its "
@@ -113,7 +113,7 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
         if info.over_limit and (read is None or read < 1):
             st.warning(
                 f"“{name}”: {info.over_limit:,} of {info.chunks:,} chunks were embedded "
-                f"truncated at MiniLM's {MAX_WORD_PIECES} word pieces (longest "
+                f"truncated at MiniLM's {info.word_piece_limit} word pieces (longest "
                 f"{info.max_word_pieces:,}), so their tails do not count for retrieval"
                 + ("." if read is None else
                    f" (the embedder read {md_escape(share(read))} of the set's text)."),
@@ -122,7 +122,7 @@ def show_sets(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
         elif info.windowed:
             st.caption(
                 f"“{name}”: {info.windowed:,} of {info.chunks:,} chunks are longer than "
-                f"MiniLM's {MAX_WORD_PIECES} word pieces (longest {info.max_word_pieces:,}); "
+                f"MiniLM's {info.word_piece_limit} word pieces (longest {info.max_word_pieces:,}); "
                 "each is embedded in overlapping windows and scores its best one, so every "
                 "word is read."
             )
@@ -146,9 +146,9 @@ def retry(info: ChunkSetInfo) -> None:
     st.rerun()
 
 
-def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
+def cutover(sets: chunk_sets.ChunkSets) -> None:
     st.subheader("Active set")
-    active, previous = store.active_set(), store.previous_set()
+    infos, active, previous = sets.infos, sets.active, sets.previous
     if active:
         st.success(f"Retrieval uses **{md_escape(active)}**.", icon=":material/toggle_on:")
     else:
@@ -161,13 +161,13 @@ def cutover(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
             target = st.selectbox("Switch to", others, key="store_target",
                                   format_func=labels.__getitem__)
             if st.button("Activate (cut over)", key="store_activate", type="primary"):
-                st.session_state[NOTICE] = chunk_sets.cutover(store, target)
+                st.session_state[NOTICE] = chunk_sets.cutover(chunk_store(), target)
                 st.rerun()
     with right:
         if previous and previous != active:
             st.caption(f"Previous set: {md_escape(previous)}")
             if st.button(f"Roll back to “{previous}”", key="store_rollback"):
-                st.session_state[NOTICE] = chunk_sets.rollback(store)
+                st.session_state[NOTICE] = chunk_sets.rollback(chunk_store())
                 st.rerun()
 
 
@@ -193,7 +193,7 @@ def embedder_input(preset: Preset | None) -> EmbedderRef:
     """The embedder of the new set: MiniLM, or the endpoint configured on Settings. A preset
     saved with its embedder puts it in when it is picked (it may be changed after)."""
     settings = embedding_settings()
-    refs = {ref.label: ref for ref in embedder_choices(settings)}
+    refs = {ref.label: ref for ref in choices(settings)}
     labels = list(refs)
     key = kept("store_embedder", labels[0], valid=labels)
     own = preset.embedder if preset else None
@@ -215,7 +215,7 @@ def embedder_input(preset: Preset | None) -> EmbedderRef:
     return refs[st.session_state[key]]
 
 
-def create_form(store: ChunkStore, names: set[str]) -> None:
+def create_form(names: set[str]) -> None:
     st.subheader("New chunk set")
     documents = library().documents()
     if not documents:
@@ -247,7 +247,7 @@ def create_form(store: ChunkStore, names: set[str]) -> None:
                "(cutover). Documents already in a set of that name are skipped, so a "
                "re-run resumes.")
     embedder = embedder_input(config.preset)
-    check = check_set_name(store, name, config.strategy, config.settings, embedder)
+    check = check_set_name(chunk_store(), name, config.strategy, config.settings, embedder)
     problem, blocking = check.problem, check.blocking
     confirmed = True
     if problem and blocking:
@@ -295,8 +295,9 @@ def run_job(job: IngestJob, by_id: dict[str, Document]) -> None:
     st.rerun()
 
 
-def delete_section(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
+def delete_section(sets: chunk_sets.ChunkSets) -> None:
     st.subheader("Delete a set")
+    infos = sets.infos
     names = [info.name for info in infos]
     pending = st.session_state.get(CONFIRM)
     if pending not in names:
@@ -307,12 +308,12 @@ def delete_section(store: ChunkStore, infos: list[ChunkSetInfo]) -> None:
         return
     info = next(i for i in infos if i.name == pending)
     active_note = " It is the active set: retrieval will have no set." if (
-        pending == store.active_set()) else ""
+        pending == sets.active) else ""
     st.warning(f"Delete “{md_escape(pending)}” and its {info.chunks:,} chunks? This cannot be "
                f"undone.{active_note}")
     yes, no = st.columns(2)
     if yes.button("Yes, delete", key="store_delete_yes", type="primary"):
-        st.session_state[NOTICE] = chunk_sets.delete(store, pending)
+        st.session_state[NOTICE] = chunk_sets.delete(chunk_store(), pending)
         del st.session_state[CONFIRM]
         st.rerun()
     if no.button("Cancel", key="store_delete_no"):
@@ -327,19 +328,18 @@ st.caption("Each chunk set is one chunking of your documents, embedded with Mini
 try:
     if not show_store_status():
         st.stop()  # the warning says what to do
-    store = chunk_store()
     if notice := st.session_state.pop(NOTICE, None):
         st.success(md_escape(notice))
     show_warnings(st.session_state.pop(WARNINGS, []), key="store")
-    infos = store.list_sets()
-    if infos:
-        show_sets(store, infos)
-        cutover(store, infos)
-        show_set_map([info.name for info in infos])
+    sets = chunk_sets.listing(chunk_store())
+    if sets.infos:
+        show_sets(sets)
+        cutover(sets)
+        show_set_map([info.name for info in sets.infos])
     else:
         st.info("No chunk sets yet: create the first one below.")
-    create_form(store, {info.name for info in infos})
-    if infos:
-        delete_section(store, infos)
+    create_form({info.name for info in sets.infos})
+    if sets.infos:
+        delete_section(sets)
 except ChunkLabError as err:
     show_error(err)

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.embeddings.identity import EmbedderRef
-from core.embeddings.port import BUILTIN
+from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.errors import ChunkLabError
 from core.evaluation.metrics import QuestionScore
 from core.evaluation.questions import Question, QuestionSet, QuestionSetError, Reference

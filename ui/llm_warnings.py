@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.llm.run import LLMRun, RunWarning
-from core.store import ChunkSetInfo
+from core.store.info import ChunkSetInfo
 from ui.render import md_escape
 from ui.wording import count
 

@@ -46,6 +46,7 @@ from core.cli.options import (
 )
 from core.cli.output import say
 from core.cli.stack_options import add_embedder_option, add_rerank_option
+from core.embeddings.settings import by_name
 from core.evaluation.metrics import METRICS
 from core.operations.evaluation import (
     DEFAULT_K,
@@ -63,7 +64,7 @@ from core.operations.evaluation.confidence import (
     verdict,
     with_prefix_twins,
 )
-from core.operations.evaluation.stacks import configured_reranker, embedder_named, expand
+from core.operations.evaluation.stacks import configured_reranker, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import preset
 from core.operations.questions.sets import load_from_folder
@@ -108,7 +109,7 @@ def _chunkings(args: argparse.Namespace) -> list[Candidate]:
 
 def _candidates(args: argparse.Namespace) -> list[Candidate]:
     """The chunkings under each embedder asked for, reranked as asked."""
-    embedders = [embedder_named(name) for name in args.embedder or ["minilm"]]
+    embedders = [by_name(name) for name in args.embedder or ["minilm"]]
     rerank = configured_reranker() if args.rerank != "off" else None
     return expand(_chunkings(args), embedders, rerank, args.rerank)
 

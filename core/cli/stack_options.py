@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.embeddings.port import BUILTIN_NAME, ENDPOINT_NAME
+from core.embeddings.settings import BUILTIN_NAME, ENDPOINT_NAME
 from core.operations.evaluation.stacks import RERANK_MODES
 
 EMBEDDER_HELP = (f"{BUILTIN_NAME} (the built-in MiniLM) or {ENDPOINT_NAME} (EMBEDDING_BASE_URL, "

@@ -33,7 +33,7 @@ import sys
 from core.cli.options import add_question_set_options
 from core.cli.output import say, show_progress
 from core.cli.stack_options import add_embedder_option
-from core.operations.evaluation.stacks import embedder_named
+from core.embeddings.settings import by_name
 from core.operations.questions.sets import load_from_folder
 from core.operations.tune.budget import FALLBACK_TOKENS, given_budget
 from core.operations.tune.report import OBJECTIVES
@@ -91,7 +91,7 @@ def _budget(text: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    embedders = [embedder_named(name) for name in args.embedder] if args.embedder else None
+    embedders = [by_name(name) for name in args.embedder] if args.embedder else None
     loaded = load_from_folder(args.questions, args.docs)
     for problem in loaded.questions.problems:
         say(f"warning: {args.questions.name} {problem}")

@@ -53,3 +53,6 @@ class EmbedderRef(EndpointRef):
         if self.local:
             return self.model
         return "endpoint-" + hashlib.sha256(self.namespace.encode()).hexdigest()[:16]
+
+
+BUILTIN = EmbedderRef()  # MiniLM, the default everywhere

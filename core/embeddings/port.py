@@ -16,13 +16,9 @@ import numpy as np
 
 from core.embeddings.encoder import embed
 from core.embeddings.endpoint_embedder import EndpointEmbedder
-from core.embeddings.identity import EmbedderRef
+from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.embeddings.settings import EmbeddingSettings, load_embedding_settings
 from core.errors import EmbeddingError
-
-BUILTIN = EmbedderRef()
-BUILTIN_NAME = "minilm"  # how the CLI names it
-ENDPOINT_NAME = "endpoint"  # the CLI's name for the configured endpoint
 
 
 class Embedder(Protocol):
@@ -75,20 +71,3 @@ def resolve(ref: EmbedderRef, settings: EmbeddingSettings | None = None) -> Embe
                              "one is MiniLM.")
     return EndpointEmbedder((settings or load_embedding_settings()).aimed_at(ref))
 
-
-def choices(settings: EmbeddingSettings | None = None) -> list[EmbedderRef]:
-    """What a page offers: MiniLM, and the configured endpoint when there is one."""
-    settings = settings or load_embedding_settings()
-    return [BUILTIN, *([settings.ref()] if settings.configured else [])]
-
-
-def by_name(name: str, settings: EmbeddingSettings | None = None) -> EmbedderRef:
-    """The CLI's ``--embedder``: ``minilm`` or ``endpoint`` (the configured one)."""
-    if name == BUILTIN_NAME:
-        return BUILTIN
-    if name == ENDPOINT_NAME:
-        settings = settings or load_embedding_settings()
-        if not settings.configured:
-            raise EmbeddingError(settings.missing_message())
-        return settings.ref()
-    raise EmbeddingError(f"Unknown embedder “{name}”; choose {BUILTIN_NAME} or {ENDPOINT_NAME}.")

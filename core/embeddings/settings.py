@@ -13,14 +13,17 @@ from pathlib import Path
 
 from pydantic import Field
 
-from core.embeddings.identity import EmbedderRef
+from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.endpoint import EndpointSettings, SettingsSource
+from core.errors import EmbeddingError
 
 SOURCE = SettingsSource(
     "embedding_settings.json",
     {"base_url": "EMBEDDING_BASE_URL", "api_key": "EMBEDDING_API_KEY",
      "model": "EMBEDDING_MODEL"}, "embedding")
 ENV_KEYS = SOURCE.env
+BUILTIN_NAME = "minilm"  # how the CLI names MiniLM
+ENDPOINT_NAME = "endpoint"  # the CLI's name for the configured endpoint
 
 
 class EmbeddingSettings(EndpointSettings):
@@ -44,3 +47,21 @@ def load_embedding_settings() -> EmbeddingSettings:
 def save_embedding_settings(settings: EmbeddingSettings) -> Path:
     """Persist the non-secret settings; the API key is never written."""
     return SOURCE.save(settings)
+
+
+def choices(settings: EmbeddingSettings | None = None) -> list[EmbedderRef]:
+    """What a page offers: MiniLM, and the configured endpoint when there is one."""
+    settings = settings or load_embedding_settings()
+    return [BUILTIN, *([settings.ref()] if settings.configured else [])]
+
+
+def by_name(name: str, settings: EmbeddingSettings | None = None) -> EmbedderRef:
+    """The CLI's ``--embedder``: ``minilm`` or ``endpoint`` (the configured one)."""
+    if name == BUILTIN_NAME:
+        return BUILTIN
+    if name == ENDPOINT_NAME:
+        settings = settings or load_embedding_settings()
+        if not settings.configured:
+            raise EmbeddingError(settings.missing_message())
+        return settings.ref()
+    raise EmbeddingError(f"Unknown embedder “{name}”; choose {BUILTIN_NAME} or {ENDPOINT_NAME}.")

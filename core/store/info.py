@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.embeddings.encoder import DIMENSION
+from core.embeddings.encoder import DIMENSION, MAX_WORD_PIECES
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.model_files import MODEL_ID
 from core.store.views import EMBEDDING_INPUT_VERSION
@@ -55,6 +55,12 @@ class ChunkSetInfo(BaseModel):
     @property
     def embedder_ref(self) -> EmbedderRef:
         return EmbedderRef(model=self.embedder, base_url=self.embedder_url)
+
+    @property
+    def word_piece_limit(self) -> int:
+        """The word pieces MiniLM reads at once: what ``over_limit`` and ``windowed`` count
+        against."""
+        return MAX_WORD_PIECES
 
     @property
     def read_share(self) -> float | None:

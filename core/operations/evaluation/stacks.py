@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
-from core.embeddings.identity import EmbedderRef
-from core.embeddings.port import BUILTIN, by_name, choices
-from core.embeddings.settings import EmbeddingSettings
+from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.errors import RerankError
 from core.operations.evaluation.candidates import Candidate
 from core.retrieval.rerank import RerankRef, RerankSettings, load_rerank_settings
@@ -23,16 +21,6 @@ from core.retrieval.rerank import RerankRef, RerankSettings, load_rerank_setting
 RerankMode = Literal["off", "on", "both"]
 RERANK_MODES: tuple[RerankMode, ...] = ("off", "on", "both")
 RERANKED = "reranked"
-
-
-def embedder_choices(settings: EmbeddingSettings | None = None) -> list[EmbedderRef]:
-    """MiniLM, and the configured endpoint when there is one."""
-    return choices(settings)
-
-
-def embedder_named(name: str, settings: EmbeddingSettings | None = None) -> EmbedderRef:
-    """The CLI's ``--embedder`` (``minilm`` or ``endpoint``)."""
-    return by_name(name, settings)
 
 
 def configured_reranker(settings: RerankSettings | None = None) -> RerankRef:

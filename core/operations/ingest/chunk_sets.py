@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel
 
-from core.store import ChunkStore
+from core.store import ChunkSetInfo, ChunkStore
 from core.store.connection import CHROMA_HOST_ENV, StoreAddress
 
 
@@ -30,6 +32,21 @@ def store_status() -> StoreStatus:
     address = StoreAddress.from_env()
     return StoreStatus(location=address.location, server=address.server,
                        answers=address.answers())
+
+
+@dataclass(frozen=True)
+class ChunkSets:
+    """The sets side by side, the one retrieval uses and the one it used before the last
+    cutover (the rollback target)."""
+
+    infos: list[ChunkSetInfo]
+    active: str | None
+    previous: str | None
+
+
+def listing(store: ChunkStore) -> ChunkSets:
+    """Every chunk set, oldest first, with the active and the previous one."""
+    return ChunkSets(store.list_sets(), store.active_set(), store.previous_set())
 
 
 class ChunkSetRow(BaseModel):

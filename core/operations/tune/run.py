@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.documents.model import Document
 from core.embeddings.identity import EmbedderRef
-from core.embeddings.settings import EmbeddingSettings
+from core.embeddings.settings import EmbeddingSettings, choices
 from core.errors import ChunkLabError
 from core.evaluation.questions import QuestionSet
 from core.evaluation.split import (
@@ -45,7 +45,6 @@ from core.evaluation.split import (
     tune_minimum,
 )
 from core.operations.evaluation import Candidate
-from core.operations.evaluation.stacks import embedder_choices
 from core.operations.presets import Preset, all_presets, save_user_preset
 from core.operations.tune.budget import TokenBudget, default_budget
 from core.operations.tune.report import (
@@ -250,7 +249,7 @@ def _space_for(questions: QuestionSet, documents: Mapping[str, Document], object
                presets: Mapping[str, Preset] | None, embedders: list[EmbedderRef] | None,
                embedding: EmbeddingSettings | None) -> _Space:
     """The space to search (the user's presets and embedders by default) and its key."""
-    by_label = embedders_by_label(embedder_choices(embedding) if embedders is None
+    by_label = embedders_by_label(choices(embedding) if embedders is None
                                   else embedders)
     offered = tunable_presets(all_presets() if presets is None else presets,
                               list(by_label.values()))

@@ -27,8 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.embeddings.identity import EmbedderRef
-from core.embeddings.port import BUILTIN
+from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.operations.evaluation import DEFAULT_K, Candidate, Retrieval
 from core.operations.presets import SMALL_TO_BIG, Preset
 from core.operations.strategies import strategy_label, uses_llm
