@@ -6,8 +6,6 @@ visit sees the app's frame and the page's heading at once, not a blank page."""
 
 import streamlit as st
 
-import core  # noqa: F401  (sets the offline environment before anything heavy loads)
-
 st.set_page_config(page_title="ChunkLab", page_icon=":material/view_agenda:", layout="wide")
 
 PAGES = {

@@ -9,14 +9,13 @@ import json
 import pandas as pd
 import streamlit as st
 
-from core.chunking.checks import check_chunks
 from core.chunking.chunk import Chunk
-from core.chunking.stats import ChunkStats, chunk_stats
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.llm.run import LLMRun
+from core.operations.chunk_review import ChunkReview, review
 from core.operations.presets import all_presets, save_user_preset
-from core.operations.strategies import Chunking, RunOptions, chunking, read_figures, uses_llm
+from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
 from ui.hand_edits import EDITS, EditedColumn, edit_panel, edited_column, set_aside_inputs
@@ -70,9 +69,9 @@ def _llm_note(config: Configuration) -> str:
     return llm_settings().missing_message() if uses_llm(config.strategy, config.settings) else ""
 
 
-def _stats_column(stats: ChunkStats) -> dict[str, str]:
+def _stats_column(figures: ChunkReview) -> dict[str, str]:
     """The stats as the table shows them: counts with separators, shares as percentages."""
-    shown = {}
+    stats, shown = figures.stats, {}
     for field, label in STATS_LABELS.items():
         value = getattr(stats, field)
         if value is None:
@@ -139,16 +138,13 @@ def _columns(document: Document, configs: list[Configuration]
     return columns, {slot: text for slot, text in problems.items() if text}, runs
 
 
-def _stats_table(document: Document, columns: list[EditedColumn]) -> None:
+def _stats_table(columns: list[EditedColumn], reviews: dict[int, ChunkReview]) -> None:
     table = {}
     for slot, column in enumerate(columns):
-        if column.chunks:
-            settings = column.base_settings
-            target = settings.get("size") if settings.get("unit", "tokens") == "tokens" else None
-            shown = _stats_column(chunk_stats(document, column.chunks, target))
-            read, views = read_figures(column.chunks)
-            shown["text read when searching"] = share(read)
-            shown["pieces embedded"] = f"{views:,}"
+        if slot in reviews:
+            shown = _stats_column(reviews[slot])
+            shown["text read when searching"] = share(reviews[slot].read)
+            shown["pieces embedded"] = f"{reviews[slot].views:,}"
             table[f"{slot + 1}. {column.label}"] = shown
     if table:
         st.table(pd.DataFrame(table))
@@ -198,7 +194,9 @@ def main() -> None:
 
     clickable_html(_strip([(c.label, c.chunks) for c in columns], document), key="cmp_strip",
                    on_pick=_inspect)
-    _stats_table(document, columns)
+    reviews = {slot: review(document, column.chunks, column.base_settings)
+               for slot, column in enumerate(columns) if column.chunks}
+    _stats_table(columns, reviews)
 
     for slot, place in enumerate(st.columns(count)):
         column = columns[slot]
@@ -212,7 +210,7 @@ def main() -> None:
             if not column.chunks:
                 st.info("No chunks: the document has no text.")
                 continue
-            flagged = badges(slot, check_chunks(document, column.chunks))
+            flagged = badges(slot, reviews[slot].integrity)
             st.html(highlight(document, column.chunks, flagged))
             st.html(_histogram(column.chunks, slot))
             inspector(document, column.chunks, slot)

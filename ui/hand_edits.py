@@ -27,11 +27,10 @@ from core.chunking.edits import (
     MoveBoundary,
     Split,
     parse_edits,
-    snap_to_word,
 )
 from core.documents.model import Document
 from core.errors import ChunkLabError
-from core.operations.hand_edits import edit_chunks, edited_config, save_edited
+from core.operations.hand_edits import edit_chunks, edited_config, landed, save_edited
 from ui.persist import forget, set_aside
 from ui.render import md_escape
 
@@ -89,8 +88,7 @@ def edited_column(slot: int, document: Document, label: str, strategy: str,
 
 def _add(column: EditedColumn, document: Document, edit: AnyEdit) -> None:
     picked = edit.at if isinstance(edit, Split | MoveBoundary) else None
-    if isinstance(edit, Split | MoveBoundary):  # kept where it lands, so the list says so
-        edit = edit.model_copy(update={"at": snap_to_word(document.text, edit.at)})
+    edit = landed(document, edit)
     edits = [*column.edits, edit]
     try:
         config = edited_config(column.base_label, column.base_strategy, column.base_settings,

@@ -7,10 +7,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.chunking.chunk import Chunk
-from core.chunking.edits import EDITED, AnyEdit, EditedConfig, apply_edits
+from core.chunking.edits import (
+    EDITED,
+    AnyEdit,
+    EditedConfig,
+    MoveBoundary,
+    Split,
+    apply_edits,
+    snap_to_word,
+)
 from core.documents.model import Document
 from core.operations.presets import Preset, save_user_preset
 from core.operations.strategies import validated_config
+
+
+def landed(document: Document, edit: AnyEdit) -> AnyEdit:
+    """The edit where it lands: a split or a moved boundary snaps to the nearer edge of a word
+    (kept so, the list of edits says where it went)."""
+    if isinstance(edit, Split | MoveBoundary):
+        return edit.model_copy(update={"at": snap_to_word(document.text, edit.at)})
+    return edit
 
 
 def edited_config(source: str, base: str, base_settings: Mapping[str, Any], doc_id: str,

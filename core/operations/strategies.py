@@ -25,7 +25,6 @@ from core.llm.settings import LLMSettings, load_settings
 from core.llm.strategy import LLM_STRATEGY, LLMStrategy
 from core.progress import ProgressFn
 from core.prompts.library import PromptLibrary
-from core.store.views import read_figures as read_figures  # what the embedder reads of them
 
 
 @dataclass(frozen=True)
