@@ -34,8 +34,7 @@ from core.evaluation.questions import QuestionSet
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
 from core.operations.questions.sets import load_from_folder, load_shipped, shipped_sets
-from core.retrieval.autocut import DEFAULT_JUMPS
-from core.retrieval.ranking import RankMode
+from core.retrieval.modes import DEFAULT_JUMPS, RankMode
 from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 
 CORPUS = BENCHMARK_CORPUS

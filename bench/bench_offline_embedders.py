@@ -52,7 +52,7 @@ from core.embeddings.port import LOCAL, Embedder
 from core.operations.evaluation import Candidate, evaluate
 from core.operations.questions.sets import load_from_folder, load_shipped, shipped_sets
 from core.operations.strategies import chunk
-from core.retrieval.ranking import RankMode
+from core.retrieval.modes import RankMode
 from core.store.views import embedding_views
 from corpora.benchmark import FOLDER as BENCHMARK_CORPUS
 

@@ -13,9 +13,8 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
-from core.retrieval.autocut import DEFAULT_JUMPS
+from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
 from core.retrieval.packs import Pack
-from core.retrieval.ranking import RANK_MODES
 from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress

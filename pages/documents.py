@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.documents import SUPPORTED_EXTENSIONS
 from core.documents.model import Document
+from core.documents.sniff import SUPPORTED_EXTENSIONS
 from core.errors import ChunkLabError
 from core.progress import Progress
 from ui.outline import section_outline

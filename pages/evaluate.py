@@ -18,8 +18,7 @@ from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
 from core.operations.questions.sets import LoadedSet
-from core.retrieval.autocut import DEFAULT_JUMPS
-from core.retrieval.ranking import RANK_MODES
+from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
 from ui.evaluation_view import (
     drill_down,
     reset_question_picker,

@@ -20,7 +20,6 @@ from core.embeddings.settings import (
     save_embedding_settings,
 )
 from core.errors import ChunkLabError
-from core.llm.server import ServerFacts
 from core.llm.settings import (
     ENDPOINT_PRESETS,
     ENV_KEYS,
@@ -32,8 +31,12 @@ from core.llm.settings import (
 )
 from core.operations.endpoint_checks import check_embedder, check_reranker
 from core.operations.llm_connection import ConnectionReport, check_connection
-from core.retrieval.rerank import ENV_KEYS as RERANK_ENV
-from core.retrieval.rerank import RerankSettings, load_rerank_settings, save_rerank_settings
+from core.retrieval.rerank_settings import ENV_KEYS as RERANK_ENV
+from core.retrieval.rerank_settings import (
+    RerankSettings,
+    load_rerank_settings,
+    save_rerank_settings,
+)
 from ui.endpoint_form import (
     EndpointForm,
     NumberField,
@@ -205,8 +208,8 @@ if message:
         st.success(md_escape(text))
 
 
-def _facts_rows(facts: ServerFacts, fitted: LLMSettings) -> list[dict[str, str]]:
-    rows = []
+def _facts_rows(report: ConnectionReport) -> list[dict[str, str]]:
+    facts, fitted, rows = report.facts, report.suggested, []
     if facts.context_tokens:
         rows.append({"what": "Context per request", "value": f"{facts.context_tokens:,} tokens"})
     if facts.slots:
@@ -237,7 +240,7 @@ def _show_report(model: str, report: ConnectionReport) -> None:
     if not report.lists(model):
         st.warning(md_escape(f"The endpoint does not list {model!r} among its models."))
     st.markdown("**Server**")
-    st.dataframe(_facts_rows(report.facts, report.suggested), hide_index=True)
+    st.dataframe(_facts_rows(report), hide_index=True)
     if report.facts.model_params and report.facts.model_params < SMALL_MODEL:
         st.warning("This model is small: expect LLM chunking to fail on its format (see which "
                    "models work, below).")

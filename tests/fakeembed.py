@@ -183,7 +183,7 @@ class FakeEmbed(FakeServer):
 
     def rerank_settings(self, **overrides: Any):
         """RerankSettings pointing here."""
-        from core.retrieval.rerank import RerankSettings
+        from core.retrieval.rerank_settings import RerankSettings
 
         values: dict[str, Any] = {"base_url": self.base_url, "model": RERANK_MODEL,
                                   "timeout": 5.0, "max_retries": 1}

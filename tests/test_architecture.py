@@ -164,6 +164,13 @@ MODEL_TYPES = {
     "core.errors": "typed errors carry the one sentence a page shows",
     "core.progress": "progress and cancellation: the signature of every long operation",
     "core.llm.settings": "the typed LLM connection settings a form edits",
+    "core.endpoint": "the typed endpoint settings (EndpointSettings) every endpoint form edits: "
+                     "the base of the LLM's, the embedder's and the reranker's",
+    "core.retrieval.rerank_settings": "the typed reranking endpoint settings a form edits",
+    "core.documents.sniff": "what an upload may be (its extensions and size), which the upload "
+                            "widget states",
+    "core.retrieval.modes": "how a question may retrieve (the rankings, autocut's default), "
+                            "which the retrieval pickers offer",
     "core.embeddings.settings": "the typed embedding endpoint settings a form edits, and the "
                                 "embedders a user may choose (MiniLM, the configured endpoint)",
     "core.embeddings.identity": "which embedder made a vector (EmbedderRef), named on screen",
@@ -190,27 +197,18 @@ SESSION_HOLDERS = {
 # Reach-ins the code still has: the list may only shrink (route each through an operation).
 NOT_YET_THROUGH_OPERATIONS = {
     "pages.assemble -> core.assembly",
-    "pages.assemble -> core.retrieval.autocut",
     "pages.assemble -> core.retrieval.packs",
-    "pages.assemble -> core.retrieval.ranking",
     "pages.assemble -> core.store",
-    "pages.documents -> core.documents",
-    "pages.evaluate -> core.retrieval.autocut",
-    "pages.evaluate -> core.retrieval.ranking",
     "pages.prompts -> core.llm.phase",
     "pages.prompts -> core.llm.phases",
     "pages.prompts -> core.llm.phases.answer",
     "pages.prompts -> core.prompts.checks",
     "pages.prompts -> core.prompts.library",
     "pages.prompts -> core.tokens",
-    "pages.settings -> core.llm.server",
-    "pages.settings -> core.retrieval.rerank",
     "pages.structure -> core.llm.log",
     "pages.structure -> core.llm.phases.boundaries",
     "pages.structure -> core.llm.phases.structure",
     "ui.answer -> core.assembly",
-    "ui.endpoint_form -> core.endpoint",
-    "ui.ingest_run -> core.embeddings",
     "ui.phase_inputs -> core.llm",
     "ui.phase_inputs -> core.llm.anchors",
     "ui.phase_inputs -> core.llm.phase",

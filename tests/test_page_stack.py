@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.embeddings.settings import SOURCE as EMBEDDING_SOURCE
 from core.operations.presets import save_user_preset
-from core.retrieval.rerank import SOURCE as RERANK_SOURCE
+from core.retrieval.rerank_settings import SOURCE as RERANK_SOURCE
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown
 from tests.fakeembed import DIMENSION, fake_embed  # noqa: F401  (fixture)

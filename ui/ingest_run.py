@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.documents.model import Document
-from core.embeddings import BUILTIN, EmbedderRef, resolve
+from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.errors import ChunkLabError
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
 from core.operations.strategies import RunOptions
@@ -57,7 +57,7 @@ def ingest_with_progress(
         options = RunOptions(llm=llm_settings(), library=prompt_library(), progress=advance)
         return ingest([Source.from_document(d) for d in documents], name, strategy, settings,
                       batch_size=batch_size, store=chunk_store(), description=description,
-                      options=options, embedder=resolve(embedder, embedding_settings()))
+                      options=options, embedder=embedder, embedding=embedding_settings())
     except ChunkLabError as err:
         show_error(err)
         return None

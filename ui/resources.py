@@ -35,7 +35,7 @@ from core.operations.chunk_map import ChunkMap, chunk_set_map, evaluation_map
 from core.operations.evaluation import CandidateResult
 from core.operations.page_view import page_picture
 from core.prompts.library import PromptLibrary
-from core.retrieval.rerank import RerankSettings, load_rerank_settings
+from core.retrieval.rerank_settings import RerankSettings, load_rerank_settings
 from core.store import ChunkStore
 from core.store.connection import CHROMA_HOST_ENV, CHROMA_PORT_ENV
 from core.tokens import count_tokens, prepare_tokens

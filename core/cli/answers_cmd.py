@@ -43,7 +43,7 @@ from core.operations.answers.run import (
 from core.operations.evaluation import DEFAULT_K, Candidate
 from core.operations.questions.sets import load_from_folder
 from core.prompts.library import DEFAULT
-from core.retrieval.ranking import RANK_MODES
+from core.retrieval.modes import RANK_MODES
 
 PARTIAL = 3
 

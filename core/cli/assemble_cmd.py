@@ -22,7 +22,7 @@ from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
 from core.cli.options import add_autocut_option
 from core.cli.stack_options import add_rerank_option
 from core.operations.assemble.run import AssemblyOptions, ask, assemble
-from core.retrieval.ranking import RANK_MODES
+from core.retrieval.modes import RANK_MODES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -68,7 +68,7 @@ from core.operations.evaluation.stacks import configured_reranker, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import preset
 from core.operations.questions.sets import load_from_folder
-from core.retrieval.ranking import RANK_MODES
+from core.retrieval.modes import RANK_MODES
 
 PARTIAL = 3  # exit code: some configurations failed, the others' results were printed
 

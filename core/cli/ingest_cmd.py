@@ -14,7 +14,6 @@ from pathlib import Path
 from core.cli.options import add_chunking_options, chunking_settings
 from core.cli.output import say, say_retry, show_progress
 from core.cli.stack_options import add_embedder_option
-from core.embeddings.port import resolve
 from core.embeddings.settings import by_name
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, ingest, sources_from_paths
 from core.operations.strategies import RunOptions
@@ -40,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         description=args.description,
         options=RunOptions(progress=show_progress, notice=say_retry),
-        embedder=resolve(by_name(args.embedder)),
+        embedder=by_name(args.embedder),
     )
     print(summary.sentence(), flush=True)
     for line in summary.warnings():

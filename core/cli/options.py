@@ -10,7 +10,7 @@ from typing import Any
 
 from core.errors import ChunkingError
 from core.operations.strategies import PICKABLE, strategy
-from core.retrieval.autocut import DEFAULT_JUMPS
+from core.retrieval.modes import DEFAULT_JUMPS
 
 SIZED = ("size", "overlap", "unit", "overlap_mode", "table_split", "table_max_tokens")
 # settings whose option is not just their name

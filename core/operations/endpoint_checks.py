@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from core.embeddings.endpoint_embedder import EndpointEmbedder
 from core.embeddings.settings import EmbeddingSettings
-from core.retrieval.rerank import Reranker, RerankSettings
+from core.retrieval.rerank import Reranker
+from core.retrieval.rerank_settings import RerankSettings
 
 PROBES = [
     "The policy pays for water damage caused by a burst pipe.",

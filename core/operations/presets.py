@@ -20,7 +20,7 @@ from core.errors import ChunkingError, ChunkLabError
 from core.files import read_json_object, write_json
 from core.operations.evaluation import Candidate, Retrieval
 from core.operations.strategies import validated_config
-from core.retrieval.ranking import RANK_MODES, RankMode
+from core.retrieval.modes import RANK_MODES, RankMode
 from core.store import ChunkSetInfo
 
 PRESETS_FILE = "chunk_presets.json"

@@ -1,5 +1,7 @@
 """Retrieval: rank chunks for a question (vector, BM25, hybrid) and turn hits into packs.
 
-``ranking`` ranks in memory (shared with the evaluation); ``retrieve`` runs against a chunk set
-of the store; ``packs`` merges hits with their neighbours into citable spans.
+``modes`` (the rankings a user picks); ``ranking`` ranks in memory (shared with the
+evaluation); ``retrieve`` runs against a chunk set of the store; ``packs`` merges hits with
+their neighbours into citable spans; ``rerank`` reorders the best hits at an endpoint
+(``rerank_settings``).
 """

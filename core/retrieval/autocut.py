@@ -22,9 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import TypeVar
 
-# Jumps to pass before cutting: chosen on the shipped question sets and checked on the
-# benchmark corpus (bench/bench_autocut.py).
-DEFAULT_JUMPS = 1
+from core.retrieval.modes import DEFAULT_JUMPS
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -17,11 +17,10 @@ from core.embeddings.encoder import embed
 from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
 from core.retrieval.fusion import RRF_K, fused_scores
+from core.retrieval.modes import RANK_MODES, RankMode
 from core.retrieval.packs import merge_adjacent, merge_depth
 from core.store.views import embedding_views
 
-RankMode = Literal["vector", "bm25", "hybrid"]
-RANK_MODES: tuple[str, ...] = ("vector", "bm25", "hybrid")
 DEFAULT_LIMIT = 10
 # Reciprocal-rank constant of small-to-big hybrid ranking. Walked twice as deep, the fused
 # ranking is better led by what either ranking puts at its very top: with 10 instead of 60 a

@@ -3,10 +3,8 @@
 The request is the Jina/Cohere shape that llama.cpp (``--reranking``) and Text Embeddings
 Inference serve: ``{model, query, documents, top_n}`` → ``{results: [{index,
 relevance_score}]}`` (a bare list of ``{index, score}`` is read too). No registry package ships
-cross-encoder weights, so the stage is endpoint-only; it is configured like the embedder:
-``RERANK_BASE_URL``, ``RERANK_MODEL``, ``RERANK_API_KEY`` (environment, an ``[rerank]`` table
-in ``.streamlit/secrets.toml``, or the Settings page, saved without the key), plus ``top_n``,
-how many ranked hits it reorders. A failure raises one :class:`~core.errors.RerankError`.
+cross-encoder weights, so the stage is endpoint-only, configured like the embedder
+(:mod:`core.retrieval.rerank_settings`). A failure raises one :class:`~core.errors.RerankError`.
 
 :func:`rerank_hits` is the step: the best ``top_n`` hits come back in the reranker's order with
 its relevance scores, the hits below them follow unchanged.
@@ -16,52 +14,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-from pydantic import Field
 
-from core.endpoint import EndpointClient, EndpointRef, EndpointSettings, SettingsSource
+from core.endpoint import EndpointClient
 from core.errors import RerankError
+from core.retrieval.rerank_settings import RerankRef, RerankSettings, load_rerank_settings
 
-SOURCE = SettingsSource(
-    "rerank_settings.json",
-    {"base_url": "RERANK_BASE_URL", "api_key": "RERANK_API_KEY", "model": "RERANK_MODEL"},
-    "rerank")
-ENV_KEYS = SOURCE.env
-DEFAULT_TOP_N = 20
 WHAT = "The reranking endpoint"
 T = TypeVar("T")
-
-
-class RerankRef(EndpointRef):
-    """The reranker a result depends on: model, address (no credentials) and depth."""
-
-    top_n: int = DEFAULT_TOP_N
-
-
-class RerankSettings(EndpointSettings):
-    """The endpoint, and how many of the best ranked hits it reorders."""
-
-    top_n: int = Field(DEFAULT_TOP_N, ge=2, le=200)
-
-    def ref(self) -> RerankRef:
-        return RerankRef(model=self.model.strip(), base_url=self.base_url, top_n=self.top_n)
-
-    def missing_message(self) -> str:
-        return SOURCE.missing(self, "reranking endpoint",
-                              "a llama.cpp server started with --reranking or Text Embeddings "
-                              "Inference")
-
-
-def load_rerank_settings() -> RerankSettings:
-    return SOURCE.load(RerankSettings)
-
-
-def save_rerank_settings(settings: RerankSettings) -> Path:
-    """Persist the non-secret settings; the API key is never written."""
-    return SOURCE.save(settings)
 
 
 class Reranker:

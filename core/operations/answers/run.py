@@ -46,8 +46,8 @@ from core.operations.presets import preset
 from core.progress import ProgressFn, Tracker
 from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME
+from core.retrieval.modes import RankMode
 from core.retrieval.packs import Pack
-from core.retrieval.ranking import RankMode
 from core.store import ChunkStore
 
 CACHE_PHASE = "answer_eval"

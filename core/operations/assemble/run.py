@@ -34,9 +34,10 @@ from core.llm.settings import (
 )
 from core.prompts.library import PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
+from core.retrieval.modes import RankMode
 from core.retrieval.packs import Pack
-from core.retrieval.ranking import RankMode
-from core.retrieval.rerank import Reranker, RerankSettings, load_rerank_settings
+from core.retrieval.rerank import Reranker
+from core.retrieval.rerank_settings import RerankSettings, load_rerank_settings
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore
 

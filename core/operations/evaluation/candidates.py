@@ -11,9 +11,10 @@ from typing import Any
 from core.embeddings import BUILTIN, EmbedderRef
 from core.errors import ChunkLabError
 from core.operations.strategies import embeds
+from core.retrieval.modes import RankMode
 from core.retrieval.packs import MERGE_DEPTH_FACTOR
-from core.retrieval.ranking import MERGED_FUSION_K, RankMode
-from core.retrieval.rerank import RerankRef
+from core.retrieval.ranking import MERGED_FUSION_K
+from core.retrieval.rerank_settings import RerankRef
 
 DEFAULT_K = 5
 

@@ -17,7 +17,7 @@ from core.operations.evaluation.candidates import (
     Retrieval,
     retrieval_label,
 )
-from core.retrieval.ranking import RankMode
+from core.retrieval.modes import RankMode
 from core.store.views import embedding_text
 
 

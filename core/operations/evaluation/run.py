@@ -39,8 +39,9 @@ from core.operations.evaluation.results import (
 from core.operations.evaluation.scoring import Step, score_candidate
 from core.operations.strategies import embeds
 from core.progress import Cancelled, ProgressFn, Tracker
-from core.retrieval.ranking import RANK_MODES, RankMode
-from core.retrieval.rerank import RerankSettings, resolve_reranker
+from core.retrieval.modes import RANK_MODES, RankMode
+from core.retrieval.rerank import resolve_reranker
+from core.retrieval.rerank_settings import RerankSettings
 from core.store import ChunkStore
 
 

@@ -23,7 +23,8 @@ from core.operations.evaluation.candidates import Candidate, Retrieval
 from core.operations.evaluation.results import CandidateResult, QuestionResult, RetrievedChunk
 from core.retrieval.autocut import cut
 from core.retrieval.bm25 import BM25Index
-from core.retrieval.ranking import ChunkVectors, RankMode, rank_chunks, rank_merged
+from core.retrieval.modes import RankMode
+from core.retrieval.ranking import ChunkVectors, rank_chunks, rank_merged
 from core.retrieval.rerank import Reranker, rerank_hits
 from core.store.views import embedding_views
 from core.tokens import count_tokens

@@ -16,7 +16,7 @@ from typing import Literal
 from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.errors import RerankError
 from core.operations.evaluation.candidates import Candidate
-from core.retrieval.rerank import RerankRef, RerankSettings, load_rerank_settings
+from core.retrieval.rerank_settings import RerankRef, RerankSettings, load_rerank_settings
 
 RerankMode = Literal["off", "on", "both"]
 RERANK_MODES: tuple[RerankMode, ...] = ("off", "on", "both")

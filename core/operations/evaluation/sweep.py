@@ -16,8 +16,8 @@ from core.operations.evaluation.history import RunRecord, record_run
 from core.operations.evaluation.results import Evaluation
 from core.operations.evaluation.run import evaluate
 from core.progress import Progress, ProgressFn
-from core.retrieval.ranking import RankMode
-from core.retrieval.rerank import RerankSettings
+from core.retrieval.modes import RankMode
+from core.retrieval.rerank_settings import RerankSettings
 from core.store import ChunkStore
 
 

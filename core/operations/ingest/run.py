@@ -27,7 +27,8 @@ from core.chunking.chunk import Chunk
 from core.documents import SUPPORTED_EXTENSIONS, convert
 from core.documents.model import Document, content_id
 from core.embeddings import MAX_WORD_PIECES, EmbedderRef
-from core.embeddings.port import Embedder, MiniLM
+from core.embeddings.port import Embedder, MiniLM, resolve
+from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError, StoreError
 from core.llm.run import RunWarning
 from core.operations.ingest.task import ChunkTask
@@ -198,7 +199,8 @@ def ingest(
     description: str = "",
     prompt_versions: dict[str, str] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
-    embedder: Embedder | None = None,
+    embedder: Embedder | EmbedderRef | None = None,
+    embedding: EmbeddingSettings | None = None,
     workers: Workers | None = None,
 ) -> IngestSummary:
     """Chunk and store ``sources`` into ``chunk_set``; documents already there are skipped.
@@ -206,16 +208,19 @@ def ingest(
     ``options`` bring progress (per document) and cancellation, and for the LLM strategy the
     connection and the prompt library. Cancelling stops before the next document: what is
     stored stays stored. ``embedder`` (default MiniLM) embeds a new set, and chunks it when the
-    strategy embeds (cluster); an existing set keeps its own. Any other failure undoes the run
-    (see the module's docstring). ``workers`` (default: Ray's when ``RAY_ADDRESS`` is set, else
-    this process) convert and chunk.
+    strategy embeds (cluster); an existing set keeps its own. An embedder given by its reference
+    is asked with ``embedding``, the endpoint settings that bring its key (default: the saved
+    ones and the environment). Any other failure undoes the run (see the module's docstring).
+    ``workers`` (default: Ray's when ``RAY_ADDRESS`` is set, else this process) convert and
+    chunk.
     """
     if batch_size < 1:
         raise StoreError("The batch size must be at least 1 document.")
     settings = settings or {}
     started = time.perf_counter()
     store = store or ChunkStore()
-    embedder = embedder or MiniLM()
+    embedder = (resolve(embedder, embedding) if isinstance(embedder, EmbedderRef)
+                else embedder or MiniLM())
     workers = workers or workers_from_env()
     existed = store.has_set(chunk_set)
     info = open_set(store, chunk_set, strategy, settings, description=description,

@@ -31,8 +31,7 @@ from core.embeddings.identity import BUILTIN, EmbedderRef
 from core.operations.evaluation import DEFAULT_K, Candidate, Retrieval
 from core.operations.presets import SMALL_TO_BIG, Preset
 from core.operations.strategies import strategy_label, uses_llm
-from core.retrieval.autocut import DEFAULT_JUMPS
-from core.retrieval.ranking import RANK_MODES
+from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
 
 PRESET = "preset"  # the strategy value that picks a saved or built-in preset
 TOP_K, BUDGET, AUTOCUT = "top-k", "budget", "autocut"
