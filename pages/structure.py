@@ -13,11 +13,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.chunking.chunk import BOUNDARY_NAMES, boundary_name
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.llm.log import ResponseLog
-from core.llm.phases.boundaries import BOUNDARY_NAMES, boundary_name, boundary_row
-from core.llm.phases.structure import section_row
 from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings
 from core.operations.strategies import RunOptions, run_llm
@@ -164,9 +163,7 @@ with docling_col:
     show_table(_sections_frame(docling_rows))
 with llm_col:
     st.subheader("The LLM's sections")
-    sections = run.structure.sections if run.structure else []
-    mode = run.structure.mode if run.structure else "anchors"
-    show_table(_sections_frame([section_row(s, mode) for s in sections]))
+    show_table(_sections_frame(run.section_rows()))
     if run.structure and run.structure.fallback:
         st.caption("The model's sections could not be read, so these are the document's own.")
 
@@ -184,7 +181,7 @@ if splits:
                "cut by the size limit of "
                f"{used['size']:,} tokens without asking the model.")
 st.html(_boundaries_html(document, run, offsets))
-show_table(pd.DataFrame([boundary_row(b, used["mode"]) for b in run.boundary_list()]),
+show_table(pd.DataFrame(run.boundary_rows(used["mode"])),
             "justification")
 
 with st.expander(f"Chunks ({len(run.chunks):,}) with metadata"):

@@ -160,7 +160,7 @@ def test_core_knows_nothing_of_streamlit_or_the_pages():
 # further in (a ranking function, an LLM phase, the store) holds a rule core should own.
 MODEL_TYPES = {
     "core.documents.model": "the Document and its parts, which every page shows",
-    "core.chunking.chunk": "the Chunk, with its exact span",
+    "core.chunking.chunk": "the Chunk, with its exact span and the names of its boundary types",
     "core.errors": "typed errors carry the one sentence a page shows",
     "core.progress": "progress and cancellation: the signature of every long operation",
     "core.llm.settings": "the typed LLM connection settings a form edits",
@@ -171,6 +171,8 @@ MODEL_TYPES = {
                             "widget states",
     "core.retrieval.modes": "how a question may retrieve (the rankings, autocut's default), "
                             "which the retrieval pickers offer",
+    "core.llm.log": "the log of the model's raw responses (ResponseLog), which Structure lists "
+                    "for inspection",
     "core.embeddings.settings": "the typed embedding endpoint settings a form edits, and the "
                                 "embedders a user may choose (MiniLM, the configured endpoint)",
     "core.embeddings.identity": "which embedder made a vector (EmbedderRef), named on screen",
@@ -205,9 +207,6 @@ NOT_YET_THROUGH_OPERATIONS = {
     "pages.prompts -> core.prompts.checks",
     "pages.prompts -> core.prompts.library",
     "pages.prompts -> core.tokens",
-    "pages.structure -> core.llm.log",
-    "pages.structure -> core.llm.phases.boundaries",
-    "pages.structure -> core.llm.phases.structure",
     "ui.answer -> core.assembly",
     "ui.phase_inputs -> core.llm",
     "ui.phase_inputs -> core.llm.anchors",

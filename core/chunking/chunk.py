@@ -29,6 +29,21 @@ class MissingAnnotation(BaseModel):
     error: str  # the sentence naming the phase and what went wrong
 
 
+FIRST_TYPE = "DOCUMENT_START"  # the LLM's first boundary starts the section …
+LAST_TYPE = "DOCUMENT_END"  # … its last marks the end (it starts no chunk)
+BOUNDARY_NAMES = {  # what the user reads for each boundary type
+    FIRST_TYPE: "document start",
+    "SECTION_BREAK": "section break",
+    "SEMANTIC_SHIFT": "topic shift",
+    "SIZE_CONSTRAINT": "size limit",
+    LAST_TYPE: "section end",
+}
+
+
+def boundary_name(kind: str) -> str:
+    return BOUNDARY_NAMES.get(kind, kind.replace("_", " ").lower())
+
+
 class LLMAnnotations(BaseModel):
     """What the LLM strategy adds to a chunk."""
 

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from core.chunking.chunk import Chunk, ChunkType, MissingAnnotation
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from core.llm.anchors import Mode
 from core.llm.phase import Usage
-from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan
+from core.llm.phases.boundaries import Boundary, BoundaryResult, SectionSpan, boundary_row
 from core.llm.phases.chunk_phase import Reading
-from core.llm.phases.structure import StructureResult
+from core.llm.phases.structure import StructureResult, section_row
 from core.llm.replies.repairs import Repair
 
 
@@ -115,6 +116,17 @@ class LLMRun:
 
     def boundary_list(self) -> list[Boundary]:
         return [b for result in self.boundaries if result for b in result.boundaries]
+
+    def boundary_rows(self, mode: Mode) -> list[dict[str, object]]:
+        """Its boundaries as table rows (what the model said and how far it moved in offsets
+        ``mode``)."""
+        return [boundary_row(b, mode) for b in self.boundary_list()]
+
+    def section_rows(self) -> list[dict[str, object]]:
+        """The LLM's sections as table rows (how far each moved when positions were offsets)."""
+        if self.structure is None:
+            return []
+        return [section_row(s, self.structure.mode) for s in self.structure.sections]
 
     def snap_distances(self) -> list[int]:
         return [b.snap_distance for b in self.boundary_list()]

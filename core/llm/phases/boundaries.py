@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from core.chunking.chunk import FIRST_TYPE, LAST_TYPE, boundary_name
 from core.documents.model import Document
 from core.llm import anchors
 from core.llm.anchors import Mode
@@ -27,16 +28,7 @@ from core.prompts.library import PromptTemplate
 from core.tokens import count_tokens
 
 CHARS_PER_TOKEN = 4  # the size limit is also shown in characters
-FIRST_TYPE = "DOCUMENT_START"  # the first line starts the section …
-LAST_TYPE = "DOCUMENT_END"  # … the last marks its end (it starts no chunk)
 INNER_TYPES = {"SECTION_BREAK", "SEMANTIC_SHIFT", "SIZE_CONSTRAINT"}
-BOUNDARY_NAMES = {  # what the user reads for each boundary type
-    FIRST_TYPE: "document start",
-    "SECTION_BREAK": "section break",
-    "SEMANTIC_SHIFT": "topic shift",
-    "SIZE_CONSTRAINT": "size limit",
-    LAST_TYPE: "section end",
-}
 COLUMNS = {
     "anchors": ("anchor", "boundary_type", "justification"),
     "offsets": ("position", "boundary_type", "justification"),
@@ -104,10 +96,6 @@ class BoundaryWindow:
         if self.mode == "anchors":
             return anchors.render(self.document, self.shown, self.end)
         return self.document.text[self.begin : self.end]
-
-
-def boundary_name(kind: str) -> str:
-    return BOUNDARY_NAMES.get(kind, kind.replace("_", " ").lower())
 
 
 def boundary_row(boundary: Boundary, mode: Mode) -> dict[str, object]:
