@@ -1,7 +1,10 @@
 """What a user can do, the one layer pages and the CLI call.
 
-strategies (list and run chunking strategies) · presets (named configurations) · ingest (chunk
-sets) · evaluation, question_sets, evaluation_report (evaluate chunkings) · prompt_tests (try a
-template) · answers (retrieve, assemble, ask) · connection (check an LLM endpoint).
+A package per feature: ``evaluation`` (score chunkings on a question set), ``tune`` (search for
+the best one), ``assemble`` (retrieve, prompt, ask), ``answers`` (graded answers over a question
+set), ``questions`` (question sets, kept and generated), ``ingest`` (chunk sets). Beside them the
+operations several features share: ``strategies`` and ``presets`` (chunk a document, named
+configurations), ``hand_edits``, ``export``, ``chunk_review`` (a chunking's figures and checks),
+``chunk_map``, ``page_view``, ``prompt_tests``, ``llm_connection`` and ``endpoint_checks``.
 Long operations take ``progress`` and ``cancel`` (:mod:`core.progress`).
 """
