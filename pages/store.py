@@ -113,7 +113,7 @@ def show_sets(sets: chunk_sets.ChunkSets) -> None:
         if info.over_limit and (read is None or read < 1):
             st.warning(
                 f"“{name}”: {info.over_limit:,} of {info.chunks:,} chunks were embedded "
-                f"truncated at MiniLM's {info.word_piece_limit} word pieces (longest "
+                f"truncated at MiniLM's {info.word_piece_limit:,} word pieces (longest "
                 f"{info.max_word_pieces:,}), so their tails do not count for retrieval"
                 + ("." if read is None else
                    f" (the embedder read {md_escape(share(read))} of the set's text)."),
@@ -122,9 +122,9 @@ def show_sets(sets: chunk_sets.ChunkSets) -> None:
         elif info.windowed:
             st.caption(
                 f"“{name}”: {info.windowed:,} of {info.chunks:,} chunks are longer than "
-                f"MiniLM's {info.word_piece_limit} word pieces (longest {info.max_word_pieces:,}); "
-                "each is embedded in overlapping windows and scores its best one, so every "
-                "word is read."
+                f"MiniLM's {info.word_piece_limit:,} word pieces (longest "
+                f"{info.max_word_pieces:,}); each is embedded in overlapping windows and "
+                "scores its best one, so every word is read."
             )
 
 
