@@ -7,7 +7,7 @@ from typing import Any
 from core.assembly.citations import check_citations
 from core.assembly.prompt import Citation
 from core.evaluation.stats import compare_paired, questions_to_separate
-from core.operations.answer_compare import GradeComparison, verdict
+from core.operations.answers.report import GradeComparison, verdict
 
 
 def _arm(label: str, questions: int) -> Any:
