@@ -20,7 +20,7 @@ from core.embeddings import BUILTIN, resolve
 from core.embeddings.cache import embedded_texts
 from core.embeddings.port import MiniLM
 from core.operations.evaluation import Candidate
-from core.operations.ingest import Source, ingest
+from core.operations.ingest.run import Source, ingest
 from core.operations.strategies import RunOptions, chunk
 from core.store import ChunkStore
 from tests.docfactory import chunk_document
