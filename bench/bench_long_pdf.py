@@ -117,7 +117,7 @@ def main() -> None:
     add_quick(parser)
     args = parser.parse_args()
     if args.quick:
-        args.pages = [40]
+        args.pages = [10]
     print(f"{'pages':>6} {'MB':>6}  {'what':18} {'seconds':>8} {'s/page':>7} {'peak MiB':>9}"
           f" {'worker MiB':>10} {'characters':>11}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -26,6 +26,7 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_embeddings": (["--quick"], []),
     "bench_evaluation": (["--quick"], []),
     "bench_llm": (["--quick"], []),
+    "bench_long_pdf": (["--quick", "sample_docs"], []),
     "bench_pdf": (["--quick"], []),
     "bench_page_view": (["--quick"], [BROWSER]),
     "bench_ray_ingest": (["--quick"], [pytest.mark.ray]),  # the cluster extra, opt-in
