@@ -2,7 +2,9 @@
 
 A long operation takes ``progress: ProgressFn | None`` and ``cancel: threading.Event | None``;
 it reports :class:`Progress` through a :class:`Tracker` (which adds the time-left estimate) and
-stops with :class:`Cancelled` at the next step once ``cancel`` is set.
+stops with :class:`Cancelled` at the next step once ``cancel`` is set (its model requests end
+at once: see :class:`core.llm.client.LLMClient`). One that asks a model may also take a
+:class:`Listener`, which hears each request wait in line, go, and be written.
 """
 
 from __future__ import annotations
@@ -35,6 +37,18 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class Listener:
+    """Hears a model request as it goes: its place in line at the server (``queued(ahead)``,
+    each time the number of requests ahead of it changes), the moment it is sent (``sent()``),
+    and — given ``text``, the answer is asked as a stream — the answer so far each time words
+    arrive (``text(so_far)``; it starts again from "" when the request is asked again)."""
+
+    queued: Callable[[int], None] | None = None
+    sent: Callable[[], None] | None = None
+    text: Callable[[str], None] | None = None
 
 
 class Cancelled(ChunkLabError):

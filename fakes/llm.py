@@ -19,6 +19,12 @@ tokens read, the rest reused from what the named slot read before), and a contex
 a prompt is larger than the context. Replies can be cut (``Reply.cut``: ``finish_reason:
 "length"``), refused for their size (``Reply.context_refusal``, llama.cpp's or OpenAI's
 wording) or slow (``delay``).
+
+A request with ``stream: true`` is answered as server-sent events, a word every ``word_delay``
+seconds (:meth:`FakeLLM.serve_slowly`). With ``slots`` set (``serve_llama``) it computes at most
+that many requests at once and queues the rest, as llama.cpp does. It notices a client that
+closes its connection — while the request waits, thinks or is being written — and stops
+working on it: ``ended`` records each request's end ("done" or "client left") with its time.
 Run it on its own for the app or a browser::
 
     python -m fakes.llm --port 8765 [--latency 0.2] [--script replies.json] [--llama]
@@ -31,10 +37,13 @@ import json
 import math
 import os
 import re
+import select
+import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +67,7 @@ class Reply:
     raw: str | None = None  # send this body verbatim instead of a chat completion
     finish_reason: str = "stop"
     completion_tokens: int | None = None  # reported in ``usage`` (default: a length estimate)
+    stream: bool = True  # answer a streamed request as a stream (False: as one body)
 
     @classmethod
     def cut(cls, text: str, tokens: int) -> Reply:
@@ -270,11 +280,43 @@ class _Handler(JSONHandler):
                           else json.dumps({"ok": True}) if fake.structured else "OK")
             self.send_json(200, json.dumps(_completion(body, probe, fake.llama)))
             return
+        with fake.computing(self, request) as slot_free:
+            if not slot_free:
+                return
+            self._answer(fake, request)
+
+    def client_left(self) -> bool:
+        """The client closed its connection (read ready with nothing to read)."""
+        try:
+            ready, _, _ = select.select([self.connection], [], [], 0)
+            return bool(ready) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def wait_or_leave(self, seconds: float) -> bool:
+        """Sleep ``seconds``; False as soon as the client has left."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if self.client_left():
+                return False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            time.sleep(min(left, 0.05))
+
+    def _answer(self, fake: FakeLLM, request: FakeRequest) -> None:
+        body = request.body
         reply = fake.next_reply(request)
         if fake.llama is not None and fake.llama.count(request.prompt) > fake.llama.n_ctx:
             reply = Reply.context_refusal("llama.cpp", fake.llama.count(request.prompt),
                                           fake.llama.n_ctx)
-        time.sleep(reply.delay + fake.latency)
+        if not self.wait_or_leave(reply.delay + fake.latency):
+            fake.end(request, "client left")
+            return
+        if body.get("stream") and reply.stream and reply.status < 400 and reply.raw is None:
+            fake.end(request, "done" if self._stream(fake, body, reply) else "client left")
+            return
+        fake.end(request, "done")
         if reply.raw is not None:
             self.send_json(reply.status, reply.raw, reply.headers)
         elif reply.status >= 400:
@@ -282,6 +324,32 @@ class _Handler(JSONHandler):
                                  reply.headers)
         else:
             self.send_json(200, json.dumps(_completion(body, reply, fake.llama)), reply.headers)
+
+
+    def _stream(self, fake: FakeLLM, body: dict[str, Any], reply: Reply) -> bool:
+        """The reply as server-sent events, a word every ``fake.word_delay`` seconds; False
+        when the client left before the end."""
+        whole = _completion(body, reply, fake.llama)
+        words = re.findall(r"\S+\s*", reply.text) or [""]
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for n, word in enumerate(words):
+                if n and not self.wait_or_leave(fake.word_delay):
+                    return False
+                event = {"choices": [{"index": 0, "delta": {"content": word},
+                                      "finish_reason": None}], "model": whole["model"]}
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+            last = {"choices": [{"index": 0, "delta": {},
+                                 "finish_reason": reply.finish_reason}],
+                    **{k: whole[k] for k in ("usage", "timings", "model") if k in whole}}
+            self.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
 
 
 @dataclass
@@ -356,6 +424,10 @@ class FakeLLM(FakeServer):
         self.grammar = False  # and to a GBNF ``grammar``, as llama.cpp does
         self.calls: list[FakeRequest] = []  # chat completions
         self.gets: list[str] = []  # paths of GET requests
+        self.word_delay = 0.0  # seconds between the words of a streamed answer
+        self.ended: list[tuple[str, str, float]] = []  # (phase, "done" | "client left", when)
+        self.computing_now = 0  # requests being computed (not queued)
+        self._slots: threading.Semaphore | None = None
         self._queue: deque[Reply] = deque()
         self._responder: Callable[[FakeRequest], Reply | str] | None = None
         self._lock = threading.Lock()
@@ -378,10 +450,41 @@ class FakeLLM(FakeServer):
         """Answer each request not covered by the script with ``fn(request)``."""
         self._responder = fn
 
-    def serve_llama(self, **facts: Any) -> LlamaFacts:
-        """Answer like a llama.cpp server from now on (``/props``, ``/tokenize``, model meta)."""
+    def serve_llama(self, *, queue: bool = False, **facts: Any) -> LlamaFacts:
+        """Answer like a llama.cpp server from now on (``/props``, ``/tokenize``, model meta);
+        with ``queue``, compute at most its ``slots`` requests at once and queue the rest."""
         self.llama = LlamaFacts(**facts)
+        self._slots = threading.Semaphore(self.llama.slots) if queue else None
         return self.llama
+
+    def serve_slowly(self, word_delay: float) -> None:
+        """Write streamed answers a word every ``word_delay`` seconds."""
+        self.word_delay = word_delay
+
+    def end(self, request: FakeRequest, how: str) -> None:
+        with self._lock:
+            self.ended.append((request.phase, how, time.monotonic()))
+
+    @contextmanager
+    def computing(self, handler: _Handler, request: FakeRequest) -> Iterator[bool]:
+        """Hold a slot while the request is computed (waiting for one in line when all are
+        busy); yields False when the client left while it waited."""
+        slots = self._slots
+        if slots is not None:
+            while not slots.acquire(timeout=0.05):
+                if handler.client_left():
+                    self.end(request, "client left")
+                    yield False
+                    return
+        with self._lock:
+            self.computing_now += 1
+        try:
+            yield True
+        finally:
+            with self._lock:
+                self.computing_now -= 1
+            if slots is not None:
+                slots.release()
 
     def reset(self) -> None:
         with self._lock:

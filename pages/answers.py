@@ -22,7 +22,7 @@ from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
 from core.operations.questions.sets import LoadedSet
 from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
-from ui.long_run import run_with_progress, say_if_cancelled
+from ui.long_run import run_live, say_if_cancelled
 from ui.persist import kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
@@ -109,10 +109,13 @@ def _run(loaded: LoadedSet, variants: list[str], chosen: list[str],
          options: AnswerOptions) -> None:
     """Run behind a progress bar and a Cancel button; the answers already given stay cached
     for Resume."""
-    result = run_with_progress(RUNNING, "answers_cancel", lambda progress: run_answers(
-        loaded.questions, loaded.documents, _arms(variants, chosen), llm_settings(), options,
-        library=prompt_library(), store=chunk_store(), embedding=embedding_settings(),
-        progress=progress, judge_settings=judge_settings()))
+    arms, settings, templates = _arms(variants, chosen), llm_settings(), prompt_library()
+    store, embedding, judging = chunk_store(), embedding_settings(), judge_settings()
+    result, _ = run_live(lambda live: run_answers(
+        loaded.questions, loaded.documents, arms, settings, options, library=templates,
+        store=store, embedding=embedding, progress=live.progress, cancel=live.cancel,
+        judge_settings=judging, listen=lambda: live.listener(stream=True)),
+        key="answers_cancel", running=RUNNING, stream=True)
     if result is not None:
         st.session_state[RESULT] = record_answer_run(result)
         st.rerun()
@@ -124,7 +127,9 @@ st.caption("Ask the model every question of a set under two or more variants of 
            "without an LLM: does it cite, are its citations in the prompt and on the "
            "reference excerpt, how much of the reference does it say, does it abstain when "
            "(and only when) the question is unanswerable. Kept in the run history.")
-say_if_cancelled(RUNNING, "the answers given so far are cached")
+say_if_cancelled(RUNNING, lambda done: (
+    f"{max(int(done.done) - 1, 0):,} of {int(done.total) - 2:,} answers kept" if done
+    else "the answers given so far are kept"))
 
 settings = llm_settings()
 try:

@@ -19,6 +19,7 @@ from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
 from ui.ingest_run import ingest_with_progress
 from ui.llm_warnings import show_warnings
+from ui.long_run import run_live
 from ui.page_view import show_on_page
 from ui.persist import kept, remember
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
@@ -262,19 +263,19 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
     key = (name, assembled.model_dump_json())
     answer = answer_settings()
     if st.button("Ask the LLM", key=f"ask_{slot}", type="primary"):
-        try:
-            with st.spinner(f"Asking {answer.model or settings.model}…"):
-                answers[key] = ask(assembled, settings, answer, prompt_library())
-        except ChunkLabError as err:
-            show_error(err)
-        else:
+        templates = prompt_library()
+        run, _ = run_live(lambda live: ask(assembled, settings, answer, templates,
+                                           cancel=live.cancel,
+                                           listener=live.listener(stream=True)),
+                          key=f"ask_cancel_{slot}", stream=True)
+        if run is not None:
+            answers[key] = run
             answered_without_key(settings)
     with notice:
         warn_missing_key(settings)
     if key in answers:
         run = answers[key]
-        st.caption(md_escape(f"Answer from {run.model} (temperature {run.temperature:g}) in "
-                             f"{run.latency_s:.1f} s"))
+        st.caption(md_escape(run.took()))
         show_answer(run.text, run.check, lambda n: _anchor(slot, n))
 
 

@@ -19,7 +19,8 @@ from ui.render import md_escape
 UNSAFE = re.compile(r"([\[\]$<\\])")
 
 
-def _disarm(text: str) -> str:
+def disarm(text: str) -> str:
+    """Model text made safe to render as Markdown (no HTML, link, image or LaTeX)."""
     return UNSAFE.sub(lambda m: "&lt;" if m.group(1) == "<" else "\\" + m.group(1), text)
 
 
@@ -28,11 +29,11 @@ def answer_markdown(text: str, check: CitationCheck, anchor: Callable[[int], str
     out: list[str] = []
     cursor = 0
     for hit in check.hits:
-        out.append(_disarm(text[cursor:hit.start]))
-        shown = _disarm(text[hit.start:hit.end])
+        out.append(disarm(text[cursor:hit.start]))
+        shown = disarm(text[hit.start:hit.end])
         out.append(f"[{shown}](#{anchor(hit.number)})" if hit.known else f"~~{shown}~~")
         cursor = hit.end
-    out.append(_disarm(text[cursor:]))
+    out.append(disarm(text[cursor:]))
     return "".join(out)
 
 

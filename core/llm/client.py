@@ -12,15 +12,19 @@ Failures are told apart by what they are:
   once with a sentence saying what to change;
 * an answer the server cut at its token limit (``finish_reason: "length"``) is an
   :class:`AnswerCutError`, not a format error of the phase that asked;
-* once :meth:`LLMClient.close` is called (a run stopped or failed), requests still in flight end
-  as :class:`LLMCancelled` instead of "cannot reach" errors.
+* once :meth:`LLMClient.close` is called or the run's ``cancel`` event is set (a run stopped,
+  failed, or its page was left), requests still in flight are ended at the connection (the
+  server sees it close, see :mod:`core.http.transport`) and end as :class:`LLMCancelled`, as do
+  requests still waiting in line.
 
 Before its first request is sized or sent, a client asks the server for its limits (llama.cpp's
 ``/props``: a slot's context and the number of slots) and never uses more context than one slot
-has nor sends more requests at once than there are slots: more would only be refused or queue up
-on the server and time out there. There each request asks to keep its prompt (``cache_prompt``)
-and names its slot (``id_slot``, see :mod:`core.llm.slots`); the prompt tokens actually read
-are logged (``prompt_processed``).
+has. Every request goes through the server's one gate for the process (:mod:`core.llm.gate`):
+at most one request per slot in flight from all pages and runs, the rest waiting in line, and
+a request's timeout starts when it is sent. On llama.cpp each request asks to keep its prompt
+(``cache_prompt``) and names its slot (``id_slot``); the prompt tokens actually read are logged
+(``prompt_processed``). A request with a :class:`Listener` that wants the text is asked as a
+stream (:mod:`core.llm.stream`); a server that answers it whole works the same.
 
 The errors and the reading of a context refusal live in :mod:`core.llm.errors`. Every attempt is
 written to the response log; the key travels only in the ``Authorization`` header, which is
@@ -35,18 +39,24 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
+from core.http.transport import Call, abortable_transport, tracked
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
+from core.llm.gate import Ticket, gate_for
 from core.llm.log import ResponseLog
 from core.llm.settings import LLMSettings
-from core.llm.slots import SlotChooser, prompt_processed
+from core.llm.slots import prompt_processed
+from core.llm.speed import SPEEDS, Speed
+from core.llm.stream import read_events
 from core.llm.structured import PROBE_PHASE, OutputForm, probe
+from core.progress import Listener
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
@@ -59,7 +69,6 @@ TIMEOUT_SAFETY = 1.5  # a request may take this much longer than the speed says
 # it: a 1.5 B model on two busy CPU cores (tokens per second).
 ASSUMED_PROMPT_SPEED = 5.0
 ASSUMED_ANSWER_SPEED = 2.0
-SPEED_SAMPLES = 5  # the slowest of the last few measured speeds is the one counted on
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
@@ -130,6 +139,30 @@ def positive_float(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if number > 0 else None
+@dataclass
+class _Reply:
+    """What came back for one attempt: the status, the raw body (for errors), the completion's
+    body when it parsed, and when a stream's first and last words came."""
+
+    status: int
+    raw: str
+    data: dict[str, Any] | None
+    first_text_at: float | None = None
+    last_text_at: float | None = None
+    retry_after: float | None = None  # seconds the server asked to wait before asking again
+
+
+def _json_body(response: httpx.Response) -> dict[str, Any] | None:
+    try:
+        data = response.json()
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _part(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def request_seconds(prompt_tokens: float, answer_tokens: float, prompt_speed: float,
@@ -140,7 +173,8 @@ def request_seconds(prompt_tokens: float, answer_tokens: float, prompt_speed: fl
 
 
 class LLMClient:
-    """Thread-safe: at most ``settings.concurrency`` requests are in flight at once."""
+    """Thread-safe: at most ``settings.concurrency`` requests of this client are in flight at
+    once, and no more than the server's gate lets through for the whole process."""
 
     def __init__(
         self,
@@ -150,9 +184,11 @@ class LLMClient:
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         notice: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         """``notice`` hears each request that failed and is asked again (a user watching a
-        slow or failing server sees why nothing arrives)."""
+        slow or failing server sees why nothing arrives); once ``cancel`` is set, requests in
+        flight are ended and the others are not sent."""
         if not settings.configured:
             raise LLMError(settings.missing_message())
         self.settings = settings
@@ -161,28 +197,31 @@ class LLMClient:
         self._notice = notice
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._closed = threading.Event()
+        self._cancels = (self._closed, *([cancel] if cancel is not None else []))
+        self._gate = gate_for(settings.base_url)
         self._ratio: float | None = None
         self._tokenizer: bool | None = None  # unknown until asked
         self._lock = threading.Lock()
         self._fit_lock = threading.Lock()
         self._fitted = False
         self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
-        self._pinned = SlotChooser()  # llama.cpp's slots, once known: each request names one
-        self._speeds: list[tuple[float, float]] = []  # (prompt, answer) tokens/s measured
         self._form: OutputForm | None = None  # unknown until probed
         self._probe_lock = threading.Lock()
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
             headers=auth_headers(settings),
             timeout=settings.timeout,
-            transport=transport,
-            limits=httpx.Limits(max_connections=settings.concurrency + 2),
+            transport=transport or abortable_transport(settings.concurrency + 2),
         )
 
     def close(self) -> None:
         """Close the connections; requests still waiting or in flight end as cancelled."""
         self._closed.set()
         self._http.close()
+
+    @property
+    def cancelled(self) -> bool:
+        return any(event.is_set() for event in self._cancels)
 
     def __enter__(self) -> LLMClient:
         return self
@@ -223,13 +262,13 @@ class LLMClient:
             self._fitted = True
             context, slots = self.server_limits()
             self._local = slots is not None
-            self._pinned.configure(slots or 0)
             settings = self.settings
             if context and context < settings.context_tokens:
                 settings = settings.model_copy(update={"context_tokens": max(context, 1024)})
             if slots and slots < settings.concurrency:
                 settings = settings.model_copy(update={"concurrency": slots})
                 self._slots = threading.BoundedSemaphore(slots)
+            self._gate.configure(slots or settings.concurrency, slots)
             self.settings = settings
 
     def models(self) -> list[dict[str, Any]]:
@@ -277,10 +316,21 @@ class LLMClient:
         self._fit_to_server()
         with self._probe_lock:
             if self._form is None:
-                with self._slots:
+                with self._through_gate() as _, tracked(Call(self._cancels)):
                     self._form = probe(self._http, self.settings.model,
                                        self.settings.timeout, {PHASE_HEADER: PROBE_PHASE})
             return self._form
+
+    @contextmanager
+    def _through_gate(self, prefix: str = "",
+                      queued: Callable[[int], None] | None = None) -> Iterator[Ticket]:
+        """This client's share of requests, then the server's gate (waiting in line)."""
+        with self._slots:
+            ticket = self._gate.enter(prefix, self._cancels, queued)
+            try:
+                yield ticket
+            finally:
+                self._gate.leave(ticket)
 
     def request_timeout(self, request: LLMRequest) -> float:
         """Seconds to wait for ``request``: the settings' timeout, or longer when the speed
@@ -288,13 +338,13 @@ class LLMClient:
         server) says reading the prompt and writing the answer takes longer."""
         settings = self.settings
         with self._lock:
-            speeds = list(self._speeds)
             ratio = self._ratio or TIKTOKEN_MARGIN
         if not settings.timeout_from_speed:
             return settings.timeout
-        if speeds:
-            prompt_speed = min(p for p, _ in speeds)
-            answer_speed = min(a for _, a in speeds)
+        measured = SPEEDS.slowest(settings.base_url, settings.model)
+        if measured is not None:
+            answer_speed = measured.answer
+            prompt_speed = measured.prompt or answer_speed * 10
         elif self._local:
             prompt_speed, answer_speed = ASSUMED_PROMPT_SPEED, ASSUMED_ANSWER_SPEED
         else:
@@ -304,16 +354,12 @@ class LLMClient:
                                  answer_speed, settings.concurrency)
         return float(min(max(settings.timeout, math.ceil(needed / 10) * 10), MAX_TIMEOUT_S))
 
-    def _measured(self, response: LLMResponse) -> None:
-        if response.answer_speed and response.prompt_speed:
-            with self._lock:
-                self._speeds = [*self._speeds, (response.prompt_speed,
-                                                response.answer_speed)][-SPEED_SAMPLES:]
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """One chat completion with the prompt as the user message (see the module's rules)."""
+    def complete(self, request: LLMRequest, listener: Listener | None = None) -> LLMResponse:
+        """One chat completion with the prompt as the user message (see the module's rules);
+        ``listener`` hears it wait, go and, when it asks for the text, be written."""
         self._fit_to_server()
         settings = self.settings
+        listener = listener or Listener()
         body = {
             "model": request.model or settings.model,
             "messages": [{"role": "user", "content": request.prompt}],
@@ -324,6 +370,8 @@ class LLMClient:
             **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
             **(self.output_form().fields(request.phase, request.schema, request.compact)
                if request.schema else {}),
+            **({"stream": True, "stream_options": {"include_usage": True}}
+               if listener.text is not None else {}),
         }
         label = request.label
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,
@@ -334,35 +382,37 @@ class LLMClient:
         attempt = 0
         while True:
             timed_out, wait = False, backoff(attempt)
-            with self._slots:
+            reply: _Reply | None = None
+            with self._through_gate(request.shared_prefix, listener.queued) as ticket:
                 self._stop_if_closed(entry, attempt, label)
-                slot = self._pinned.take(request.shared_prefix)
-                sent = body if slot is None else {**body, "cache_prompt": True, "id_slot": slot}
+                sent = (body if ticket.slot is None
+                        else {**body, "cache_prompt": True, "id_slot": ticket.slot})
+                if listener.sent is not None:
+                    listener.sent()
                 started = time.monotonic()
+                call = Call(self._cancels, deadline=started + timeout)
                 try:
-                    response: httpx.Response | None = self._http.post(
-                        "chat/completions", json=sent, headers={PHASE_HEADER: request.phase},
-                        timeout=timeout)
+                    with tracked(call):
+                        reply = self._send(sent, request, call, timeout, listener.text)
                 except httpx.TimeoutException:
-                    response, timed_out = None, True
-                    reason = f"timed out after {timeout:g} s"
+                    timed_out = True
                 except (httpx.TransportError, RuntimeError) as err:
                     self._stop_if_closed(entry, attempt, label)
-                    response, reason = None, f"cannot reach {settings.base_url} ({err})"
-                finally:
-                    self._pinned.free(slot)
+                    timed_out = call.ended == "timeout"
+                    reason = f"cannot reach {settings.base_url} ({err})"
                 latency = time.monotonic() - started
-            if response is not None:
-                if response.status_code < 400:
-                    return self._accept(response, request, latency, entry, attempt)
-                reason = f"HTTP {response.status_code}: {response.text[:300]}"
-                refusal = context_refusal(response.status_code, response.text, settings)
-                if refusal or not transient(response.status_code):
+            if timed_out:
+                reason = f"timed out after {timeout:g} s"
+            if reply is not None:
+                if reply.status < 400:
+                    return self._accept(reply, request, latency, entry, attempt, str(body["model"]))
+                reason = f"HTTP {reply.status}: {reply.raw[:300]}"
+                refusal = context_refusal(reply.status, reply.raw, settings)
+                if refusal or not transient(reply.status):
                     self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
                     error = ContextExceededError if refusal else LLMError
                     raise error(refusal or reason, label=label, log_path=self.log.path)
-                asked = retry_after(response)
-                wait = wait if asked is None else asked
+                wait = reply.retry_after if reply.retry_after is not None else wait
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
             attempt += 1
             if timed_out:
@@ -382,6 +432,37 @@ class LLMClient:
             if wait:
                 self._sleep(wait)
 
+    def _send(self, body: dict[str, Any], request: LLMRequest, call: Call, timeout: float,
+              heard: Callable[[str], None] | None) -> _Reply:
+        """One attempt: posted whole, or as a stream when ``heard`` wants the text (a server
+        that answers a stream request whole is read whole). A stream's timeout runs until its
+        first words and again between words: an answer still being written is not cut."""
+        headers = {PHASE_HEADER: request.phase}
+        if heard is None:
+            response = self._http.post("chat/completions", json=body, headers=headers,
+                                       timeout=timeout)
+            return _Reply(response.status_code, response.text, _json_body(response),
+                          retry_after=retry_after(response))
+        with self._http.stream("POST", "chat/completions", json=body, headers=headers,
+                               timeout=timeout) as response:
+            streaming = "text/event-stream" in response.headers.get("content-type", "")
+            if response.status_code >= 400 or not streaming:
+                response.read()
+                return _Reply(response.status_code, response.text, _json_body(response),
+                              retry_after=retry_after(response))
+            heard("")
+
+            def words(so_far: str) -> None:
+                call.deadline = time.monotonic() + timeout
+                heard(so_far)
+
+            streamed = read_events(response.iter_lines(), words)
+        if not streamed.complete:
+            raise httpx.RemoteProtocolError("the connection closed before the answer was "
+                                            "complete")
+        return _Reply(response.status_code, "", streamed.body, streamed.first_text_at,
+                      streamed.last_text_at)
+
     @staticmethod
     def _timeout_reason(timeouts: int, first: float, last: float) -> str:
         asked = (f"timed out after {first:g} s and again after {last:g} s (a timed-out request "
@@ -392,42 +473,43 @@ class LLMClient:
                 "concurrency or the answer length")
 
     def _stop_if_closed(self, entry: dict[str, Any], attempt: int, label: str) -> None:
-        if self._closed.is_set():
+        if self.cancelled:
             self.log.write(**entry, attempt=attempt, error="cancelled: the run stopped")
             raise LLMCancelled("cancelled: the run stopped before this request finished",
                                label=label)
 
-    def _accept(
-        self,
-        response: httpx.Response,
-        request: LLMRequest,
-        latency: float,
-        entry: dict[str, Any],
-        attempt: int,
-    ) -> LLMResponse:
+    def _accept(self, reply: _Reply, request: LLMRequest, latency: float,
+                entry: dict[str, Any], attempt: int, model: str) -> LLMResponse:
+        data = reply.data or {}
         try:
-            data = response.json()
             choice = data["choices"][0]
             raw = choice["message"].get("content") or ""
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as err:
-            bad = f"the endpoint did not return a chat completion ({response.text[:200]!r})"
+        except (KeyError, IndexError, TypeError, AttributeError) as err:
+            bad = f"the endpoint did not return a chat completion ({reply.raw[:200]!r})"
             self.log.write(**entry, attempt=attempt, latency_s=latency, error=bad)
             raise LLMError(bad, label=request.label, log_path=self.log.path) from err
-        usage = data.get("usage") or {}
-        timings = data.get("timings") if isinstance(data.get("timings"), dict) else {}
+        usage, timings = _part(data, "usage"), _part(data, "timings")
         text = _THINK.sub("", raw)  # reasoning models may think out loud first
+        prompt_tokens = int(usage.get("prompt_tokens") or count_tokens(request.prompt))
+        completion_tokens = int(usage.get("completion_tokens") or count_tokens(raw))
+        answer_speed = positive_float(timings.get("predicted_per_second"))
+        prompt_speed = positive_float(timings.get("prompt_per_second"))
+        first, last = reply.first_text_at, reply.last_text_at
+        if answer_speed is None and first is not None and last is not None and last > first:
+            answer_speed = max(completion_tokens - 1, 1) / (last - first)  # the stream's pace
         result = LLMResponse(
             text=text,
             latency_s=latency,
-            prompt_tokens=int(usage.get("prompt_tokens") or count_tokens(request.prompt)),
-            completion_tokens=int(usage.get("completion_tokens") or count_tokens(raw)),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             model=str(data.get("model") or self.settings.model),
             log_id=entry["id"],
-            answer_speed=positive_float(timings.get("predicted_per_second")),
-            prompt_speed=positive_float(timings.get("prompt_per_second")),
+            answer_speed=answer_speed,
+            prompt_speed=prompt_speed,
             prompt_processed=prompt_processed(usage, timings),
         )
-        self._measured(result)
+        if answer_speed:
+            SPEEDS.record(self.settings.base_url, model, Speed(answer_speed, prompt_speed))
         cut = choice.get("finish_reason") == "length"
         limit = request.max_tokens or self.settings.max_tokens
         reason = self._cut_reason(request, limit) if cut else ""
@@ -439,7 +521,7 @@ class LLMClient:
             completion_tokens=result.completion_tokens,
             **({"prompt_processed": result.prompt_processed}
                if result.prompt_processed is not None else {}),
-            status=response.status_code,
+            status=reply.status,
             response=raw,
             **({"error": reason} if reason else {}),
         )

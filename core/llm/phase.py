@@ -32,6 +32,7 @@ from core.llm.replies.reader import Columns
 from core.llm.replies.repairs import Repairs
 from core.llm.settings import AnswerSettings, LLMSettings
 from core.llm.structured import rows_as_tsv, rows_schema
+from core.progress import Listener
 from core.prompts.library import PromptTemplate
 from core.prompts.substitution import Substitution
 from core.tokens import count_tokens
@@ -288,8 +289,12 @@ class PhaseContext:
         templates: Mapping[str, PromptTemplate],
         cache: LLMCache | None = None,
         answer_settings: AnswerSettings | None = None,
+        listener: Listener | None = None,
     ) -> None:
+        """``listener`` hears each request wait, go and (when it asks for the text) be
+        written."""
         self.client = client
+        self.listener = listener
         self.templates = dict(templates)
         self.cache = cache
         self.answer_settings = answer_settings or AnswerSettings()
@@ -416,7 +421,7 @@ class PhaseContext:
         last: TSVError | None = None
         for _ in range(phase.retries + 1):
             try:
-                response = self.client.complete(llm_request)
+                response = self.client.complete(llm_request, self.listener)
             except AnswerCutError as cut:
                 self._record(cut.response)
                 value = self._cut(phase, template, cut, request)

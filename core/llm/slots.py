@@ -4,8 +4,8 @@ beginning once, and how much of a prompt it actually read.
 llama.cpp keeps, per slot, the prompt it read last and reads only what differs when asked to
 (``cache_prompt``). A request whose prompt begins like an earlier one (the document its phase
 is about) is sent to the slot that read that beginning, when it is free; otherwise to the free
-slot used longest ago. The client lets at most one request per slot through, so a request that
-gets here always finds a free slot.
+slot used longest ago. The server's gate (:mod:`core.llm.gate`) lets at most one request per slot
+through, so a request that gets here always finds a free slot.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ class SlotChooser:
 
     def configure(self, slots: int) -> None:
         with self._lock:
-            self._order = list(range(slots))
+            if slots != len(self._order):
+                self._order = list(range(slots))
 
     def take(self, prefix: str) -> int | None:
         """The slot for a request beginning with ``prefix`` ("" for none shared), marked busy;

@@ -43,7 +43,7 @@ from core.operations.evaluation import (
     evaluate,
 )
 from core.operations.presets import preset
-from core.progress import ProgressFn, Tracker
+from core.progress import Listener, ProgressFn, Tracker
 from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME
 from core.retrieval.modes import RankMode
@@ -207,9 +207,11 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
                 library: PromptLibrary | None = None, store: ChunkStore | None = None,
                 embedding: EmbeddingSettings | None = None, progress: ProgressFn | None = None,
                 cancel: threading.Event | None = None,
-                judge_settings: LLMSettings | None = None) -> AnswerEvaluation:
+                judge_settings: LLMSettings | None = None,
+                listen: Callable[[], Listener] | None = None) -> AnswerEvaluation:
     """Answer and grade every question under every arm (see the module docstring); the judge,
-    when switched on, asks ``judge_settings``' endpoint, else the answers' own."""
+    when switched on, asks ``judge_settings``' endpoint, else the answers' own. ``listen``
+    gives each answer request a listener (it hears the answer as it is written)."""
     if not arms:
         raise AnswerRunError("Choose at least one prompt variant and one configuration.")
     library = library or PromptLibrary()
@@ -261,7 +263,7 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
                                  f"{outcome.ranking} · {outcome.retrieval}", rows))
     judge = library.template(JUDGE.template) if options.judge else None
     asked = _answer_all(jobs, templates, arms, (settings, judge_settings or settings), options,
-                        cache, tracker, judge)
+                        cache, tracker, judge, listen)
     tracker.step(tracker.total, "Done")
     judged_by = "" if judge is None else (judge_settings or settings).model
     return AnswerEvaluation(question_set.name, question_set.version, model,
@@ -289,7 +291,8 @@ def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
 
 def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Sequence[Arm],
                 endpoints: tuple[LLMSettings, LLMSettings], options: AnswerOptions,
-                cache: LLMCache, tracker: Tracker, judge: PromptTemplate | None) -> int:
+                cache: LLMCache, tracker: Tracker, judge: PromptTemplate | None,
+                listen: Callable[[], Listener] | None) -> int:
     """Grade the cached answers, ask the model the others (up to its slots at once); then,
     with ``judge``, have the judge's endpoint (the second of ``endpoints``) judge every answer
     (cached too)."""
@@ -317,12 +320,13 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
     if not to_ask and not to_judge:
         return 0
     with ExitStack() as clients:
-        client = clients.enter_context(LLMClient(settings))
+        client = clients.enter_context(LLMClient(settings, cancel=tracker.cancel))
 
         def ask(job: _Job) -> None:
             tracker.check()
             template = templates[arms[job.arm_index].variant]
-            context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer)
+            context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer,
+                                   listener=listen() if listen is not None else None)
             try:
                 result = ANSWER.run(context, job.assembled)
             except ChunkLabError as err:
@@ -339,7 +343,8 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
         if judge is not None:
             to_judge = [j for j in jobs if j.row.status == "ok"]
             judging = (client if judge_settings is settings
-                       else clients.enter_context(LLMClient(judge_settings)))
+                       else clients.enter_context(LLMClient(judge_settings,
+                                                            cancel=tracker.cancel)))
             context = PhaseContext(judging, {JUDGE.name: judge}, cache=cache,
                                    answer_settings=answer)
             _pooled(judging, to_judge, lambda j: _judge(context, j), tracker,

@@ -7,6 +7,7 @@ with the user's answer settings and checks the answer's citations.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -32,6 +33,7 @@ from core.llm.settings import (
     load_answer_settings,
     load_settings,
 )
+from core.progress import Listener
 from core.prompts.library import PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
 from core.retrieval.modes import RankMode
@@ -129,6 +131,15 @@ class AnswerRun:
     model: str
     temperature: float
     latency_s: float
+    completion_tokens: int = 0
+    answer_speed: float | None = None  # tokens per second written, when measured
+
+    def took(self) -> str:
+        """How the answer came: its model, temperature, time and pace."""
+        pace = f" · {self.answer_speed:.1f} tokens/s" if self.answer_speed else ""
+        tokens = f" · {self.completion_tokens:,} tokens" if self.completion_tokens else ""
+        return (f"Answer from {self.model} (temperature {self.temperature:g}) in "
+                f"{self.latency_s:.1f} s{tokens}{pace}")
 
     def as_json(self) -> dict[str, object]:
         """The answer with its checked citations, as ``python -m core assemble --ask`` prints
@@ -143,15 +154,18 @@ class AnswerRun:
 
 
 def ask(assembled: AssembledPrompt, settings: LLMSettings | None = None,
-        answer: AnswerSettings | None = None, library: PromptLibrary | None = None) -> AnswerRun:
+        answer: AnswerSettings | None = None, library: PromptLibrary | None = None, *,
+        cancel: threading.Event | None = None, listener: Listener | None = None) -> AnswerRun:
     """Send the assembled prompt with the answer settings (default: the saved ones, as the CLI
-    uses them); check the answer's markers."""
+    uses them); check the answer's markers. ``listener`` hears the request wait in line, go
+    and — when it asks for the text — be written; once ``cancel`` is set the request ends."""
     settings = settings or load_settings()
     answer = answer or load_answer_settings()
     template = (library or PromptLibrary()).template(ANSWER.template)
-    with LLMClient(settings) as client:
-        context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer)
+    with LLMClient(settings, cancel=cancel) as client:
+        context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer,
+                               listener=listener)
         result = ANSWER.run(context, assembled)
     response = context.responses[-1]
     return AnswerRun(result.text, result.check, response.model, answer.temperature,
-                     response.latency_s)
+                     response.latency_s, response.completion_tokens, response.answer_speed)
