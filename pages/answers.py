@@ -111,11 +111,11 @@ def _run(loaded: LoadedSet, variants: list[str], chosen: list[str],
     for Resume."""
     arms, settings, templates = _arms(variants, chosen), llm_settings(), prompt_library()
     store, embedding, judging = chunk_store(), embedding_settings(), judge_settings()
-    result, _ = run_live(lambda live: run_answers(
+    result = run_live(lambda live: run_answers(
         loaded.questions, loaded.documents, arms, settings, options, library=templates,
         store=store, embedding=embedding, progress=live.progress, cancel=live.cancel,
         judge_settings=judging, listen=lambda: live.listener(stream=True)),
-        key="answers_cancel", running=RUNNING, stream=True)
+        key="answers_cancel", running=RUNNING, stream=True).result
     if result is not None:
         st.session_state[RESULT] = record_answer_run(result)
         st.rerun()

@@ -264,10 +264,10 @@ def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
     answer = answer_settings()
     if st.button("Ask the LLM", key=f"ask_{slot}", type="primary"):
         templates = prompt_library()
-        run, _ = run_live(lambda live: ask(assembled, settings, answer, templates,
+        run = run_live(lambda live: ask(assembled, settings, answer, templates,
                                            cancel=live.cancel,
                                            listener=live.listener(stream=True)),
-                          key=f"ask_cancel_{slot}", stream=True)
+                          key=f"ask_cancel_{slot}", stream=True).result
         if run is not None:
             answers[key] = run
             answered_without_key(settings)

@@ -20,6 +20,7 @@ from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key,
 from ui.clickable import clickable_html
 from ui.hand_edits import EDITS, EditedColumn, edit_panel, edited_column, set_aside_inputs
 from ui.llm_warnings import show_llm_warnings
+from ui.long_run import run_live
 from ui.persist import kept_all, set_aside
 from ui.render import Bar, histogram_html, md_escape, palette, strip_html
 from ui.resources import llm_settings, prompt_library
@@ -28,6 +29,8 @@ from ui.state import pick_document, show_error, warn_missing_key
 from ui.wording import share
 
 EDIT_OPEN = "cmp_edit_open"  # the hand edit panel is open (kept across page visits)
+LLM_RUNS = "cmp_llm_runs"  # the model's chunkings of this session (see _llm_chunk)
+LLM_RUNS_KEPT = 16
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 KEPT = ("cmp_count", "cmp0:", "cmp1:", "cmp2:", "cmp3:", "cmp_inspect_", "cmp_edit_",
         "cmp_save_slot", "cmp_preset_name", EDITS)  # inputs kept across page visits and restarts
@@ -51,18 +54,39 @@ SHARES = {"within_target", "boundaries_on_section", "boundaries_on_break"}
 
 
 @st.cache_data(show_spinner="Chunking…", max_entries=64)
-def _chunk(_document: Document, doc_id: str, strategy_name: str, settings_key: str,
-           endpoint: str) -> Chunking:
-    """Cached per document and settings; ``endpoint`` (URL and model, never the key) keys the
-    LLM strategy's results (kept with the run's repairs)."""
-    return chunking(_document, strategy_name, json.loads(settings_key),
-                 RunOptions(llm=llm_settings(), library=prompt_library()))
+def _chunk(_document: Document, doc_id: str, strategy_name: str, settings_key: str) -> Chunking:
+    """Cached per document and settings (a strategy that needs no model)."""
+    return chunking(_document, strategy_name, json.loads(settings_key))
 
 
-def _endpoint(config: Configuration) -> str:
-    if not uses_llm(config.strategy, config.settings):
-        return ""
-    return llm_settings().model_dump_json(exclude={"api_key"})
+def _llm_chunk(document: Document, config: Configuration, settings_key: str,
+               slot: int) -> Chunking | str:
+    """A configuration the model chunks: run live (its progress, its place in the server's
+    line, Cancel), then kept in the session per document, settings and endpoint (URL and model,
+    never the key); a cancelled or failed run is kept as its sentence until Try again."""
+    llm = llm_settings()
+    done: dict[tuple[str, ...], Chunking | str] = st.session_state.setdefault(LLM_RUNS, {})
+    key = (document.doc_id, config.strategy, settings_key,
+           llm.model_dump_json(exclude={"api_key"}))
+    cancel_key = f"cmp_llm_cancel_{slot}"
+    if st.session_state.get(cancel_key):
+        done[key] = "LLM chunking was cancelled."
+    if isinstance(done.get(key), str):
+        if st.button("Try again", key=f"cmp_llm_again_{slot}"):
+            del done[key]
+            st.rerun()
+        return done[key]
+    if key not in done:
+        templates = prompt_library()
+        st.caption(md_escape(f"{slot + 1}. {config.label}: the model chunks the document…"))
+        run = run_live(lambda live: chunking(document, config.strategy,
+                                             json.loads(settings_key), RunOptions(
+            llm=llm, library=templates, progress=live.progress, cancel=live.cancel,
+            listener=live.listener())), key=cancel_key)
+        done[key] = run.result if run.result is not None else str(run.error)
+        while len(done) > LLM_RUNS_KEPT:
+            done.pop(next(iter(done)))
+    return done[key]
 
 
 def _llm_note(config: Configuration) -> str:
@@ -125,12 +149,17 @@ def _columns(document: Document, configs: list[Configuration]
         base = Chunking([])
         problems[slot] = _llm_note(config)
         if not problems[slot]:
+            key = json.dumps(config.settings, sort_keys=True)
             try:
-                key = json.dumps(config.settings, sort_keys=True)
-                base = _chunk(document, document.doc_id, config.strategy, key,
-                              _endpoint(config))
+                found = (_llm_chunk(document, config, key, slot)
+                         if uses_llm(config.strategy, config.settings)
+                         else _chunk(document, document.doc_id, config.strategy, key))
             except ChunkLabError as err:
-                problems[slot] = str(err)
+                found = str(err)
+            if isinstance(found, str):
+                problems[slot] = found
+            else:
+                base = found
         if base.llm_run is not None:
             runs[slot] = base.llm_run
         columns.append(edited_column(slot, document, config.label, config.strategy,

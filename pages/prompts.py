@@ -21,6 +21,7 @@ from core.prompts.checks import check_template
 from core.prompts.library import DEFAULT, PromptTemplate
 from core.tokens import count_tokens
 from ui.answer import show_answer
+from ui.long_run import LiveRun, run_live
 from ui.persist import forget, kept, kept_value, remember
 from ui.phase_inputs import choose_input
 from ui.rag_form import rag_fields
@@ -275,10 +276,10 @@ def show_run(run: prompt_tests.TestRun, working: PromptTemplate, source: PhaseIn
     draw(run, working, source, height)
 
 
-def run_button(button: str, key: str, running: str, outcome: tuple[str, str],
-               run: Callable[[], T], disabled: bool = False) -> T | None:
-    """A button that runs ``run`` behind a status line (``outcome``: its label when done, when
-    failed); the error's sentence when it fails."""
+def run_button(button: str, key: str, run: Callable[[LiveRun[T]], T],
+               disabled: bool = False, stream: bool = False) -> T | None:
+    """A button that runs ``run`` live (its place in the server's line, the answer as it is
+    written with ``stream``, a Cancel button); the error's sentence when it fails."""
     settings = llm_settings()
     if not settings.configured:
         st.info(f"{md_escape(settings.missing_message())} Open **Settings** in the sidebar; "
@@ -286,23 +287,16 @@ def run_button(button: str, key: str, running: str, outcome: tuple[str, str],
         return None
     if not st.button(button, type="primary", key=key, disabled=disabled):
         return None
-    with st.status(running) as status:
-        try:
-            result = run()
-        except ChunkLabError as err:
-            status.update(label=outcome[1], state="error")
-            show_error(err)
-            return None
-        status.update(label=outcome[0], state="complete")
-    return result
+    return run_live(run, key=f"{key}_cancel", stream=stream).result
 
 
 def test_tab(name: str, working: PromptTemplate, source: PhaseInput, has_errors: bool) -> None:
     settings = llm_settings()
-    run = run_button("Run test", "pw_run", f"Running {working.label} on {settings.model}…",
-                     ("Test done", "Test failed"), disabled=has_errors,
-                     run=lambda: prompt_tests.run_template(settings, working, source,
-                                                           answer=answer_settings()))
+    answer = answer_settings()
+    run = run_button("Run test", "pw_run", disabled=has_errors, stream=True,
+                     run=lambda live: prompt_tests.run_template(
+                         settings, working, source, answer=answer, cancel=live.cancel,
+                         listener=live.listener(stream=True)))
     if run is not None:
         st.session_state["pw_last_run"] = (name, run)
     last = st.session_state.get("pw_last_run")
@@ -329,10 +323,11 @@ def ab_tab(name: str, working: PromptTemplate, source: PhaseInput) -> None:
                 "type) or pick a saved variant to compare two prompts; run as it is, A/B shows "
                 "only how much the model's answers vary between two calls.",
                 icon=":material/compare_arrows:")
-    ran = run_button("Run A and B", "pw_ab_run", "Running both variants on the same input…",
-                     ("A/B done", "A/B failed"),
-                     run=lambda: prompt_tests.run_ab(settings, pick(first), pick(second), source,
-                                                     answer=answer_settings()))
+    a, b, answer = pick(first), pick(second), answer_settings()
+    ran = run_button("Run A and B", "pw_ab_run",
+                     run=lambda live: prompt_tests.run_ab(settings, a, b, source, answer=answer,
+                                                          cancel=live.cancel,
+                                                          listen=live.listener))
     if ran is not None:
         st.session_state["pw_ab"] = (name, ran)
     stored_ab = st.session_state.get("pw_ab")

@@ -11,7 +11,12 @@ import streamlit as st
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.evaluation.questions import UNANSWERABLE, Question, parse_questions, to_csv
-from core.operations.questions.generation import DEFAULT_PER_DOC, generate_question_set
+from core.operations.questions.generation import (
+    DEFAULT_PER_DOC,
+    GeneratedSet,
+    Heard,
+    generate_question_set,
+)
 from core.operations.questions.sets import (
     Draft,
     delete_saved,
@@ -26,7 +31,7 @@ from core.operations.questions.sets import (
     saved_sets,
 )
 from core.operations.tune.run import tune_minimum
-from core.progress import Progress
+from ui.long_run import LiveRun, run_live
 from ui.persist import keep_offered, kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 from ui.resources import library, llm_settings, prompt_library
@@ -39,6 +44,7 @@ WORKING = "questions_working"
 DROPPED = "questions_dropped"
 PICKED = "questions_pick"  # the index of the question being edited
 FLASH = "questions_flash"  # a message to show once, after the rerun that follows a change
+FAILED = "questions_failed"  # why the last generation stopped early, shown once
 EXCERPT_COLOR = "#ffe066"
 CONTEXT_CHARS = 500
 
@@ -127,30 +133,37 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
                           disabled=not (settings.configured and chosen and free))
         if not start:
             return
-        bar = st.progress(0.0, text="Asking the model…")
-        cancel_slot = st.empty()
-        cancel_slot.button("Cancel", key="questions_cancel")  # a click reruns: the run stops
+        documents_chosen, set_name = [documents[n] for n in chosen], name.strip() or "generated"
+        templates = prompt_library()
+        for stale in (WORKING, PICKED, DROPPED):  # a stopped run reopens as its draft
+            st.session_state.pop(stale, None)
+        discard_draft()
 
-        def advance(progress: Progress) -> None:
-            bar.progress(progress.fraction, text=md_escape(progress.caption()))
+        def work(live: LiveRun[GeneratedSet]) -> GeneratedSet:
+            kept: list[Question] = []
 
-        try:
-            generated = generate_question_set(
-                [documents[n] for n in chosen], name=name.strip() or "generated",
-                per_doc=int(per_doc), settings=settings, library=prompt_library(),
-                progress=advance)
-        except ChunkLabError as err:
-            show_error(err)
+            def heard(event: Heard) -> None:
+                live.note(event.line())
+                if event.question is not None:  # kept: in the draft at once
+                    kept.append(event.question)
+                    save_draft(Draft(set_name, tuple(renumbered(kept)), ()))
+
+            return generate_question_set(
+                documents_chosen, name=set_name, per_doc=int(per_doc), settings=settings,
+                library=templates, progress=live.progress, cancel=live.cancel, heard=heard,
+                listener=live.listener())
+
+        generated = run_live(work, key="questions_cancel").result
+        if generated is None:
             return
-        finally:
-            bar.empty()
-            cancel_slot.empty()
         _replace_working(generated.questions.name, list(generated.questions.questions))
         _working()["dirty"] = True
         st.session_state[DROPPED] = [generated.summary(), *(f"dropped: {d}" for d in
                                      generated.dropped),
                                      *(f"flagged: {d}" for d in generated.flagged)]
         _keep_draft()
+        if generated.failed:
+            st.session_state[FAILED] = generated.failed
         st.rerun()  # draw the page with the new set (and its unsaved state) from the top
 
 
@@ -290,6 +303,10 @@ if st.session_state.get(DROPPED):
 
 if FLASH in st.session_state:
     st.success(md_escape(st.session_state.pop(FLASH)))
+if FAILED in st.session_state:
+    st.error(md_escape(f"The model server failed, so generation stopped early; the questions "
+                       f"kept before are below. {st.session_state.pop(FAILED)}"),
+             icon=":material/error:")
 working = _working()
 questions: list[Question] = working["questions"]
 st.subheader(f"{working['name']} · {count(len(questions), 'question')}")

@@ -272,9 +272,15 @@ with st.form("answer_settings_form"):
                                placeholder=current.model or "the connection's model")
     temperature = cols[1].slider("Answer temperature", 0.0, 2.0, answer.temperature, 0.05,
                                  key="answer_temperature", help="0.7 by default.")
+    held = st.checkbox(
+        "Hold answers to the cited format", answer.held_format, key="answer_held_format",
+        help="Each line of an answer ends with the numbers of the passages it rests on, and "
+             "only numbers of passages in the prompt: small models rarely cite unless held "
+             "to it. Needs a server that takes a grammar (llama.cpp, the bundled model); "
+             "other servers answer freely.")
     if st.form_submit_button("Save answer settings"):
         save_answer_settings(AnswerSettings(model=model.strip(), temperature=temperature,
-                                            locale=answer.locale))
+                                            locale=answer.locale, held_format=held))
         st.success("Saved: every answer request uses them.")
 
 

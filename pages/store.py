@@ -281,11 +281,10 @@ def run_job(job: IngestJob, by_id: dict[str, Document]) -> None:
                 f"with {job.embedder.label}.")
             + " The form is back when it is done.",
             icon=":material/hourglass_top:")
-    st.button("Cancel", key="store_cancel", icon=":material/stop:")
     documents = [by_id[i] for i in job.doc_ids if i in by_id]
     summary = ingest_with_progress(documents, job.name, job.strategy, job.settings,
                                    batch_size=job.batch_size, description=job.description,
-                                   embedder=job.embedder)
+                                   embedder=job.embedder, cancel_key="store_cancel")
     st.session_state.pop(RUNNING, None)
     if summary is None:
         return

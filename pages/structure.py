@@ -15,17 +15,16 @@ import streamlit as st
 
 from core.chunking.chunk import BOUNDARY_NAMES, boundary_name
 from core.documents.model import Document
-from core.errors import ChunkLabError
 from core.llm.log import ResponseLog
 from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings
 from core.operations.strategies import RunOptions, run_llm
-from core.progress import Progress
 from ui.llm_warnings import show_llm_warnings, show_table
+from ui.long_run import run_live
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 from ui.resources import llm_settings, prompt_library
-from ui.state import pick_document, show_error, warn_missing_key
+from ui.state import pick_document, warn_missing_key
 from ui.wording import count
 
 TYPE_COLORS = {
@@ -83,25 +82,16 @@ if st.session_state.get("structure_cancel"):
     st.info("Cancelled; the earlier result (if any) is still shown.")
 
 if start:
-    bar = st.progress(0.0, text="Phase 1: structure analysis…")
-    cancel_slot = st.empty()
-    cancel_slot.button("Cancel", key="structure_cancel")  # a click reruns, which stops the run
-
-    def progress(step: Progress) -> None:
-        bar.progress(step.fraction, text=md_escape(step.caption()))
-
-    try:
-        result = run_llm([document], config, RunOptions(llm=settings, library=prompt_library(),
-                                                        progress=progress))[0].checked()
-    except ChunkLabError as err:
-        show_error(err)
+    templates = prompt_library()
+    result = run_live(lambda live: run_llm([document], config, RunOptions(
+        llm=settings, library=templates, progress=live.progress, cancel=live.cancel,
+        listener=live.listener()))[0].checked(), key="structure_cancel").result
+    if result is None:
         if document.doc_id in runs:
             stale[document.doc_id] = "the last run failed"
     else:
         runs[document.doc_id] = (config, result)
         stale.pop(document.doc_id, None)
-    bar.empty()
-    cancel_slot.empty()
 
 
 def _sections_frame(rows: list[dict[str, object]]) -> pd.DataFrame:

@@ -5,8 +5,11 @@ sends the prompt with the saved answer model and temperature."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -138,3 +141,39 @@ def test_ask_without_an_endpoint_is_one_line_and_exit_2(capsys, chunk_set, monke
     code, out, err = run(capsys, "--chunk-set", chunk_set, "--question", QUESTION, "--ask")
     assert code == 2 and out == ""
     assert err.startswith("error: No LLM endpoint configured") and err.count("\n") == 1
+
+
+def test_ask_writes_the_answer_to_stderr_as_it_comes(capsys, chunk_set, endpoint):
+    endpoint.serve_slowly(0.01)
+    endpoint.script(["Consumers share the\npartitions [¹]. \x1b[31mred"])
+    code, out, err = run(capsys, "--chunk-set", chunk_set, "--question", QUESTION,
+                         "--limit", "2", "--headroom", "100000", "--ask")
+    assert code == 0, err
+    assert json.loads(out)["answer"].startswith("Consumers share the\npartitions [¹].")
+    assert "Consumers share the\npartitions [¹]. \\x1b[31mred\n" in err  # escaped, not obeyed
+    assert "Answer from answer-model" in err and endpoint.requests[-1]["stream"] is True
+
+
+def test_ctrl_c_closes_the_request_and_exits_130(chunk_set, fake_llm, tmp_path):
+    fake_llm.serve_slowly(0.25)
+    fake_llm.respond(lambda request: "word " * 200)
+    env = {**os.environ, "LLM_BASE_URL": fake_llm.base_url, "LLM_MODEL": "fake"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core", "assemble", "--chunk-set", chunk_set, "--question",
+         QUESTION, "--limit", "1", "--headroom", "100000", "--ask"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.read(5) == "word "  # the answer is being written
+        proc.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        assert proc.wait(timeout=10) == 130
+        assert time.monotonic() - interrupted < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 5
+    while not fake_llm.ended and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [how for _, how, _ in fake_llm.ended] == ["client left"]
+    assert "interrupted" in proc.stderr.read()

@@ -11,7 +11,7 @@ from core.evaluation.questions import parse_questions, to_csv, validate
 from core.operations.questions.generation import generate_question_set
 from core.operations.questions.sets import delete_saved, save_set, saved_csv, saved_sets
 from core.progress import Cancelled
-from fakes.llm import FakeRequest, fake_llm  # noqa: F401  (fixture)
+from fakes.llm import FakeRequest, Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 
 
@@ -216,3 +216,27 @@ def test_an_excerpt_found_many_times_is_flagged(fake_llm):  # noqa: F811
     assert len(generated.questions.questions) == 1
     assert "occurs 3 times" in generated.flagged[0].reason
     assert "1 kept with an excerpt that occurs several times" in generated.summary()
+
+
+def test_each_question_is_told_as_it_is_decided_and_a_failed_server_keeps_them(fake_llm, guide):  # noqa: F811
+    """The run shows its work: every question kept or dropped, with the reason, as it happens;
+    a request that fails ends the run with one sentence and the questions kept so far."""
+    answered = []
+
+    def one_then_broken(request: FakeRequest) -> Reply | str:
+        answered.append(request)
+        if len(answered) == 1:
+            return auto_answer(request.phase, request.prompt)
+        return Reply(status=500, text="the server broke")
+
+    fake_llm.script([json.dumps({"question": "What?", "answer": "x"})])
+    fake_llm.respond(one_then_broken)
+    heard = []
+    generated = generate_question_set([guide], per_doc=4, use_cache=False, heard=heard.append,
+                                      settings=fake_llm.settings(max_retries=0))
+    assert [event.status for event in heard][:1] == ["dropped"]
+    assert heard[0].reason and heard[0].line().startswith("dropped: claims_handbook.md: ")
+    assert generated.failed.startswith("question generation failed: HTTP 500")
+    assert "The run stopped early" in generated.summary()
+    assert [e.status for e in heard] == ["dropped", "kept"]
+    assert list(generated.questions.questions) == [heard[1].question]

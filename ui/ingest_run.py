@@ -6,17 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import streamlit as st
-
 from core.documents.model import Document
 from core.embeddings.identity import BUILTIN, EmbedderRef
-from core.errors import ChunkLabError
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, IngestSummary, Source, ingest
 from core.operations.strategies import RunOptions
-from core.progress import Progress
-from ui.render import md_escape
+from ui.long_run import run_live
 from ui.resources import chunk_store, embedding_settings, llm_settings, prompt_library
-from ui.state import show_error
 
 
 @dataclass(frozen=True)
@@ -42,24 +37,21 @@ def ingest_with_progress(
     batch_size: int = DEFAULT_BATCH_SIZE,
     description: str = "",
     embedder: EmbedderRef = BUILTIN,
+    cancel_key: str = "ingest_cancel",
 ) -> IngestSummary | None:
     """Chunk and store ``documents`` into set ``name`` behind ``st.progress``, embedded by
     ``embedder`` (with this session's endpoint settings).
 
     Returns the summary, or None after showing the error's sentence (a failed run leaves the
-    store as it was; a stopped one keeps what it stored, and a re-run skips it)."""
-    bar = st.progress(0.0, text="Starting…")
-
-    def advance(progress: Progress) -> None:
-        bar.progress(progress.fraction, text=md_escape(progress.caption()))
-
-    try:
-        options = RunOptions(llm=llm_settings(), library=prompt_library(), progress=advance)
-        return ingest([Source.from_document(d) for d in documents], name, strategy, settings,
-                      batch_size=batch_size, store=chunk_store(), description=description,
-                      options=options, embedder=embedder, embedding=embedding_settings())
-    except ChunkLabError as err:
-        show_error(err)
-        return None
-    finally:
-        bar.empty()
+    store as it was; a stopped one keeps what it stored, and a re-run skips it). It runs live
+    (see :func:`ui.long_run.run_live`): Cancel, a reload or leaving the page stops it."""
+    llm, templates, store, embedding = (llm_settings(), prompt_library(), chunk_store(),
+                                        embedding_settings())
+    sources = [Source.from_document(d) for d in documents]
+    summary = run_live(lambda live: ingest(
+        sources, name, strategy, settings, batch_size=batch_size, store=store,
+        description=description, embedder=embedder, embedding=embedding,
+        options=RunOptions(llm=llm, library=templates, progress=live.progress,
+                           cancel=live.cancel, listener=live.listener())),
+        key=cancel_key)
+    return summary.result

@@ -32,6 +32,7 @@ from ui.state import show_error
 
 T = TypeVar("T")
 TICK_S = 0.2  # how often the page redraws a run (and so how soon a stop is noticed)
+NOTES_SHOWN = 12  # the run's latest notes drawn under its status
 
 
 def _seconds(value: float) -> str:
@@ -50,6 +51,7 @@ class Snapshot:
     text: str | None  # the answer so far, when it is streamed
     pieces: int  # pieces of text (about a token each) streamed so far
     writing_for: float | None  # seconds since its first piece
+    notes: tuple[str, ...] = ()  # what the run said as it went, oldest first
 
     def status(self) -> str:
         """One line: waiting in line, reading the prompt, or writing (and how fast)."""
@@ -83,10 +85,16 @@ class LiveRun(Generic[T]):
         self._first_piece_at: float | None = None
         self._shown = 0  # the request drawn: the one sent last
         self._requests = itertools.count(1)
+        self._notes: list[str] = []
 
     def progress(self, progress: Progress) -> None:
         with self._lock:
             self._progress = progress
+
+    def note(self, line: str) -> None:
+        """Something the run did that the page shows as it happens (a question kept, say)."""
+        with self._lock:
+            self._notes.append(line)
 
     def _queued(self, request: int, ahead: int) -> None:
         with self._lock:
@@ -122,7 +130,8 @@ class LiveRun(Generic[T]):
             return Snapshot(now - self.started, self._progress, self._ahead,
                             None if self._sent_at is None else now - self._sent_at, self._text,
                             self._pieces,
-                            None if self._first_piece_at is None else now - self._first_piece_at)
+                            None if self._first_piece_at is None else now - self._first_piece_at,
+                            tuple(self._notes))
 
     def run(self, work: Callable[[LiveRun[T]], T]) -> None:
         try:
@@ -132,15 +141,15 @@ class LiveRun(Generic[T]):
 
 
 def run_live(work: Callable[[LiveRun[T]], T], *, key: str, running: str | None = None,
-             stream: bool = False) -> tuple[T | None, Snapshot | None]:
-    """``work(run)``'s result and how it ended (None, its sentence shown, when it fails or is
-    stopped). ``work`` runs on its own thread: it must not call Streamlit, and it passes
-    ``run.cancel``, ``run.progress`` and ``run.listener()`` to the operation. With ``stream``
-    the answer is drawn as it is written."""
+             stream: bool = False) -> LiveRun[T]:
+    """The finished run: ``result`` is ``work(run)``'s, or None with ``error`` (its sentence
+    shown) when it failed. ``work`` runs on its own thread: it must not call Streamlit, and it
+    passes ``run.cancel``, ``run.progress`` and ``run.listener()`` to the operation. With
+    ``stream`` the answer is drawn as it is written."""
     live: LiveRun[T] = LiveRun()
     cancel = st.empty()
     cancel.button("Cancel", key=key, icon=":material/stop:")
-    bar, status = st.empty(), st.empty()
+    bar, status, notes = st.empty(), st.empty(), st.empty()
     answer = st.empty() if stream else None
     thread = threading.Thread(target=live.run, args=(work,), name="page-run", daemon=True)
     thread.start()
@@ -154,6 +163,8 @@ def run_live(work: Callable[[LiveRun[T]], T], *, key: str, running: str | None =
             if shot.progress is not None:
                 bar.progress(shot.progress.fraction, text=md_escape(shot.progress.caption()))
             status.caption(md_escape(shot.status()))
+            if shot.notes:
+                notes.caption("  \n".join(md_escape(n) for n in shot.notes[-NOTES_SHOWN:]))
             if answer is not None and shot.text:
                 with answer.container(border=True):
                     st.markdown(disarm(shot.text) + ("" if done else " ▌"))
@@ -166,12 +177,12 @@ def run_live(work: Callable[[LiveRun[T]], T], *, key: str, running: str | None =
     cancel.empty()
     bar.empty()
     status.empty()
+    notes.empty()
     if answer is not None:
         answer.empty()
     if live.error is not None:
         show_error(live.error)
-        return None, shot
-    return live.result, shot
+    return live
 
 
 def say_if_cancelled(running: str, kept: Callable[[Progress | None], str]) -> None:

@@ -4,13 +4,16 @@ llm-server`.
 Each sub-command lives in its own module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int``, and is listed in :data:`COMMANDS`. A :class:`~core.errors.ChunkLabError`
 or a bad argument ends the command with exit code 2 and one line on stderr, never a traceback;
-every stderr line goes through :func:`core.cli.output.say`.
+every stderr line goes through :func:`core.cli.output.say`. Ctrl-C closes the model requests in
+flight (the server stops working on them) and exits with 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from types import ModuleType
 from typing import NoReturn
 
@@ -29,6 +32,7 @@ from core.cli import (
 )
 from core.cli.output import say
 from core.errors import ChunkLabError
+from core.http.transport import abort_all
 
 COMMANDS: dict[str, tuple[ModuleType, str]] = {
     "convert": (convert_cmd,
@@ -65,14 +69,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """Ctrl-C: end the requests in flight first, so no thread waits on a model to finish."""
+    abort_all()
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     module, _ = COMMANDS[args.command]
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
     try:
         return module.run(args)
+    except KeyboardInterrupt:
+        say("interrupted: the requests in flight were closed")
+        return 130
     except ChunkLabError as err:
         say(f"error: {err}")
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
         say(f"error: {err.strerror}: {err.filename}")
         return 2
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)

@@ -72,6 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "JUDGE_BASE_URL and JUDGE_MODEL (JUDGE_API_KEY) set another "
                              "endpoint to judge")
     parser.add_argument("--no-cache", action="store_true", help="ask again even when cached")
+    parser.add_argument("--held-format", action=argparse.BooleanOptionalAction, default=None,
+                        help="hold each answer to the cited format (every line ends with the "
+                             "numbers of the passages it rests on) on a server that takes a "
+                             "grammar, such as llama.cpp (default: as saved on Settings, on)")
 
 
 def _candidates(args: argparse.Namespace) -> list[Candidate]:
@@ -92,10 +96,12 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_from_folder(args.questions, args.docs)
     for problem in loaded.questions.problems:
         say(f"skipped {problem}")
+    saved = load_answer_settings()
     options = AnswerOptions(temperature=args.temperature, seed=args.seed, k=args.k,
                             ranking=args.ranking, limit=args.limit, locale=args.locale,
-                            model=load_answer_settings().model, use_cache=not args.no_cache,
-                            judge=args.judge)
+                            model=saved.model, use_cache=not args.no_cache, judge=args.judge,
+                            held_format=(saved.held_format if args.held_format is None
+                                         else args.held_format))
     result = run_answers(loaded.questions, loaded.documents, arms, load_settings(), options,
                          progress=show_progress, judge_settings=load_judge_settings())
     record_answer_run(result)

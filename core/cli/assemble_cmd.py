@@ -7,7 +7,8 @@ Without ``--context-tokens`` the context may use ``--headroom`` tokens; with it,
 while prompt + headroom fit the context size.
 
 With ``--ask`` the prompt is sent to the configured endpoint (``LLM_BASE_URL``, ``LLM_MODEL``…)
-with the saved answer model and temperature, and the JSON is the answer with its checked
+with the saved answer model and temperature — the answer is written to stderr as it comes — and
+the JSON is the answer with its checked
 citations: ``{"answer", "model", "temperature", "latency_s", "citations": {"ok", "used",
 "unknown", "unused"}}`` (``"packs"`` added with ``--with-packs``).
 """
@@ -20,6 +21,7 @@ import sys
 
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
 from core.cli.options import add_autocut_option
+from core.cli.output import AnswerEcho, say
 from core.cli.stack_options import add_rerank_option
 from core.operations.assemble.run import AssemblyOptions, ask, assemble
 from core.retrieval.modes import RANK_MODES
@@ -69,7 +71,13 @@ def run(args: argparse.Namespace) -> int:
     packs = [p.model_dump(mode="json") for p in result.packs]
     output: dict[str, object] = result.assembled.model_dump(mode="json")
     if args.ask:
-        output = ask(result.assembled).as_json() | ({"packs": packs} if args.with_packs else {})
+        echo = AnswerEcho()
+        try:
+            answer = ask(result.assembled, listener=echo.listener())
+        finally:
+            echo.end()
+        say(answer.took())
+        output = answer.as_json() | ({"packs": packs} if args.with_packs else {})
     elif args.with_packs:
         output = {"assembled": output, "packs": packs}
     json.dump(output, sys.stdout, ensure_ascii=False, indent=2)

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from dataclasses import dataclass
 
-from core.progress import Progress
+from core.progress import Listener, Progress
 
 BAR_WIDTH = 24
 
 
-def one_line(text: str) -> str:
-    """``text`` with every control or format character (categories Cc, Cf) escaped."""
+def one_line(text: str, keep: str = "") -> str:
+    """``text`` with every control or format character (categories Cc, Cf) escaped, but for
+    those in ``keep``."""
     return "".join(
-        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Cf")
-        else ch
+        ch.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(ch) in ("Cc", "Cf") and ch not in keep else ch
         for ch in text
     )
 
@@ -37,3 +39,30 @@ def show_progress(progress: Progress) -> None:
 def say_retry(line: str) -> None:
     """An LLM request that failed and is asked again (a slow or failing server)."""
     say(f"retry: {line}")
+
+
+@dataclass
+class AnswerEcho:
+    """A model answer written to stderr as it arrives (its own line breaks kept, any other
+    control character escaped), with its place in the server's line while it waits."""
+
+    written: int = 0
+
+    def listener(self) -> Listener:
+        return Listener(queued=self._queued, text=self._heard)
+
+    def _queued(self, ahead: int) -> None:
+        say(f"waiting for the model server: {ahead} request{'s' * (ahead != 1)} ahead")
+
+    def _heard(self, so_far: str) -> None:
+        if len(so_far) < self.written:  # asked again: the answer starts over
+            sys.stderr.write("\n")
+            self.written = 0
+        sys.stderr.write(one_line(so_far[self.written:], keep="\n"))
+        sys.stderr.flush()
+        self.written = len(so_far)
+
+    def end(self) -> None:
+        if self.written:
+            sys.stderr.write("\n")
+            sys.stderr.flush()

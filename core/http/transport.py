@@ -123,6 +123,8 @@ class _Watcher:
 
 _WATCHER = _Watcher()
 _current = threading.local()
+# Set once the process is stopping (Ctrl-C in the CLI): requests not yet sent are not sent.
+STOPPING = threading.Event()
 
 
 @contextmanager
@@ -140,7 +142,8 @@ def tracked(call: Call) -> Iterator[Call]:
 
 
 def abort_all() -> int:
-    """End every request in flight in this process (the app or the CLI is stopping); how many."""
+    """The process is stopping: end every request in flight (how many) and send no more."""
+    STOPPING.set()
     return _WATCHER.abort_all()
 
 

@@ -46,8 +46,15 @@ from typing import Any
 
 import httpx
 
-from core.endpoint import MAX_TIMEOUT_S, auth_headers, backoff, retry_after, transient
-from core.http.transport import Call, abortable_transport, tracked
+from core.endpoint import (
+    MAX_TIMEOUT_S,
+    auth_headers,
+    backoff,
+    public_url,
+    retry_after,
+    transient,
+)
+from core.http.transport import STOPPING, Call, abortable_transport, tracked
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.gate import Ticket, gate_for
 from core.llm.log import ResponseLog
@@ -70,6 +77,8 @@ TIMEOUT_SAFETY = 1.5  # a request may take this much longer than the speed says
 ASSUMED_PROMPT_SPEED = 5.0
 ASSUMED_ANSWER_SPEED = 2.0
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
+# How each server and model holds answers to a schema, probed once for the process.
+_FORMS: dict[tuple[str, str], OutputForm] = {}
 
 
 class AnswerCutError(LLMError):
@@ -108,6 +117,8 @@ class LLMRequest:
     # server takes a grammar.
     schema: dict[str, Any] | None = None
     compact: bool = False
+    # A GBNF grammar the answer is held to, sent to a server that takes one (llama.cpp).
+    grammar: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,8 +208,9 @@ class LLMClient:
         self._notice = notice
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._closed = threading.Event()
-        self._cancels = (self._closed, *([cancel] if cancel is not None else []))
+        self._cancels = (self._closed, STOPPING, *([cancel] if cancel is not None else []))
         self._gate = gate_for(settings.base_url)
+        self._gate_key = public_url(settings.base_url)
         self._ratio: float | None = None
         self._tokenizer: bool | None = None  # unknown until asked
         self._lock = threading.Lock()
@@ -315,10 +327,13 @@ class LLMClient:
         never logged (see :func:`core.llm.structured.probe`)."""
         self._fit_to_server()
         with self._probe_lock:
+            key = (self._gate_key, self.settings.model)
+            self._form = self._form or _FORMS.get(key)
             if self._form is None:
                 with self._through_gate() as _, tracked(Call(self._cancels)):
-                    self._form = probe(self._http, self.settings.model,
-                                       self.settings.timeout, {PHASE_HEADER: PROBE_PHASE})
+                    self._form = _FORMS[key] = probe(
+                        self._http, self.settings.model, self.settings.timeout,
+                        {PHASE_HEADER: PROBE_PHASE})
             return self._form
 
     @contextmanager
@@ -370,6 +385,7 @@ class LLMClient:
             **({"stop": list(request.stop)} if request.stop and not request.schema else {}),
             **(self.output_form().fields(request.phase, request.schema, request.compact)
                if request.schema else {}),
+            **({"grammar": request.grammar} if request.grammar and not request.schema else {}),
             **({"stream": True, "stream_options": {"include_usage": True}}
                if listener.text is not None else {}),
         }

@@ -14,6 +14,10 @@ an opening (a ``pattern`` of the form ``^text(one|other)text``), integers and co
 arrays of given items in order (``prefixItems`` with no others).
 :func:`schema_grammar` returns None for anything else, and the schema goes as
 ``response_format``.
+
+:func:`cited_lines` is the one grammar that is not JSON: a RAG answer held to the format its
+prompt asks for, each line (a bullet, the closing sentence) ending with the markers of the
+passages it rests on, and no marker but those of the passages the prompt holds.
 """
 
 from __future__ import annotations
@@ -127,3 +131,13 @@ def _object(spec: dict[str, Any], rules: dict[str, str]) -> str | None:
     name = f"object-{len(rules)}"
     rules[name] = " ".join([*parts, _literal("}")])
     return name
+
+
+def cited_lines(markers: list[str], max_lines: int = 6) -> str:
+    """GBNF: one to ``max_lines`` lines, each some text (no line break, no ``[``) followed by
+    one or more of ``markers`` and maybe a full stop."""
+    cites = " | ".join(_literal(m) for m in markers)
+    more = "".join(' ("\\n" line' for _ in range(max_lines - 1)) + ")?" * (max_lines - 1)
+    return "\n".join([f"root ::= line{more}",
+                       'line ::= [^\\n\\[]+ cite+ "."?',
+                       f'cite ::= " "? ({cites})'])

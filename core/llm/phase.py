@@ -201,6 +201,10 @@ class Phase(ABC, Generic[Req, Out]):
         these lines (see :mod:`core.llm.structured`)."""
         return None
 
+    def answer_grammar(self, request: Req, context: PhaseContext) -> str | None:
+        """A GBNF grammar the answer is held to on a server that takes one; None: free."""
+        return None
+
     def answer_schema(self, request: Req, template: PromptTemplate) -> dict[str, Any] | None:
         """The JSON schema a server with structured output holds the answer to ``template``'s
         prompt to (None: none)."""
@@ -372,6 +376,9 @@ class PhaseContext:
             llm_request = replace(llm_request, schema=schema, compact=phase.compact)
             # JSON repeats the column names on every row: room for about twice the tokens.
             cap = None if cap is None else cap * STRUCTURED_CAP_FACTOR
+        grammar = phase.answer_grammar(request, self)
+        if grammar is not None and schema is None and self.client.output_form().grammar:
+            llm_request = replace(llm_request, grammar=grammar)
         if cap is not None and cap < (llm_request.max_tokens or self.settings.max_tokens):
             llm_request = replace(llm_request, max_tokens=cap)
         limit = llm_request.max_tokens or self.settings.max_tokens

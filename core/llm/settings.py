@@ -107,6 +107,9 @@ class AnswerSettings(BaseModel):
     temperature: float = Field(0.7, ge=0.0, le=2.0)
     locale: str = Field("default", max_length=35)
     seed: int | None = None  # fixed sampling for comparisons (answer runs); None: the server's
+    # Hold answers to the cited format (each line ends with the markers of its passages) on a
+    # server that takes a grammar; elsewhere answers stay free.
+    held_format: bool = True
 
 
 def load_answer_settings() -> AnswerSettings:

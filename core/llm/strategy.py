@@ -19,7 +19,7 @@ from core.llm.phase import PhaseContext
 from core.llm.pipeline import CHUNKING_PHASES, STRATEGY, LLMConfig, LLMPipeline
 from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings
-from core.progress import ProgressFn
+from core.progress import Listener, ProgressFn
 from core.prompts.library import PromptLibrary, PromptTemplate
 
 
@@ -45,11 +45,13 @@ class LLMStrategy:
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
         notice: Callable[[str], None] | None = None,
+        listener: Listener | None = None,
     ) -> list[LLMRun]:
         cache = LLMCache(enabled=config.cache)
         try:
-            with LLMClient(settings, notice=notice) as client:
-                context = PhaseContext(client, chunking_templates(library, config.mode), cache)
+            with LLMClient(settings, notice=notice, cancel=cancel) as client:
+                context = PhaseContext(client, chunking_templates(library, config.mode), cache,
+                                       listener=listener)
                 return LLMPipeline(context, config, progress=progress, cancel=cancel).run(
                     documents)
         finally:

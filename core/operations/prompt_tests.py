@@ -8,9 +8,10 @@ cache: a test always asks the model. A rejected answer is a result (``error``), 
 from __future__ import annotations
 
 import difflib
+import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.errors import TemplateError
 from core.llm.client import LLMClient
@@ -18,6 +19,7 @@ from core.llm.errors import TSVError
 from core.llm.phase import PhaseContext, PhaseInput, PhaseView
 from core.llm.phases import phase_of
 from core.llm.settings import AnswerSettings, LLMSettings
+from core.progress import Listener
 from core.prompts.library import PromptTemplate
 
 
@@ -54,11 +56,14 @@ class TestRun:
 
 
 def run_template(settings: LLMSettings, template: PromptTemplate, source: PhaseInput, *,
-                 answer: AnswerSettings | None = None) -> TestRun:
-    """Run ``template`` on ``source`` with the configured model."""
+                 answer: AnswerSettings | None = None, cancel: threading.Event | None = None,
+                 listener: Listener | None = None) -> TestRun:
+    """Run ``template`` on ``source`` with the configured model; ``listener`` hears each
+    request wait, go and (when it wants the text) be written; ``cancel`` ends them."""
     phase = phase_of(template)
-    with LLMClient(settings) as client:
-        context = PhaseContext(client, {phase.name: template}, answer_settings=answer)
+    with LLMClient(settings, cancel=cancel) as client:
+        context = PhaseContext(client, {phase.name: template}, answer_settings=answer,
+                               listener=listener)
         view, error, error_line = PhaseView(), None, None
         try:
             view = phase.test(context, source)
@@ -91,11 +96,15 @@ def text_diff(old: str, new: str, old_label: str, new_label: str) -> str:
     ))
 
 
-def run_ab(settings: LLMSettings, a: PromptTemplate, b: PromptTemplate, source: PhaseInput,
-           **options: Any) -> ABResult:
-    """Both templates on the same input, concurrently; what one found and the other did not."""
+def run_ab(settings: LLMSettings, a: PromptTemplate, b: PromptTemplate, source: PhaseInput, *,
+           answer: AnswerSettings | None = None, cancel: threading.Event | None = None,
+           listen: Callable[[], Listener] | None = None) -> ABResult:
+    """Both templates on the same input, concurrently; what one found and the other did not.
+    ``listen`` gives each side a listener."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        first, second = pool.map(lambda t: run_template(settings, t, source, **options), (a, b))
+        first, second = pool.map(lambda t: run_template(
+            settings, t, source, answer=answer, cancel=cancel,
+            listener=listen() if listen is not None else None), (a, b))
     return ABResult(
         a=first,
         b=second,

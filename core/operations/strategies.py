@@ -23,7 +23,7 @@ from core.llm.pipeline import LLMConfig
 from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings, load_settings
 from core.llm.strategy import LLM_STRATEGY, LLMStrategy
-from core.progress import ProgressFn
+from core.progress import Listener, ProgressFn
 from core.prompts.library import PromptLibrary
 
 
@@ -106,6 +106,7 @@ class RunOptions:
     cancel: threading.Event | None = None
     warn: Callable[[Document, str], None] | None = None
     notice: Callable[[str], None] | None = None  # a request failed and is asked again
+    listener: Listener | None = None  # hears each model request wait in line and go
 
 
 DEFAULT_OPTIONS = RunOptions()
@@ -120,7 +121,7 @@ def run_llm(documents: list[Document], settings: Mapping[str, Any],
     return LLM_STRATEGY.run(documents, config, settings=options.llm or load_settings(),
                             library=options.library or PromptLibrary(),
                             progress=options.progress, cancel=options.cancel,
-                            notice=options.notice)
+                            notice=options.notice, listener=options.listener)
 
 
 @dataclass(frozen=True)

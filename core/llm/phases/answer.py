@@ -15,6 +15,7 @@ from core.assembly import AssembledPrompt, Citation, CitationCheck, check_citati
 from core.chunking.chunk import Chunk
 from core.chunking.registry import build_chunker
 from core.llm.client import LLMRequest
+from core.llm.grammar import cited_lines
 from core.llm.phase import OneRequestPhase, PhaseContext, PhaseInput, PhaseView
 from core.llm.settings import LLMSettings
 from core.prompts.library import PromptTemplate
@@ -104,6 +105,13 @@ class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
         return LLMRequest(prompt, self.name, self.label, template.version,
                           model=answer.model or None, temperature=answer.temperature,
                           seed=answer.seed)
+
+    def answer_grammar(self, request: AnswerRequest, context: PhaseContext) -> str | None:
+        """Held format: each line ends with markers of the prompt's passages (when the answer
+        settings ask for it and the prompt has passages)."""
+        if not (context.answer_settings.held_format and request.citations):
+            return None
+        return cited_lines([c.marker for c in request.citations])
 
     def parse(self, answer: str, request: AnswerRequest) -> Answer:
         return Answer(answer, check_citations(answer, request.citations))

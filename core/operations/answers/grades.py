@@ -5,6 +5,10 @@ reference excerpts, the sources in the prompt (its citations) and the answer's m
 - ``citations_valid``: the share of the sources it cites that are in the prompt;
 - ``citations_supported``: the share of the sources it cites whose passage overlaps a
   reference excerpt of the question (same document, overlapping characters);
+- ``statements_supported``: the share of its cited statements (the text before a run of
+  markers, back to the previous marker or the start of the line) whose cited passages hold at
+  least half of the statement's content words: a format that makes a model cite at random
+  lowers it;
 - ``reference_coverage``: the share of the reference excerpts' content words found in the
   answer (a recall proxy; none for an unanswerable question);
 - ``abstained``: the answer says the sources do not answer (:func:`abstains`);
@@ -63,6 +67,43 @@ def abstains(answer: str, cited: bool) -> bool:
     return bool(_ABSTAIN.search(opening) or (not cited and _ABSTAIN.search(answer)))
 
 
+SUPPORTED_SHARE = 0.5  # of a statement's content words found in the passages it cites
+
+
+def statements(answer: str, check: CitationCheck) -> list[tuple[str, list[int]]]:
+    """Each cited statement of ``answer`` with the numbers it cites: the text from the end of
+    the previous marker (or the start of its line) to a run of markers (markers separated by
+    spaces, commas or semicolons only)."""
+    out: list[tuple[str, list[int]]] = []
+    hits, cursor, i = check.hits, 0, 0
+    while i < len(hits):
+        text = answer[cursor:hits[i].start].rsplit("\n", 1)[-1]
+        numbers, j = [hits[i].number], i + 1
+        while j < len(hits) and not answer[hits[j - 1].end:hits[j].start].strip(" ,;"):
+            numbers.append(hits[j].number)
+            j += 1
+        out.append((text, numbers))
+        cursor, i = hits[j - 1].end, j
+    return out
+
+
+def statements_supported(answer: str, check: CitationCheck,
+                         passages: Sequence[str]) -> float | None:
+    """The share of the answer's statements citing a passage of the prompt whose cited
+    passages (``passages[n - 1]`` for marker ``n``) hold :data:`SUPPORTED_SHARE` of its
+    content words; None when no statement cites one."""
+    judged = supported = 0
+    for text, numbers in statements(answer, check):
+        words = content_words(text)
+        cited = [passages[n - 1] for n in numbers if 0 < n <= len(passages)]
+        if not words or not cited:
+            continue
+        judged += 1
+        found = content_words(" ".join(cited))
+        supported += len(words & found) >= SUPPORTED_SHARE * len(words)
+    return supported / judged if judged else None
+
+
 def _overlaps(spans: Sequence[Span], references: Sequence[Span]) -> bool:
     return any(s < re_ and rs < e for s, e in spans for rs, re_ in references)
 
@@ -79,6 +120,7 @@ class AnswerGrades:
     tokens: int
     seconds: float
     repeats: int  # sentences said more than once
+    statements_supported: float | None = None  # None too for runs graded before it was
 
     def value(self, metric: str) -> float | None:
         """The grade as a number (a yes/no as 1/0), None when it has nothing to count."""
@@ -95,10 +137,11 @@ class AnswerGrades:
 
 def grade_answer(answer: str, check: CitationCheck, citations: Sequence[Citation], *,
                  doc_id: str, references: Sequence[Span], reference_texts: Sequence[str],
-                 answerable: bool, tokens: int, seconds: float) -> AnswerGrades:
-    """Grade ``answer`` (checked against the prompt's ``citations``) for a question about
-    document ``doc_id`` whose reference excerpts are ``references`` (character spans) with
-    the texts ``reference_texts``."""
+                 answerable: bool, tokens: int, seconds: float,
+                 passages: Sequence[str] = ()) -> AnswerGrades:
+    """Grade ``answer`` (checked against the prompt's ``citations``, whose passage texts are
+    ``passages``, in order) for a question about document ``doc_id`` whose reference excerpts
+    are ``references`` (character spans) with the texts ``reference_texts``."""
     cited = [*check.used, *check.unknown]
     by_marker = {c.marker: c for c in citations}
     supported = [m for m in check.used
@@ -118,4 +161,5 @@ def grade_answer(answer: str, check: CitationCheck, citations: Sequence[Citation
         tokens=tokens,
         seconds=seconds,
         repeats=len(check.repeats),
+        statements_supported=statements_supported(answer, check, passages),
     )

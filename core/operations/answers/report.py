@@ -19,10 +19,11 @@ from core.evaluation.stats import (
 )
 from core.operations.answers.run import AnswerEvaluation, AnswerRow, ArmResult
 
-GRADES = ("cited", "citations_valid", "citations_supported", "reference_coverage",
-          "abstention_right")
+GRADES = ("cited", "citations_valid", "citations_supported", "statements_supported",
+          "reference_coverage", "abstention_right")
 GRADE_LABELS = {"cited": "citing a source", "citations_valid": "valid citations",
                 "citations_supported": "supported citations",
+                "statements_supported": "statements their passages support",
                 "reference_coverage": "reference coverage",
                 "abstention_right": "abstaining when right",
                 "faithfulness": "faithfulness (LLM judge)"}

@@ -107,6 +107,7 @@ class AnswerOptions:
     model: str = ""  # empty: the connection's
     use_cache: bool = True
     judge: bool = False  # also have the LLM judge each answer's faithfulness (reported apart)
+    held_format: bool = True  # answers held to the cited format where the server can
 
 
 @dataclass
@@ -199,7 +200,8 @@ def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
         text, check, job.assembled.citations, doc_id=job.document.doc_id,
         references=[r.span for r in q.references],
         reference_texts=[r.content for r in q.references], answerable=q.answerable,
-        tokens=tokens, seconds=seconds)
+        tokens=tokens, seconds=seconds,
+        passages=[c["text"] for c in job.row.citations])
 
 
 def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms: Sequence[Arm],
@@ -257,7 +259,8 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
             key = LLMCache.key(CACHE_PHASE, template.version, model, options.temperature,
                                seed=options.seed, question=q.question,
                                locale=options.locale or DEFAULT,
-                               chunks=[c.pack_id for c in assembled.citations])
+                               chunks=[c.pack_id for c in assembled.citations],
+                               **({"held": True} if options.held_format else {}))
             jobs.append(_Job(arm_index, row, assembled, q, document, key))
         results.append(ArmResult(arm, template.version,
                                  f"{outcome.ranking} · {outcome.retrieval}", rows))
@@ -315,7 +318,7 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
         _grade(job, saved["text"], saved["tokens"], saved["seconds"])
         finished(job, "Answer (cached)")
     answer = AnswerSettings(model=options.model, temperature=options.temperature,
-                            seed=options.seed)
+                            seed=options.seed, held_format=options.held_format)
     to_judge = [j for j in jobs if judge is not None and j.row.status == "ok"]
     if not to_ask and not to_judge:
         return 0

@@ -249,9 +249,10 @@ def _ingest(sources: Sequence[Source], info: ChunkSetInfo, strategy: str,
     done = summary.skipped
     tracker = Tracker(options.progress, total, options.cancel, what="Ingest")
     local = isinstance(workers, LocalWorkers)  # a cluster's tasks cannot share an Event
-    task = ChunkTask(strategy, settings, RunOptions(llm=options.llm, library=options.library,
-                                                    embedder=embedder,
-                                                    cancel=options.cancel if local else None))
+    task = ChunkTask(strategy, settings, RunOptions(
+        llm=options.llm, library=options.library, embedder=embedder,
+        cancel=options.cancel if local else None,
+        listener=options.listener if local else None))
 
     def report(done: float, message: str) -> None:
         stored = summary.documents + summary.skipped

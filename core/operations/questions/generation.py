@@ -17,13 +17,20 @@ Each passage is asked once: the next one is the passage farthest from every pass
 far, so questions come from all over the document and a question that came back as a repeat
 is followed by one about another part of it — up to :data:`ASKS_PER_QUESTION` requests per
 question wanted.
+
+The run tells each question as it is decided (``heard``: kept, flagged or dropped with its
+reason), so a page can show its work and keep every kept question at once. A request that
+fails (the server is down, a request timed out) ends the run with one sentence
+(:attr:`GeneratedSet.failed`), keeping the questions kept so far.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
@@ -41,7 +48,7 @@ from core.evaluation.excerpts import (
 from core.evaluation.questions import Question, QuestionSet, Reference
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
-from core.llm.errors import TSVError
+from core.llm.errors import LLMCancelled, LLMError, TSVError
 from core.llm.phase import PhaseContext
 from core.llm.phases.question_generation import (
     QUESTION_GENERATION,
@@ -50,7 +57,7 @@ from core.llm.phases.question_generation import (
 )
 from core.llm.settings import LLMSettings, load_settings
 from core.operations.strategies import chunk
-from core.progress import ProgressFn, Tracker
+from core.progress import Cancelled, Listener, ProgressFn, Tracker
 from core.prompts.library import PromptLibrary
 from core.tokens import count_tokens
 
@@ -76,6 +83,23 @@ class Dropped:
         return f"{self.corpus_id}: {self.question or '(no question)'} — {self.reason}"
 
 
+@dataclass(frozen=True)
+class Heard:
+    """One question decided as the run goes: kept (with ``question``), kept but flagged, or
+    dropped, with the reason."""
+
+    status: Literal["kept", "flagged", "dropped"]
+    corpus_id: str
+    text: str
+    reason: str = ""
+    question: Question | None = None
+
+    def line(self) -> str:
+        said = f"“{self.text}”" if self.text else "(no question)"
+        reason = f" — {self.reason}" if self.reason else ""
+        return f"{self.status}: {self.corpus_id}: {said}{reason}"
+
+
 @dataclass
 class GeneratedSet:
     questions: QuestionSet
@@ -84,13 +108,15 @@ class GeneratedSet:
     cache_hits: int = 0
     asked: int = 0  # questions asked of the model (answers from the cache included)
     flagged: list[Dropped] = field(default_factory=list)  # kept, with a doubt to check
+    failed: str = ""  # the sentence of a request that failed and ended the run early
 
     def summary(self) -> str:
         """How many questions were asked, kept and dropped, in one sentence."""
         kept = len(self.questions.questions)
         flagged = (f"; {len(self.flagged)} kept with an excerpt that occurs several times "
                    "in its document (check them)" if self.flagged else "")
-        return f"{_counts(self.asked, kept, len(self.dropped))}{flagged}."
+        failed = f" The run stopped early: {self.failed}" if self.failed else ""
+        return f"{_counts(self.asked, kept, len(self.dropped))}{flagged}.{failed}"
 
     def by_document(self) -> list[str]:
         """The same counts for each document, one sentence each (every question asked was
@@ -166,7 +192,8 @@ class Draw:
 
 
 def _generate_for(document: Document, per_doc: int, context: PhaseContext, tracker: Tracker,
-                  done: int, kept: list[Question], result: GeneratedSet) -> None:
+                  done: int, kept: list[Question], result: GeneratedSet,
+                  heard: Callable[[Heard], None]) -> None:
     corpus_id = document.source_name
     budget = context.budget(QUESTION_GENERATION)
     accepted: list[Candidate] = []
@@ -186,23 +213,28 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
         except TSVError as err:
             result.dropped.append(Dropped(corpus_id, "",
                                           f"the model's answer was unusable: {err}"))
+            heard(Heard("dropped", corpus_id, "", result.dropped[-1].reason))
             continue
         reason, candidate = _candidate(document, answer, request)
         reason = (reason or duplicate_of(candidate, accepted)
                   or unanswered(candidate.question, candidate.spans, document))
         if reason:
             result.dropped.append(Dropped(corpus_id, answer.question, reason))
+            heard(Heard("dropped", corpus_id, answer.question, reason))
             continue
         accepted.append(candidate)
         draw.kept[kind] += 1
         found = max(times_found(span, document) for span in candidate.spans)
+        doubt = ""
         if found >= AMBIGUOUS_COUNT:
-            result.flagged.append(Dropped(
-                corpus_id, candidate.question, f"the excerpt occurs {found} times in the "
-                "document: retrieving any of them answers the question as well"))
+            doubt = (f"the excerpt occurs {found} times in the document: retrieving any of them "
+                     "answers the question as well")
+            result.flagged.append(Dropped(corpus_id, candidate.question, doubt))
         kept.append(Question(
             row=len(kept) + 2, question=candidate.question, corpus_id=corpus_id, kind=kind,
             references=tuple(Reference(document.text[s:e], s, e) for s, e in candidate.spans)))
+        heard(Heard("flagged" if doubt else "kept", corpus_id, candidate.question, doubt,
+                    kept[-1]))
 
 
 def _candidate(document: Document, answer: GeneratedQuestion,
@@ -233,18 +265,28 @@ def generate_question_set(
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     use_cache: bool = True,
+    heard: Callable[[Heard], None] | None = None,
+    listener: Listener | None = None,
 ) -> GeneratedSet:
-    """Up to ``per_doc`` questions per document; what was dropped and why."""
+    """Up to ``per_doc`` questions per document; what was dropped and why. ``heard`` hears each
+    question as it is decided, ``listener`` each request wait, go and be written."""
     template = (library or PromptLibrary()).template(QUESTION_GENERATION.template)
     tracker = Tracker(progress, per_doc * len(documents), cancel, what="Question generation")
     kept: list[Question] = []
     result = GeneratedSet(QuestionSet(name, ()))
+    client = LLMClient(settings or load_settings(), cancel=cancel)
     cache = LLMCache(enabled=use_cache)
+    context = PhaseContext(client, {QUESTION_GENERATION.name: template}, cache,
+                           listener=listener)
     try:
-        with LLMClient(settings or load_settings()) as client:
-            context = PhaseContext(client, {QUESTION_GENERATION.name: template}, cache)
+        with client:
             for n, document in enumerate(documents):
-                _generate_for(document, per_doc, context, tracker, n * per_doc, kept, result)
+                _generate_for(document, per_doc, context, tracker, n * per_doc, kept, result,
+                              heard or (lambda _: None))
+    except LLMCancelled:
+        raise Cancelled("Question generation") from None
+    except LLMError as err:  # the server failed: what was kept so far stays
+        result.failed = str(err)
     finally:
         cache.close()
     tracker.step(tracker.total, f"{len(kept)} questions")
