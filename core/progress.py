@@ -66,18 +66,27 @@ class Tracker:
         self.cancel = cancel
         self.what = what
         self.started = time.monotonic()
+        self._done = 0.0  # the last step reported
+        self._paced_from = 0.0  # steps done before the pace is measured (see rebase)
 
     def check(self) -> None:
         """Raise :class:`Cancelled` when the user asked to stop."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled(self.what)
 
+    def rebase(self) -> None:
+        """The steps so far took no time worth counting (answers from a cache, say): the pace,
+        and so the time left, is measured from here on."""
+        self.started, self._paced_from = time.monotonic(), self._done
+
     def step(self, done: float, message: str, total: float | None = None) -> None:
         self.check()
+        self._done = done
         if total is not None:
             self.total = total
         if self.report is None:
             return
         elapsed = time.monotonic() - self.started
-        eta = elapsed * (self.total - done) / done if done > 0 and elapsed > 0.5 else None
+        paced = done - self._paced_from
+        eta = elapsed * (self.total - done) / paced if paced > 0 and elapsed > 0.5 else None
         self.report(Progress(done, self.total, message, eta))

@@ -10,13 +10,13 @@ import streamlit as st
 from core.errors import ChunkLabError
 from core.operations.answers.history import record_answer_run
 from core.operations.answers.run import (
-    SECONDS_PER_ANSWER,
     AnswerOptions,
     Arm,
     answer_variants,
     arms_for,
     configurations,
     run_answers,
+    run_estimate,
 )
 from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
@@ -95,16 +95,6 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     return variants, chosen, options
 
 
-def estimate(answers: int, slots: int, judge: bool) -> str:
-    """What a run costs before it starts, at the bundled model's pace."""
-    minutes = answers * SECONDS_PER_ANSWER * (2 if judge else 1) / max(1, slots) / 60
-    judged = " and to judge" if judge else ""
-    return (f"{answers} answer{'s' * (answers != 1)} to grade{judged}: about {minutes:,.0f} min "
-            "with the "
-            f"bundled model on 2 cores (30–60 s an answer, {slots} at once); faster "
-            "endpoints take less, and answers already cached are not asked again.")
-
-
 def _run(loaded: LoadedSet, variants: list[str], chosen: list[str],
          options: AnswerOptions) -> None:
     """Run behind a progress bar and a Cancel button; the answers already given stay cached
@@ -149,7 +139,10 @@ if loaded:
     if not settings.configured:
         st.warning(md_escape(settings.missing_message()), icon=":material/link_off:")
     warn_missing_key(settings)
-    st.caption(estimate(count * arms, settings.concurrency, options.judge))
+    judged = " and to judge" if options.judge else ""
+    st.caption(md_escape(run_estimate(settings, count * arms, options).sentence(
+        f"{count * arms} answer{'s' * (count * arms != 1)} to grade{judged}") + " Answers "
+        "already cached are not asked again."))
     left, right = st.columns(2)
     start = left.button("Run", type="primary", key="answers_run", icon=":material/forum:",
                         disabled=not ready)

@@ -16,6 +16,7 @@ from core.operations.questions.generation import (
     GeneratedSet,
     Heard,
     generate_question_set,
+    generation_estimate,
 )
 from core.operations.questions.sets import (
     Draft,
@@ -129,6 +130,10 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
                                     key=kept("questions_gen_n", DEFAULT_PER_DOC, durable=True))
         name = right.text_input("Set name",
                                 key=kept("questions_gen_name", "generated", durable=True))
+        if settings.configured and chosen:
+            st.caption(md_escape(generation_estimate(
+                len(chosen), int(per_doc), settings, prompt_library()).sentence(
+                f"{int(per_doc) * len(chosen)} questions to write")))
         start = st.button("Generate questions", type="primary", key="questions_generate",
                           disabled=not (settings.configured and chosen and free))
         if not start:

@@ -183,3 +183,31 @@ def test_a_stream_times_out_between_words_not_while_they_keep_coming(fake_llm):
     with LLMClient(settings) as client:
         response = client.complete(_request(), Listener(text=lambda _: None))
     assert response.text.split() == ["word"] * 15
+
+
+def test_estimates_come_from_the_measured_pace_and_say_so_before_any(fake_llm):
+    from core.llm.speed import estimate
+
+    fake_llm.serve_llama(predicted_per_second=10.0, prompt_per_second=100.0)
+    settings = fake_llm.settings()
+    before = estimate(settings.base_url, "fake", 8, 1000, 200)
+    assert before.seconds is None and "not measured yet" in before.sentence("8 answers")
+    with LLMClient(settings) as client:
+        client.complete(_request())  # its timings measure the server
+    after = estimate(settings.base_url, "fake", 8, 1000, 250, ahead=1)
+    assert after.seconds == pytest.approx(9 * (1000 / 100 + 250 / 10))
+    assert after.sentence("8 answers") == (
+        "8 answers: about 5 min at this server's measured pace (reads 100 tokens/s, writes "
+        "10.0 tokens/s), after the 1 request already waiting at the server.")
+
+
+def test_the_time_left_follows_the_pace_after_a_rebase():
+    from core.progress import Tracker
+
+    seen = []
+    tracker = Tracker(seen.append, 10)
+    tracker.step(5, "five answers from the cache")
+    tracker.rebase()
+    tracker.started -= 2.0  # one asked answer took two seconds
+    tracker.step(6, "one asked")
+    assert seen[-1].eta_s == pytest.approx(8.0, rel=0.05)  # four more at two seconds each

@@ -103,6 +103,10 @@ class Gate:
         with self._cond:
             return len(self._through), len(self._queue)
 
+    def busy(self) -> int:
+        """Requests in flight or waiting: what a new request would wait behind."""
+        return sum(self.load())
+
 
 _GATES: dict[str, Gate] = {}
 _LOCK = threading.Lock()

@@ -71,3 +71,43 @@ class SpeedBook:
 
 
 SPEEDS = SpeedBook()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """How long some requests will take at a server's measured pace, before they start."""
+
+    requests: int
+    seconds: float | None  # None: the server's speed is not measured yet
+    speed: Speed | None = None
+    ahead: int = 0  # requests already in flight or waiting at the server, sent by this app
+
+    def sentence(self, what: str) -> str:
+        """``what`` with the time it will take, or why no time is given."""
+        if self.seconds is None:
+            return (f"{what}. This server's speed is not measured yet, so no time is guessed: "
+                    "Test connection on Settings measures it, and the run shows its own pace "
+                    "once it starts.")
+        minutes = self.seconds / 60
+        took = (f"about {self.seconds:.0f} s" if self.seconds < 90
+                else f"about {minutes:.0f} min" if minutes < 90
+                else f"about {minutes / 60:.1f} h")
+        assert self.speed is not None
+        reads = (f"reads {self.speed.prompt:,.0f} tokens/s, " if self.speed.prompt else "")
+        ahead = (f", after the {self.ahead} request{'s' * (self.ahead != 1)} already waiting "
+                 "at the server" if self.ahead else "")
+        return (f"{what}: {took} at this server's measured pace ({reads}writes "
+                f"{self.speed.answer:,.1f} tokens/s){ahead}.")
+
+
+def estimate(base_url: str, model: str, requests: int, prompt_tokens: float,
+             answer_tokens: float, ahead: int = 0) -> Estimate:
+    """``requests`` requests of about ``prompt_tokens`` read and ``answer_tokens`` written,
+    after ``ahead`` others, at the typical measured speed. Requests sent at once share the
+    server (a CPU's slots share its cores, and the speeds were measured so), so they count
+    one after the other."""
+    speed = SPEEDS.typical(base_url, model)
+    if speed is None:
+        return Estimate(requests, None, None, ahead)
+    each = speed.seconds(prompt_tokens, answer_tokens)
+    return Estimate(requests, (requests + ahead) * each, speed, ahead)

@@ -13,6 +13,7 @@ from core.llm.client import AnswerCutError, LLMClient, LLMRequest
 from core.llm.local_server import LocalServerError, fetch_model, machine_fit, serve
 from core.llm.server import ServerFacts, fit_settings, read_facts
 from core.llm.settings import LLMSettings
+from core.progress import Listener
 
 PROBE = "Reply with the single word OK."
 PROBE_TOKENS = 16
@@ -53,12 +54,15 @@ class ConnectionReport:
 
 def check_connection(settings: LLMSettings) -> ConnectionReport:
     """List the models, read the server's facts and send one short request, without retries;
-    LLMError says what failed. An answer cut at the probe's few tokens is an answer too."""
+    LLMError says what failed. An answer cut at the probe's few tokens is an answer too. The
+    request is streamed, so its pace measures the server's speed even where the server does
+    not report it (estimates of long runs start from it)."""
     with LLMClient(settings.model_copy(update={"max_retries": 0})) as client:
         entries = client.models()
         try:
             response = client.complete(LLMRequest(PROBE, "connection_test", "connection test",
-                                                  max_tokens=PROBE_TOKENS))
+                                                  max_tokens=PROBE_TOKENS),
+                                       Listener(text=lambda _: None))
         except AnswerCutError as cut:
             response = cut.response
         facts = read_facts(client, entries, response)

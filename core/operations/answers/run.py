@@ -29,10 +29,12 @@ from core.errors import ChunkLabError
 from core.evaluation.questions import Question, QuestionSet
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
+from core.llm.gate import gate_for
 from core.llm.phase import PhaseContext
 from core.llm.phases import ANSWER, JUDGE
 from core.llm.phases.judge import Judgement, JudgeRequest
 from core.llm.settings import AnswerSettings, LLMSettings
+from core.llm.speed import Estimate, estimate
 from core.operations.answers.grades import AnswerGrades, grade_answer
 from core.operations.assemble.run import template_system_prompt
 from core.operations.evaluation import (
@@ -51,7 +53,8 @@ from core.retrieval.packs import Pack
 from core.store import ChunkStore
 
 CACHE_PHASE = "answer_eval"
-SECONDS_PER_ANSWER = 45.0  # the bundled model on 2 cores takes 30-60 s an answer
+PROMPT_TOKENS = 400  # the answer prompt without its passages, about
+PASSAGE_TOKENS = 400  # a retrieved passage, about (chunk sizes run 200-800)
 RETRIEVED_AS = "text"  # the kind an unanswerable question is retrieved as
 KEEP_EVERY_PACK = 1_000_000  # headroom: the retrieval decides how much context goes in
 
@@ -108,6 +111,16 @@ class AnswerOptions:
     use_cache: bool = True
     judge: bool = False  # also have the LLM judge each answer's faithfulness (reported apart)
     held_format: bool = True  # answers held to the cited format where the server can
+
+
+def run_estimate(settings: LLMSettings, answers: int, options: AnswerOptions) -> Estimate:
+    """How long ``answers`` answers (and their judgements) take at the server's measured pace:
+    prompts of the template and ``k`` passages of about :data:`PASSAGE_TOKENS`, answers of a
+    quarter of the answer limit; answers already cached take none."""
+    requests = answers * (2 if options.judge else 1)
+    return estimate(settings.base_url, options.model or settings.model, requests,
+                    PROMPT_TOKENS + options.k * PASSAGE_TOKENS, settings.max_tokens / 4,
+                    gate_for(settings.base_url).busy())
 
 
 @dataclass
@@ -322,6 +335,7 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
     to_judge = [j for j in jobs if judge is not None and j.row.status == "ok"]
     if not to_ask and not to_judge:
         return 0
+    tracker.rebase()  # the cached answers took no time: the time left follows the asked ones
     with ExitStack() as clients:
         client = clients.enter_context(LLMClient(settings, cancel=tracker.cancel))
 

@@ -49,6 +49,7 @@ from core.evaluation.questions import Question, QuestionSet, Reference
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.errors import LLMCancelled, LLMError, TSVError
+from core.llm.gate import gate_for
 from core.llm.phase import PhaseContext
 from core.llm.phases.question_generation import (
     QUESTION_GENERATION,
@@ -56,6 +57,7 @@ from core.llm.phases.question_generation import (
     QuestionRequest,
 )
 from core.llm.settings import LLMSettings, load_settings
+from core.llm.speed import Estimate, estimate
 from core.operations.strategies import chunk
 from core.progress import Cancelled, Listener, ProgressFn, Tracker
 from core.prompts.library import PromptLibrary
@@ -69,6 +71,8 @@ DEFAULT_PER_DOC = 5
 TABLE_SHARE = 4  # one question in four is a table question, when the document has tables
 HEADINGS = ("title", "heading")  # block kinds that only name what follows
 ASKS_PER_QUESTION = 3  # requests per question wanted, at most, when questions get dropped
+ASKS_EXPECTED = 1.5  # requests per question wanted, as runs go (some questions are dropped)
+QUESTION_ANSWER_TOKENS = 60  # a question and its answer, as JSON
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,16 @@ def _candidate(document: Document, answer: GeneratedQuestion,
         spans.append(chosen)
     return reason, Candidate(answer.question, document.source_name, tuple(sorted(set(spans))),
                              request.kind)
+
+
+def generation_estimate(documents: int, per_doc: int, settings: LLMSettings,
+                        library: PromptLibrary) -> Estimate:
+    """How long generating ``per_doc`` questions for each of ``documents`` documents takes at
+    the server's measured pace (some questions are dropped and asked again)."""
+    template = count_tokens(library.template(QUESTION_GENERATION.template).text)
+    return estimate(settings.base_url, settings.model,
+                    round(documents * per_doc * ASKS_EXPECTED), template + PASSAGE_TOKENS,
+                    QUESTION_ANSWER_TOKENS, gate_for(settings.base_url).busy())
 
 
 def generate_question_set(
