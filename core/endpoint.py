@@ -9,14 +9,12 @@ keys at top level, or ``base_url``/``api_key``/``model`` in the kind's table), t
 environment. The API key is a :class:`~pydantic.SecretStr` that lives in memory only: never
 saved, never logged, cached or shown (:func:`scrub` takes it out of a server's words).
 
-:func:`backoff` and :func:`retry_after` are how a client waits before asking again after a
-transient failure (a connect error, a timeout, HTTP 429 or 5xx); :class:`EndpointClient` posts
-JSON that way and turns a failure into one sentence of the caller's error type.
+:class:`EndpointClient` posts JSON, asking again as every client does
+(:mod:`core.http.policy`), and turns a failure into one sentence of the caller's error type.
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import threading
@@ -34,12 +32,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from core.config import data_dir
 from core.errors import ChunkLabError
 from core.files import write_json
+from core.http.policy import Failure, Policy, cannot_reach, retry_after, transient, with_retries
 
 SECRETS_FILES = (Path(".streamlit/secrets.toml"), Path("~/.streamlit/secrets.toml"))
 MAX_TIMEOUT_S = 3600.0  # a CPU server on a busy machine may read a long prompt for many minutes
-BACKOFF_BASE_S = 0.5
-BACKOFF_MAX_S = 10.0
-RETRY_AFTER_MAX_S = 60.0
 CONNECTION_FIELDS = ("base_url", "api_key", "model")
 
 
@@ -216,32 +212,6 @@ def location(url: str) -> str:
     return f"{host}:{port}" if host and port else host
 
 
-def retry_after(response: httpx.Response) -> float | None:
-    """The seconds a server asks to wait (``Retry-After``: seconds or a date), capped."""
-    value = response.headers.get("Retry-After")
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
-
-
-def backoff(attempt: int) -> float:
-    """Seconds to wait before attempt ``attempt + 1``: doubling from half a second, capped."""
-    return min(BACKOFF_BASE_S * 2**attempt, BACKOFF_MAX_S)
-
-
-def transient(status: int) -> bool:
-    """An HTTP status worth asking again for: too many requests, or the server's failure."""
-    return status == 429 or status >= 500
-
-
 def auth_headers(settings: EndpointSettings) -> dict[str, str]:
     """JSON headers, and the key as a bearer token when there is one (headers are never
     logged)."""
@@ -304,29 +274,26 @@ class EndpointClient:
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         """The JSON answer to ``body`` posted at ``path`` under the base URL."""
-        attempts = self.settings.max_retries + 1
-        for attempt in range(attempts):
+
+        def attempt(number: int, timeout: float) -> Any:
             if self._stopped.is_set():
                 raise self.fail("stopped after another request failed")
-            wait = backoff(attempt)
             try:
-                response = self._http.post(path, json=body)
+                response = self._http.post(path, json=body, timeout=timeout)
             except httpx.TimeoutException:
-                reason = f"timed out after {self.settings.timeout:g} s"
+                return Failure(f"timed out after {timeout:g} s", timed_out=True)
             except httpx.TransportError as err:
-                reason = f"cannot reach {self.settings.location or 'the server'} ({err})"
-            else:
-                if response.status_code < 400:
-                    try:
-                        return response.json()
-                    except ValueError:
-                        raise self.fail(f"the answer is not JSON ({response.text[:120]!r})"
-                                        ) from None
-                reason = f"HTTP {response.status_code}: {_said(response)}"
-                if not transient(response.status_code):
-                    raise self.fail(reason)
-                asked = retry_after(response)
-                wait = wait if asked is None else asked
-            if attempt + 1 < attempts:
-                self._sleep(wait)
-        raise self.fail(f"{reason} (gave up after {attempts} attempt{'s' if attempts > 1 else ''})")
+                return Failure(cannot_reach(self.settings.location or "the server", err))
+            if response.status_code < 400:
+                try:
+                    return response.json()
+                except ValueError:
+                    raise self.fail(f"the answer is not JSON ({response.text[:120]!r})") from None
+            reason = f"HTTP {response.status_code}: {_said(response)}"
+            if not transient(response.status_code):
+                raise self.fail(reason)
+            return Failure(reason, wait=retry_after(response))
+
+        policy = Policy(self.settings.max_retries, self.settings.timeout, MAX_TIMEOUT_S,
+                        self._sleep)
+        return with_retries(attempt, policy, self.fail)

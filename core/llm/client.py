@@ -1,12 +1,8 @@
 """One client for any OpenAI-compatible ``/chat/completions`` endpoint (httpx).
 
-Failures are told apart by what they are:
+Failures are told apart by what they are: transient ones and timeouts are asked again as
+every client of ChunkLab does (:mod:`core.http.policy`);
 
-* transient — connect errors, 429 and other 5xx — are retried a bounded number of times with
-  exponential backoff, waiting what ``Retry-After`` asks for when the server says so;
-* a timeout is asked again **once** at most, with twice the time: the server may still be
-  computing the abandoned request, so asking again from scratch each time would pile requests
-  onto a busy server;
 * deterministic refusals — a prompt larger than the model's context (HTTP 400/500 "context size
   exceeded", OpenAI's ``context_length_exceeded``), other 4xx (bad key, unknown model) — fail at
   once with a sentence saying what to change;
@@ -46,14 +42,8 @@ from typing import Any
 
 import httpx
 
-from core.endpoint import (
-    MAX_TIMEOUT_S,
-    auth_headers,
-    backoff,
-    public_url,
-    retry_after,
-    transient,
-)
+from core.endpoint import MAX_TIMEOUT_S, auth_headers, public_url
+from core.http.policy import Failure, Policy, cannot_reach, retry_after, transient, with_retries
 from core.http.transport import STOPPING, Call, abortable_transport, tracked
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
 from core.llm.gate import Ticket, gate_for
@@ -67,7 +57,6 @@ from core.progress import Listener
 from core.tokens import count_tokens
 
 PHASE_HEADER = "X-ChunkLab-Phase"  # lets a fake server answer per phase; real servers ignore it
-TIMEOUT_RETRIES = 1  # a timed-out request is asked again at most this often, with twice the time
 TIKTOKEN_MARGIN = 1.15  # server tokens per tiktoken token assumed when the server cannot count
 MEASURED_MARGIN = 1.03  # on top of a ratio measured with the server's own tokenizer
 PROBE_TIMEOUT_S = 5.0  # asking the server about itself
@@ -393,14 +382,11 @@ class LLMClient:
         entry = {"id": uuid.uuid4().hex[:12], "phase": request.phase,
                  "template_version": request.template_version, "model": body["model"],
                  **({"subject": request.subject} if request.subject else {})}
-        first_timeout = self.request_timeout(request)
-        attempts, timeouts, timeout = settings.max_retries + 1, 0, first_timeout
-        attempt = 0
-        while True:
-            timed_out, wait = False, backoff(attempt)
-            reply: _Reply | None = None
+
+        def attempt(number: int, timeout: float) -> LLMResponse | Failure:
+            reply, failure = None, None
             with self._through_gate(request.shared_prefix, listener.queued) as ticket:
-                self._stop_if_closed(entry, attempt, label)
+                self._stop_if_closed(entry, number, label)
                 sent = (body if ticket.slot is None
                         else {**body, "cache_prompt": True, "id_slot": ticket.slot})
                 if listener.sent is not None:
@@ -411,42 +397,33 @@ class LLMClient:
                     with tracked(call):
                         reply = self._send(sent, request, call, timeout, listener.text)
                 except httpx.TimeoutException:
-                    timed_out = True
+                    failure = Failure(f"timed out after {timeout:g} s", timed_out=True)
                 except (httpx.TransportError, RuntimeError) as err:
-                    self._stop_if_closed(entry, attempt, label)
-                    timed_out = call.ended == "timeout"
-                    reason = f"cannot reach {settings.base_url} ({err})"
+                    self._stop_if_closed(entry, number, label)
+                    failure = Failure(cannot_reach(settings.location or settings.base_url, err),
+                                      timed_out=call.ended == "timeout")
                 latency = time.monotonic() - started
-            if timed_out:
-                reason = f"timed out after {timeout:g} s"
             if reply is not None:
                 if reply.status < 400:
-                    return self._accept(reply, request, latency, entry, attempt, str(body["model"]))
+                    return self._accept(reply, request, latency, entry, number,
+                                        str(body["model"]))
                 reason = f"HTTP {reply.status}: {reply.raw[:300]}"
                 refusal = context_refusal(reply.status, reply.raw, settings)
                 if refusal or not transient(reply.status):
-                    self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
+                    self.log.write(**entry, attempt=number, latency_s=latency, error=reason)
                     error = ContextExceededError if refusal else LLMError
                     raise error(refusal or reason, label=label, log_path=self.log.path)
-                wait = reply.retry_after if reply.retry_after is not None else wait
-            self.log.write(**entry, attempt=attempt, latency_s=latency, error=reason)
-            attempt += 1
-            if timed_out:
-                timeouts += 1
-                if timeouts > TIMEOUT_RETRIES or attempt >= attempts:
-                    raise LLMError(self._timeout_reason(timeouts, first_timeout, timeout),
-                                   label=label, log_path=self.log.path)
-                timeout, wait = min(timeout * 2, MAX_TIMEOUT_S), 0.0
-            elif attempt >= attempts:
-                raise LLMError(f"{reason} (gave up after {attempts} attempts)", label=label,
-                               log_path=self.log.path)
-            if self._notice is not None:
-                again = f"in {wait:.0f} s" if wait >= 1 else "now"
-                extra = f", waiting up to {timeout:g} s" if timed_out else ""
-                self._notice(f"{label}: {reason}; asking again {again} (attempt "
-                             f"{attempt + 1} of {attempts}{extra})")
-            if wait:
-                self._sleep(wait)
+                failure = Failure(reason, wait=reply.retry_after)
+            assert failure is not None
+            self.log.write(**entry, attempt=number, latency_s=latency, error=failure.reason)
+            return failure
+
+        notice = self._notice
+        policy = Policy(settings.max_retries, self.request_timeout(request), MAX_TIMEOUT_S,
+                        self._sleep,
+                        None if notice is None else lambda said: notice(f"{label}: {said}"))
+        return with_retries(attempt, policy, lambda reason: LLMError(
+            reason, label=label, log_path=self.log.path))
 
     def _send(self, body: dict[str, Any], request: LLMRequest, call: Call, timeout: float,
               heard: Callable[[str], None] | None) -> _Reply:
@@ -478,15 +455,6 @@ class LLMClient:
                                             "complete")
         return _Reply(response.status_code, "", streamed.body, streamed.first_text_at,
                       streamed.last_text_at)
-
-    @staticmethod
-    def _timeout_reason(timeouts: int, first: float, last: float) -> str:
-        asked = (f"timed out after {first:g} s and again after {last:g} s (a timed-out request "
-                 "is asked again once only, so requests do not pile up on a busy server)"
-                 if timeouts > 1 else f"timed out after {first:g} s")
-        return (f"{asked}: the server may still be working on it; raise the timeout in "
-                "Settings (Test connection suggests one from the server's speed), or lower "
-                "concurrency or the answer length")
 
     def _stop_if_closed(self, entry: dict[str, Any], attempt: int, label: str) -> None:
         if self.cancelled:

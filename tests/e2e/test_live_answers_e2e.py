@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,8 +23,9 @@ from playwright.sync_api import Browser, Page, expect
 from core.library import DocumentLibrary
 from core.store import ChunkStore
 from fakes.http import running
-from fakes.llm import FakeLLM, Reply
-from tests.e2e.browser import ARTIFACTS, ROOT, wait_for_app
+from fakes.llm import FakeLLM, Reply, auto_answer
+from tests.docfactory import CLAIMS_HANDBOOK
+from tests.e2e.browser import ARTIFACTS, ROOT, RUNS_JS, pick, type_number, wait_for_app
 from tests.retrieval_helpers import HANDBOOK, SAMPLES, handbook_set
 
 pytestmark = pytest.mark.e2e
@@ -78,11 +80,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _ended(llm: FakeLLM, how: str, within: float) -> float | None:
-    """Seconds until the fake records a request ending ``how``; None if not within ``within``."""
+def _ended(llm: FakeLLM, how: str, within: float, phase: str = "rag_answer") -> float | None:
+    """Seconds until the fake records a ``phase`` request ending ``how``; None if not within
+    ``within``."""
     start = time.monotonic()
     while time.monotonic() - start < within:
-        if any(h == how for phase, h, _ in llm.ended if phase == "rag_answer"):
+        if any(h == how for asked, h, _ in llm.ended if asked == phase):
             return time.monotonic() - start
         time.sleep(0.1)
     return None
@@ -127,6 +130,7 @@ def test_a_second_session_waits_in_line_and_its_timeout_does_not_run(
     _ask(page, url)
     expect(page.get_by_text(FIRST_WORDS).first).to_be_visible(timeout=20_000)
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    context.add_init_script(RUNS_JS)  # what wait_for_app reads
     second = context.new_page()
     try:
         asked = _ask(second, url)
@@ -178,3 +182,31 @@ def test_sigterm_with_a_request_open_stops_the_app_within_ten_seconds(page, tmp_
         if app.poll() is None:
             app.kill()
         log.close()
+
+
+def test_question_generation_shows_each_question_and_a_reload_keeps_the_kept_ones(
+        page, start_app, tmp_path, slow_llm):
+    """Each question shows as it is kept or dropped, with its reason; the draft holds every
+    kept question at once, so a reload in the middle of the run loses none of them."""
+    slow_llm.respond(lambda request: Reply(auto_answer(request.phase, request.prompt), delay=1.5))
+    data = tmp_path / "data"
+    DocumentLibrary(data / "documents").add(CLAIMS_HANDBOOK.encode(), "claims_handbook.md")
+    url = start_app(env=_env(data, slow_llm))
+    page.goto(f"{url}/questions")
+    wait_for_app(page)
+    type_number(page, "Questions per document", 8)
+    pick(page, "stMultiSelect", "Documents", "claims_handbook.md")
+    page.get_by_role("button", name="Generate questions").click()
+    expect(page.get_by_text(re.compile(r"^kept: claims_handbook\.md: “")).first).to_be_visible(
+        timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "questions_generating.png"), full_page=True)
+    kept_before = len([p for p, h, _ in slow_llm.ended if p == "question_generation"])
+    page.reload()
+    wait_for_app(page)
+    expect(page.get_by_text(re.compile(r"generated · \d+ questions?"))).to_be_visible()
+    shown = int(re.search(r"generated · (\d+)", page.get_by_text(
+        re.compile(r"generated · \d+ questions?")).inner_text()).group(1))
+    assert 1 <= shown <= kept_before < 8
+    expect(page.get_by_text("kept as a draft in the data folder")).to_be_visible()
+    # the request open at the reload ended at the server
+    assert _ended(slow_llm, "client left", within=15, phase="question_generation") is not None
