@@ -10,7 +10,7 @@ import pytest
 
 from core.assembly import assemble_prompt
 from core.assembly.citations import check_citations
-from core.assembly.grades import statements, statements_supported
+from core.operations.answers.grades import statements, statements_supported
 from core.assembly.prompt import Citation
 from core.llm.grammar import cited_lines
 from core.llm.settings import AnswerSettings
