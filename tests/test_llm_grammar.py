@@ -79,7 +79,8 @@ def test_a_server_taking_a_grammar_gets_one_and_the_same_chunks(fake_llm):
     fake_llm.structured = True
     with_schema = run_llm([guide], {"cache": False}, options)[0]
     fake_llm.reset()
-    fake_llm.grammar = True
+    fake_llm.grammar = True  # the server restarted with a grammar: Test connection learns it
+    check_connection(fake_llm.settings())
     with_grammar = run_llm([guide], {"cache": False}, options)[0]
     assert with_grammar.error is None
     assert [(c.start, c.end, c.summary) for c in with_grammar.chunks] == [

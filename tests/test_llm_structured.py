@@ -36,7 +36,8 @@ def test_rows_are_asked_as_json_where_the_server_offers_it(fake_llm):
     as_tsv = run(fake_llm, guide)
     assert not any("response_format" in body for body in fake_llm.requests)
     fake_llm.reset()
-    fake_llm.structured = True
+    fake_llm.structured = True  # the server restarted with schemas: Test connection learns it
+    check_connection(fake_llm.settings())
     as_json = run(fake_llm, guide)
     assert as_json.error is None
     assert [(c.start, c.end) for c in as_json.chunks] == [(c.start, c.end) for c in as_tsv.chunks]

@@ -311,12 +311,16 @@ class LLMClient:
                                else max(1.0, server / local) * MEASURED_MARGIN)
             return self._ratio
 
-    def output_form(self) -> OutputForm:
-        """How the server holds answers to a JSON schema, if it does: probed once per client,
-        never logged (see :func:`core.llm.structured.probe`)."""
+    def output_form(self, fresh: bool = False) -> OutputForm:
+        """How the server holds answers to a JSON schema, if it does: probed once per server and
+        model for the process (``fresh``: probed again, as Test connection does after a server
+        restarted with other abilities), never logged (see :func:`core.llm.structured.probe`)."""
         self._fit_to_server()
         with self._probe_lock:
             key = (self._gate_key, self.settings.model)
+            if fresh:
+                self._form = None
+                _FORMS.pop(key, None)
             self._form = self._form or _FORMS.get(key)
             if self._form is None:
                 with self._through_gate() as _, tracked(Call(self._cancels)):

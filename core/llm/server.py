@@ -57,7 +57,7 @@ def read_facts(client: LLMClient, models: list[dict[str, Any]],
     """Ask the server about itself (``/props``, ``/tokenize``); ``models`` are the entries of
     ``/models``; ``measured`` a finished request whose timings tell the speed."""
     context, slots = client.server_limits()
-    form = client.output_form()
+    form = client.output_form(fresh=True)
     meta = _model_meta(models, client.settings.model)
     if context is None and positive_int(meta.get("n_ctx")):
         context = int(meta["n_ctx"]) // (slots or 1)  # the whole context is shared by slots
