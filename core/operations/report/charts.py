@@ -5,6 +5,7 @@ each is best, and a tune's Pareto front with its knee. Plotly loads only when on
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import TYPE_CHECKING
 
 from core.evaluation.metrics import METRIC_LABELS, METRICS
@@ -18,6 +19,12 @@ if TYPE_CHECKING:
 
 FRONT_COLOR = "#1f3a93"
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+
+
+def label(text: str) -> str:
+    """An untrusted name as chart text: Plotly reads tags (links among them) in its text and
+    turns entities back into characters, so escaped it shows as typed and links nowhere."""
+    return escape(text, quote=False)
 
 
 def plotly_js() -> str:
@@ -42,7 +49,7 @@ def interval_bar(name: str, labels: Sequence[str], values: Sequence[float],
     """A bar per label, the 95 % interval of each as its error bar (values times ``scale``)."""
     import plotly.graph_objects as go
 
-    return go.Bar(name=name, x=list(labels), y=[v * scale for v in values],
+    return go.Bar(name=label(name), x=list(labels), y=[v * scale for v in values],
                   error_y={"type": "data", "symmetric": False,
                            "array": [(high - v) * scale for v, (_, high) in
                                      zip(values, bounds, strict=True)],
@@ -76,8 +83,9 @@ def probability_bars(chances: Mapping[str, float]) -> go.Figure:
     import plotly.graph_objects as go
 
     ordered = sorted(chances.items(), key=lambda item: -item[1])
-    figure = go.Figure(go.Bar(x=[p * 100 for _, p in ordered], y=[label for label, _ in ordered],
-                              orientation="h", marker={"color": FRONT_COLOR},
+    figure = go.Figure(go.Bar(x=[p * 100 for _, p in ordered],
+                              y=[label(name) for name, _ in ordered], orientation="h",
+                              marker={"color": FRONT_COLOR},
                               text=[f"{p:.0%}" for _, p in ordered], textposition="auto"))
     figure.update_layout(height=80 + 40 * len(ordered), margin={"t": 10, "b": 30, "l": 10},
                          xaxis={"title": "best in this share of resamples (%)",
@@ -118,7 +126,7 @@ def pareto_figure(result: TuneResult) -> go.Figure:
     figure.add_trace(go.Scatter(
         x=[o.search.tokens for o in distinct], y=[o.search.objective for o in distinct],
         mode="markers", name="configurations",
-        customdata=[[o.plan.key(), o.label] for o in distinct],
+        customdata=[[o.plan.key(), label(o.label)] for o in distinct],
         error_y={"type": "data", "symmetric": False,
                  "array": [o.search.objective_ci[1] - o.search.objective for o in distinct],
                  "arrayminus": [o.search.objective - o.search.objective_ci[0] for o in distinct],

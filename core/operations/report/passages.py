@@ -12,7 +12,7 @@ from core.operations.report.markup import esc
 
 LONGEST = 1500  # characters of a passage shown when the report has room for all of it
 SHORTEST = 200  # … when it has not: never fewer than this
-TEXT_BUDGET = 3_500_000  # characters of passage text in one report, all passages together
+TEXT_BUDGET = 2_500_000  # characters of passage text in one report, all passages together
 ELLIPSIS = "…"
 
 
