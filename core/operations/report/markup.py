@@ -81,7 +81,7 @@ font-size:.82rem}
 @media print{details.q{break-inside:avoid}.filters{display:none}}
 """
 
-# Filter the per-question rows by their state (and by words typed) without a network request.
+# Filter the per-question rows by their state (and by words typed); no network request.
 FILTER_SCRIPT = """
 document.querySelectorAll('.filters').forEach(function (bar) {
   var rows = document.querySelectorAll(bar.dataset.rows), state = 'all', words = '';
@@ -106,6 +106,15 @@ document.querySelectorAll('.filters').forEach(function (bar) {
     words = event.target.value.trim().toLowerCase(); apply();
   });
   apply();
+});
+// An opened question scrolls each chunk to the reference marked in it.
+document.querySelectorAll('details.q').forEach(function (row) {
+  row.addEventListener('toggle', function () {
+    row.querySelectorAll('.text').forEach(function (text) {
+      var mark = text.querySelector('mark');
+      if (mark) text.scrollTop = mark.offsetTop - text.offsetTop - 40;
+    });
+  });
 });
 """
 
