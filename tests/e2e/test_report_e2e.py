@@ -1,6 +1,7 @@
 """Browser: a report written by ``python -m core eval --report`` opens from file:// with the
 network off and shows its inputs, every configuration, the charts drawn, the filters working
-and a question that opens to its chunks with the reference marked."""
+and a question that opens to its chunks with the reference marked; Evaluate's "Download report"
+gives the report of the results it shows."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Route, expect
 
-from tests.e2e.browser import ARTIFACTS, ROOT
+from tests.e2e.browser import ARTIFACTS, ROOT, open_page, pick, wait_for_app
+from tests.report_helpers import outside_references
 
 pytestmark = pytest.mark.e2e
 CONFIGURATIONS = ("fixed 1000 chars", "recursive 500/50")
@@ -87,3 +89,22 @@ def test_the_report_opens_offline_with_everything_in_it(browser: Browser, report
     page.screenshot(path=str(ARTIFACTS / "report_question_open.png"))
     context.close()
     assert asked == [] and errors == []
+
+
+def test_evaluate_downloads_the_report_of_what_it_shows(page, app_url, tmp_path):
+    open_page(page, f"{app_url}/evaluate", "Evaluate")
+    pick(page, "stSelectbox", "Question set", "insurance_policy")
+    page.get_by_role("button", name="Run evaluation").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Metrics (percent of the question set")).to_be_visible(
+        timeout=180_000)
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Download report").click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    assert saved.name == "evaluation-insurance_policy.html"
+    text = saved.read_text(encoding="utf-8")
+    assert outside_references(text) == []
+    for name in ("insurance_policy", *CONFIGURATIONS):
+        assert name in text
+    assert text.count('<details class="q"') > 0
