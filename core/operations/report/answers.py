@@ -20,7 +20,15 @@ from core.operations.report.charts import (
     interval_bar,
     plotly_js,
 )
-from core.operations.report.markup import Section, definitions, esc, filters, render, table
+from core.operations.report.markup import (
+    Section,
+    definitions,
+    esc,
+    question_list,
+    question_row,
+    render,
+    table,
+)
 from core.operations.report.passages import excerpt, passage_cap
 
 _MARKER = re.compile(r"\[\^?([0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+)\]")
@@ -124,17 +132,14 @@ def _questions(run: dict[str, Any]) -> Section:
                          for a in answers)
         sides = "".join(_answer(a, f"a{first['index']}-{n}", cap)
                         for n, a in enumerate(answers))
-        rows.append(
-            f'<details class="q" data-state="{_state(answers)}"><summary>'
-            f'<span class="qn">{first["index"] + 1}</span><span class="qt">'
-            f'{esc(first["question"])}<br><span class="note">{esc(first["corpus_id"])} · '
-            f'{esc(first["kind"])}</span></span><span class="badges">{badges}</span></summary>'
-            f'<div class="body"><div class="sides">{sides}</div></div></details>')
-    note = (f'<p class="note">Open a question to see the answers side by side with their grades '
-            f"and the passages the prompt gave, the reference marked in them (at most {cap:,} "
-            "characters of each).</p>")
-    return Section("questions", "Per question",
-                   note + filters("#questions details.q", STATES) + "".join(rows))
+        rows.append(question_row(
+            _state(answers), first["index"] + 1, first["question"],
+            f"{first['corpus_id']} · {first['kind']}", badges,
+            f'<div class="sides">{sides}</div>'))
+    return question_list(
+        "Open a question to see the answers side by side with their grades and the passages "
+        f"the prompt gave, the reference marked in them (at most {cap:,} characters of each).",
+        STATES, rows)
 
 
 def answers_report(run: dict[str, Any]) -> bytes:

@@ -21,7 +21,8 @@ from core.operations.report.markup import (
     Section,
     definitions,
     esc,
-    filters,
+    question_list,
+    question_row,
     render,
     table,
 )
@@ -201,17 +202,13 @@ def questions_section(results: Sequence[CandidateResult],
             f'{"rank " + str(x.scores.first_hit_rank) if hit else "missed"}</span>'
             for r, x, hit in zip(results, own, found, strict=True))
         sides = "".join(_side(r, x, document, cap) for r, x in zip(results, own, strict=True))
-        rows.append(
-            f'<details class="q" data-state="{_state(found)}"><summary>'
-            f'<span class="qn">{index + 1}</span><span class="qt">{esc(q.question)}'
-            f'<br><span class="note">{esc(q.corpus_id)} · {esc(q.kind)}</span></span>'
-            f'<span class="badges">{badges}</span></summary><div class="body">'
-            f'{_references(q, document)}<div class="sides">{sides}</div></div></details>')
-    note = (f'<p class="note">Open a question to see each configuration\'s chunks, best first, '
-            f"the reference marked in them. Each chunk shows at most {cap:,} characters "
-            "(around the reference it touches) so the report stays small.</p>")
-    return Section("questions", "Per question",
-                   note + filters("#questions details.q", STATES) + "".join(rows))
+        rows.append(question_row(
+            _state(found), index + 1, q.question, f"{q.corpus_id} · {q.kind}", badges,
+            f'{_references(q, document)}<div class="sides">{sides}</div>'))
+    return question_list(
+        "Open a question to see each configuration's chunks, best first, the reference marked "
+        f"in them. Each chunk shows at most {cap:,} characters (around the reference it "
+        "touches) so the report stays small.", STATES, rows)
 
 
 def evaluation_report(evaluation: Evaluation, inputs: ReportInputs,

@@ -164,6 +164,23 @@ def filters(rows_selector: str, states: Sequence[tuple[str, str]]) -> str:
             ' aria-label="Find words"><span class="note count"></span></div>')
 
 
+def question_row(state: str, number: int, question: str, where: str, badges: str,
+                 body: str) -> str:
+    """One question of a per-question list: a summary line (its number, text, ``where`` it
+    is asked and the ``badges`` of each side) that opens to ``body`` (HTML)."""
+    return (f'<details class="q" data-state="{esc(state)}"><summary><span class="qn">{number}'
+            f'</span><span class="qt">{esc(question)}<br><span class="note">{esc(where)}</span>'
+            f'</span><span class="badges">{badges}</span></summary><div class="body">{body}'
+            "</div></details>")
+
+
+def question_list(note: str, states: Sequence[tuple[str, str]], rows: Sequence[str]
+                      ) -> Section:
+    """The per-question list under its ``note`` (plain text) and its filter bar."""
+    return Section("questions", "Per question", f'<p class="note">{esc(note)}</p>'
+                   + filters("#questions details.q", states) + "".join(rows))
+
+
 def human_size(size: int) -> str:
     """``842 KB``, ``4.9 MB``."""
     return f"{size / 1_000_000:.1f} MB" if size >= 1_000_000 else f"{max(1, size // 1000)} KB"
