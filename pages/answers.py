@@ -21,6 +21,7 @@ from core.operations.answers.run import (
 from core.operations.evaluation import DEFAULT_K
 from core.operations.presets import all_presets
 from core.operations.questions.sets import LoadedSet
+from core.operations.report.answers import answers_report
 from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
 from ui.long_run import run_live, say_if_cancelled
 from ui.persist import kept
@@ -158,6 +159,12 @@ state = st.session_state.get(RESULT) or (history[0] if history else None)
 if state:
     st.divider()
     st.caption(md_escape(f"Result of {state.get('created', '')} on “{state['question_set']}”."))
+    st.download_button(
+        "Download report", lambda: answers_report(state), key="answers_report",
+        file_name=f"answers-{state['question_set']}.html", mime="text/html",
+        icon=":material/download:",
+        help="One HTML file that opens in any browser without a network: the inputs, the "
+             "grades with their intervals, the verdicts and the answers side by side.")
     show_comparisons(state)
     show_figures(state)
     show_questions(state)

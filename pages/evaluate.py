@@ -18,6 +18,7 @@ from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import all_presets, set_candidate
 from core.operations.questions.sets import LoadedSet
+from core.operations.report import ReportInputs, evaluation_report
 from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
 from ui.evaluation_view import (
     drill_down,
@@ -240,13 +241,24 @@ if state:
         show_comparison(results)
         show_contextual(results)
         show_table_rule(results)
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     left.download_button("Export results (CSV)", results_csv(results, evaluation.failures),
                          file_name=f"evaluation-{state['set']}.csv", mime="text/csv")
     right.download_button(
         "Export results (JSON)",
         json.dumps([o.to_json() for o in evaluation.outcomes], ensure_ascii=False).encode(),
         file_name=f"evaluation-{state['set']}.json", mime="application/json")
+    shown_inputs = state.get("inputs", {})
+    report_inputs = ReportInputs(
+        state["set"], str(shown_inputs.get("version", "")), state["documents"],
+        (("Ranking", str(shown_inputs.get("Ranking", evaluation.ranking))), ("Retrieve", shown)))
+    middle.download_button(
+        "Download report", lambda: evaluation_report(evaluation, report_inputs),
+        file_name=f"evaluation-{state['set']}.html", mime="text/html", key="evaluate_report",
+        icon=":material/download:",
+        help="One HTML file that opens in any browser without a network: the inputs, the "
+             "metrics with their intervals, the verdict, the charts and every question with "
+             "its retrieved chunks.")
     if results:
         drill_down(results, state["documents"])
         show_chunk_map(results, state["documents"])

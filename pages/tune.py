@@ -12,6 +12,7 @@ import streamlit as st
 
 from core.errors import ChunkLabError
 from core.operations.questions.sets import LoadedSet
+from core.operations.report.tune import tune_report
 from core.operations.tune.budget import TokenBudget, default_budget, given_budget
 from core.operations.tune.report import OBJECTIVE_NAMES, OBJECTIVES
 from core.operations.tune.run import (
@@ -194,4 +195,9 @@ if state:
     st.divider()
     st.caption(md_escape(f"Result for “{state['set']}”. {state.get('note', '')}"))
     show_recommendation(state["result"])
+    st.download_button(
+        "Download report", lambda: tune_report(state["result"]), key="tune_report",
+        file_name=f"tune-{state['set']}.html", mime="text/html", icon=":material/download:",
+        help="One HTML file that opens in any browser without a network: the recommendation, "
+             "the Pareto front with the knee and every trial.")
     show_front(state["result"], state["documents"])

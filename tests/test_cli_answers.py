@@ -13,6 +13,7 @@ from core.llm.phases.judge import Judgement, parse_judgement
 from fakes.http import running
 from fakes.llm import FakeLLM, FakeRequest, Reply, fake_llm  # noqa: F401  (fixture)
 from tests.answer_variants import NO_CITES, judge_or_quote, no_citation_file, quote_first_passage
+from tests.report_helpers import outside_references
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "sample_docs"
@@ -172,3 +173,20 @@ def test_the_judge_asks_its_own_endpoint_when_one_is_set(endpoint, tmp_path, cap
         "bigger"}
     assert out["judge_model"] == "bigger" and out["model"] == "fake"
     assert out["variants"][0]["overall"]["judge"]["judged"] == 2
+
+
+def test_answers_report_shows_the_answers_side_by_side_escaped(endpoint, tmp_path, capsys):
+    hostile = '<script>alert("answer")</script> <img src=x onerror=alert(1)> [1]'
+    endpoint.respond(lambda request: hostile if "heat" in request.prompt
+                     else quote_first_passage(request))
+    report = tmp_path / "answers.html"
+    assert main([*two_variants(tmp_path, capsys, 3), "--report", str(report)]) == 0
+    assert f"report: {report} (" in capsys.readouterr().err
+    page = report.read_text(encoding="utf-8")
+    assert outside_references(page) == []
+    assert page.count('<details class="q"') == 3
+    assert "<script>alert" not in page and "<img" not in page
+    assert "&lt;script&gt;alert(&quot;answer&quot;)&lt;/script&gt;" in page
+    assert 'href="#a1-0-s1">[1]</a>' in page  # the marker links to its passage
+    for name in ("default", "no cites", "product_manual.csv", "citing a source"):
+        assert name in page

@@ -17,6 +17,7 @@ from core.operations.questions.sets import save_set
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
 from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
+from tests.report_helpers import outside_references
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = str(ROOT / "sample_docs" / "questions" / "product_manual.csv")
@@ -124,3 +125,25 @@ def test_a_preset_keeps_its_embedder_and_retrieval(tmp_path, monkeypatch, capsys
               "configured")
     assert own_result["reason"].startswith(reason)
     assert captured.err.strip() == f"failed: tuned own: {own_result['reason']}"
+
+
+def test_eval_report_writes_one_self_contained_file(tmp_path, capsys):
+    report = tmp_path / "report.html"
+    code = main(["eval", "--questions", SET, "--docs", DOCS, "--preset", "fixed 1000 chars",
+                 "--preset", "recursive 500/50", "--rank", "bm25", "--report", str(report)])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["question_count"] == 19
+    assert f"report: {report} (" in captured.err
+    page = report.read_text(encoding="utf-8")
+    assert outside_references(page) == []
+    assert page.count('<details class="q"') == 19
+    for name in ("fixed 1000 chars", "recursive 500/50", "product_manual.csv",
+                 "product_manual.html", "No difference on recall"):
+        assert name in page
+
+
+def test_eval_report_into_a_missing_folder_is_refused_before_running(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--questions", SET, "--docs", DOCS, "--strategy", "fixed",
+              "--report", str(tmp_path / "nope" / "report.html")])
+    assert "no folder" in capsys.readouterr().err

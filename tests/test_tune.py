@@ -53,6 +53,7 @@ from core.operations.tune.space import (
 )
 from core.progress import Cancelled, Progress
 from tests.fakeembed import fake_embed  # noqa: F401  (fixture)
+from tests.report_helpers import outside_references
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = ROOT / "sample_docs" / "questions" / "technical_handbook.csv"
@@ -358,9 +359,11 @@ def test_a_cancelled_tune_keeps_its_finished_trials(handbook):
     assert len(resumed.trials) == 3 and "1 finished" in resumed.notes[0]
 
 
-def test_cli_tune_prints_the_front_and_the_recommendation(capsys):
+def test_cli_tune_prints_the_front_and_the_recommendation(capsys, tmp_path):
+    report = tmp_path / "tune.html"
     code = main(["tune", "--questions", str(SET), "--docs", str(DOCS), "--trials", "3",
-                 "--budget", "1500", "--objective", "balanced", "--save-preset", "cli tuned"])
+                 "--budget", "1500", "--objective", "balanced", "--save-preset", "cli tuned",
+                 "--report", str(report)])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["objective"] == "balanced" and out["budget"]["tokens"] == 1500
     assert out["pareto"] and all({"recall", "iou", "tokens", "configuration"} <= set(p)
@@ -369,6 +372,10 @@ def test_cli_tune_prints_the_front_and_the_recommendation(capsys):
     assert out["recommended"]["search"]["tokens"] <= 1500
     assert out["saved_preset"] == "cli tuned" and "cli tuned" in user_presets()
     assert out["split"]["search"] + out["split"]["held_back"] == 20
+    page = report.read_text(encoding="utf-8")  # the tune as one self-contained file
+    assert outside_references(page) == [] and 'class="plotly-graph-div"' in page
+    assert "recommended (the knee)" in page  # the Pareto front marks its knee
+    assert all(point["label"] in page for point in out["pareto"])
 
 
 def test_cli_tune_searches_only_the_embedders_given(capsys, fake_embed,  # noqa: F811

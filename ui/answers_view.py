@@ -6,42 +6,27 @@ reference excerpt highlighted in them. Every answer and passage is escaped befor
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from core.operations.answers.history import answer_history, history_rows
-from core.operations.answers.report import GRADE_LABELS, GRADES
+from core.operations.answers.report import GRADE_LABELS, GRADES, by_question, disagree
 from core.operations.evaluation.confidence import format_p
+from core.operations.report.answers import anchor, linked_answer
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 
 REFERENCE_COLOR = "#ffe066"
-_MARKER = re.compile(r"\[\^?([0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+)\]")
-_PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 FIGURES = (*GRADES, "abstained", "answered", "mean_tokens", "seconds")
 FIGURE_LABELS = {**GRADE_LABELS, "abstained": "abstained", "answered": "answered",
                  "mean_tokens": "answer tokens", "seconds": "seconds per answer"}
 
 
-def anchor(prefix: str, number: int) -> str:
-    return f"{prefix}-s{number}"
-
-
 def answer_html(answer: str, sources: int, prefix: str) -> str:
-    """The answer, escaped, its markers linked to the cited passages (a marker with no source
-    behind it struck through)."""
-
-    def link(match: re.Match[str]) -> str:
-        number = int(match.group(1).translate(_PLAIN))
-        if 1 <= number <= sources:
-            return f'<a href="#{anchor(prefix, number)}">{match.group(0)}</a>'
-        return f'<s title="no such source in the prompt">{match.group(0)}</s>'
-
-    body = _MARKER.sub(link, html.escape(answer or ""))
-    return f'<div style="white-space:pre-wrap">{body}</div>'
+    """The answer, escaped, its markers linked to the cited passages."""
+    return f'<div style="white-space:pre-wrap">{linked_answer(answer, sources, prefix)}</div>'
 
 
 def passage_html(citation: dict[str, Any], references: list[list[int]], prefix: str,
@@ -107,21 +92,6 @@ def show_comparisons(run: dict[str, Any]) -> None:
         with st.expander(md_escape(f"{comparison['b']} (B) against {comparison['a']} (A), "
                                    "grade by grade")):
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-
-
-def by_question(run: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """Per question, its answer under each arm (arm order)."""
-    grouped: dict[int, list[dict[str, Any]]] = {}
-    for answer in run["answers"]:
-        grouped.setdefault(answer["index"], []).append(answer)
-    return [grouped[i] for i in sorted(grouped)]
-
-
-def disagree(answers: list[dict[str, Any]]) -> bool:
-    """The arms differ on a grade (or one failed where another answered)."""
-    seen = {(a["status"], *(None if a["grades"] is None else a["grades"][m] for m in GRADES),
-             None if a["grades"] is None else a["grades"]["abstained"]) for a in answers}
-    return len(seen) > 1
 
 
 def show_questions(run: dict[str, Any]) -> None:

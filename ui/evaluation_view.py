@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.chunking.checks import INVARIANTS, LABELS
@@ -34,6 +33,7 @@ from core.operations.evaluation.confidence import (
 )
 from core.operations.evaluation.history import RunRecord, history_csv, history_json, run_history
 from core.operations.evaluation.report import TABLE_GAIN_TARGET, metrics_table, table_verdict
+from core.operations.report.charts import metric_bars
 from ui.chunk_map import show_map
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape, palette
@@ -138,10 +138,7 @@ def show_metrics(results: list[CandidateResult]) -> None:
             f"{r.candidate.embedder.label}" + (f" ({r.dimension}-d)" if r.dimension else "")
             for r in results))
         + " · intervals: bootstrap over questions, so a small set gives wide ones"))
-    figure = go.Figure([_bar(r, bounds[r.candidate.label]) for r in results])
-    figure.update_layout(barmode="group", yaxis_title="%", height=360,
-                         margin={"t": 20, "b": 20}, legend={"orientation": "h"})
-    st.plotly_chart(figure, key="evaluate_bars")
+    st.plotly_chart(metric_bars(results), key="evaluate_bars")
 
 
 def _per_configuration(results: list[CandidateResult], what: str,
@@ -153,18 +150,6 @@ def _per_configuration(results: list[CandidateResult], what: str,
     if len(set(ran.values())) == 1:
         return agreed.format(next(iter(ran.values())))
     return f"{what}: " + ", ".join(f"{label} {value}" for label, value in ran.items())
-
-
-def _bar(result: CandidateResult, bounds: dict[str, tuple[float, float]]) -> go.Bar:
-    """One configuration's metrics in percent, its 95 % intervals as error bars."""
-    values = [result.metrics.overall.value(m) for m in METRICS]
-    return go.Bar(name=result.candidate.label, x=[METRIC_LABELS[m] for m in METRICS],
-                  y=[v * 100 for v in values],
-                  error_y={"type": "data", "symmetric": False,
-                           "array": [(bounds[m][1] - v) * 100 for m, v in zip(METRICS, values,
-                                                                              strict=True)],
-                           "arrayminus": [(v - bounds[m][0]) * 100 for m, v in
-                                          zip(METRICS, values, strict=True)]})
 
 
 def show_integrity(results: list[CandidateResult]) -> None:

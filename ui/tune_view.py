@@ -9,13 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.presets import all_presets
-from core.operations.tune.report import OBJECTIVE_NAMES, Figures, TrialOutcome
+from core.operations.report.charts import pareto_figure
+from core.operations.tune.report import Figures, TrialOutcome
 from core.operations.tune.run import TuneResult, default_preset_name, save_recommended
 from ui.persist import kept, remember
 from ui.render import md_escape
@@ -26,82 +26,6 @@ from ui.wording import count
 SAVED = "_tune_saved"  # the name of the preset just saved, shown once
 PICKED = "_tune_picked"  # the point of the plot last opened in Compare
 COMPARE_PAGE = "pages/compare.py"
-FRONT_COLOR = "#1f3a93"
-
-
-def _quality_axis(result: TuneResult) -> tuple[str, str]:
-    """What the plot's y axis and colour show: the objective (recall unless IoU is tuned for)
-    and IoU (recall when IoU is on the axis)."""
-    if result.objective == "iou":
-        return "IoU", "recall"
-    return OBJECTIVE_NAMES[result.objective].capitalize(), "IoU"
-
-
-def pareto_figure(result: TuneResult) -> go.Figure:
-    """Every configuration tried, at its search-part figures: quality (with its 95 % interval)
-    against mean tokens retrieved per question, coloured by the other metric; the front joined
-    by a line, the recommendation starred and labelled as the knee, the top scorer labelled
-    with what it costs, the budget as a vertical line."""
-    axis, colour = _quality_axis(result)
-    distinct = list({o.plan.key(): o for o in reversed(result.trials)}.values())
-    distinct.sort(key=lambda o: o.number)
-    on_front = {o.plan.key() for o in result.front}
-    best = result.recommendation.outcome.plan.key() if result.recommendation else None
-
-    def shade(o: TrialOutcome) -> float:
-        return o.search.recall if colour == "recall" else o.search.iou
-
-    figure = go.Figure()
-    figure.add_trace(go.Scatter(
-        x=[o.search.tokens for o in result.front], y=[o.search.objective for o in result.front],
-        mode="lines", line={"color": FRONT_COLOR, "width": 1, "dash": "dot", "shape": "hv"},
-        name="Pareto front", hoverinfo="skip"))
-    figure.add_trace(go.Scatter(
-        x=[o.search.tokens for o in distinct], y=[o.search.objective for o in distinct],
-        mode="markers", name="configurations",
-        customdata=[[o.plan.key(), o.label] for o in distinct],
-        error_y={"type": "data", "symmetric": False,
-                 "array": [o.search.objective_ci[1] - o.search.objective for o in distinct],
-                 "arrayminus": [o.search.objective - o.search.objective_ci[0] for o in distinct],
-                 "thickness": 1, "width": 3, "color": "#9aa0a6"},
-        marker={"color": [shade(o) for o in distinct], "colorscale": "Viridis",
-                "colorbar": {"title": colour}, "showscale": True,
-                "size": [16 if o.plan.key() == best else 11 if o.plan.key() in on_front else 8
-                         for o in distinct],
-                "symbol": ["star" if o.plan.key() == best else "circle" for o in distinct],
-                "line": {"width": [2 if o.plan.key() in on_front else 0 for o in distinct],
-                         "color": FRONT_COLOR}},
-        hovertemplate=("%{customdata[1]}<br>" + axis + " %{y:.3f}<br>%{x:,.0f} tokens per "
-                       "question<br>" + colour + " %{marker.color:.3f}<extra></extra>")))
-    if result.cap is not None:
-        figure.add_vline(x=result.cap, line_dash="dash", line_color="#c0392b",
-                         annotation_text=f"budget {result.cap:,} tokens",
-                         annotation_position="bottom right")
-    _mark(figure, result)
-    figure.update_layout(
-        height=440, margin={"t": 30, "b": 40}, showlegend=False, clickmode="event+select",
-        xaxis_title="mean tokens retrieved per question (search part)",
-        yaxis_title=f"{axis} (search part, 95 % interval)")
-    return figure
-
-
-def _mark(figure: go.Figure, result: TuneResult) -> None:
-    """Label the recommendation (the knee: the cheapest the statistics cannot tell from the
-    best) and the top scorer with what it costs against it."""
-    recommendation = result.recommendation
-    if recommendation is None:
-        return
-    knee = recommendation.outcome.search
-    figure.add_annotation(x=knee.tokens, y=knee.objective, text="recommended (the knee)",
-                          showarrow=True, arrowhead=2, ax=-60, ay=-40,
-                          font={"color": FRONT_COLOR})
-    top = max(result.trials, key=lambda o: (o.search.objective, -o.search.tokens))
-    if top.plan.key() != recommendation.outcome.plan.key() and knee.tokens:
-        figure.add_annotation(
-            x=top.search.tokens, y=top.search.objective, showarrow=True, arrowhead=2, ax=-40,
-            ay=-30, xanchor="right",
-            text=(f"top scorer: {top.search.objective:.2f} at {top.search.tokens:,.0f} tokens "
-                  f"({top.search.tokens / knee.tokens:.1f}× the tokens)"))
 
 
 def _figures_row(prefix: str, figures: Figures | None) -> dict[str, Any]:

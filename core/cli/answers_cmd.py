@@ -13,7 +13,8 @@ the answer, its citations and grades; a failed answer has ``status: "failed"`` a
 reason). With ``--judge`` the model also scores each answer's faithfulness to its passages
 (1-5, with a reason: ``judge`` in each answer, ``overall.judge`` and ``comparison[].judge``),
 apart from the grades. Progress goes to stderr. Answers are cached: a re-run asks nothing
-twice. Exit 0, or 3 when some answers failed.
+twice. ``--report FILE.html`` also writes the run as one self-contained HTML file (the answers
+side by side with their grades and passages). Exit 0, or 3 when some answers failed.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ import sys
 from core.cli.options import (
     add_chunking_options,
     add_question_set_options,
+    add_report_option,
     chunking_settings,
     refuse_settings_with_preset,
 )
-from core.cli.output import say, show_progress
+from core.cli.output import say, show_progress, write_report
 from core.llm.settings import load_answer_settings, load_judge_settings, load_settings
 from core.operations.answers.history import record_answer_run
 from core.operations.answers.report import run_json
@@ -42,6 +44,7 @@ from core.operations.answers.run import (
 )
 from core.operations.evaluation import DEFAULT_K, Candidate
 from core.operations.questions.sets import load_from_folder
+from core.operations.report.answers import answers_report
 from core.prompts.library import DEFAULT
 from core.retrieval.modes import RANK_MODES
 
@@ -76,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hold each answer to the cited format (every line ends with the "
                              "numbers of the passages it rests on) on a server that takes a "
                              "grammar, such as llama.cpp (default: as saved on Settings, on)")
+    add_report_option(parser, "the answers side by side with their grades and passages")
 
 
 def _candidates(args: argparse.Namespace) -> list[Candidate]:
@@ -111,4 +115,6 @@ def run(args: argparse.Namespace) -> int:
         say(f"failed: row {answer['row']} ({answer['variant']}): {answer['reason']}")
     json.dump(output, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
+    if args.report:
+        write_report(args.report, answers_report(output))
     return PARTIAL if failed else 0

@@ -28,6 +28,9 @@ fails, small-to-big retrieval with ``--budget``…) does not stop the others: it
 stderr); the others have ``"status": "ok"``. Exit codes: 0 when every configuration was
 evaluated; 3 when some failed and the others' results were printed; 2 when nothing could be
 evaluated (bad input, or every configuration failed: one line on stderr per reason, no JSON).
+
+``--report FILE.html`` also writes the run as one self-contained HTML file (inputs, metrics
+with their intervals, the verdict, the charts, each question with its retrieved chunks).
 """
 
 from __future__ import annotations
@@ -41,10 +44,11 @@ from core.cli.options import (
     add_autocut_option,
     add_chunking_options,
     add_question_set_options,
+    add_report_option,
     chunking_settings,
     refuse_settings_with_preset,
 )
-from core.cli.output import say
+from core.cli.output import say, write_report
 from core.cli.stack_options import add_embedder_option, add_rerank_option
 from core.embeddings.settings import by_name
 from core.evaluation.metrics import METRICS
@@ -53,6 +57,7 @@ from core.operations.evaluation import (
     Candidate,
     CandidateFailure,
     CandidateResult,
+    Evaluation,
     EvaluationError,
     Retrieval,
 )
@@ -68,6 +73,7 @@ from core.operations.evaluation.stacks import configured_reranker, expand
 from core.operations.evaluation.sweep import evaluate_each
 from core.operations.presets import preset
 from core.operations.questions.sets import load_from_folder
+from core.operations.report import ReportInputs, evaluation_report
 from core.retrieval.modes import RANK_MODES
 
 PARTIAL = 3  # exit code: some configurations failed, the others' results were printed
@@ -94,6 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--details", action="store_true",
                         help="include every question with its retrieved chunks and scores")
     parser.add_argument("--no-cache", action="store_true", help="recompute cached results")
+    add_report_option(parser, "the results, each question with its retrieved chunks,")
 
 
 def _chunkings(args: argparse.Namespace) -> list[Candidate]:
@@ -215,4 +222,10 @@ def run(args: argparse.Namespace) -> int:
         output.update(entries[0])
     json.dump(output, sys.stdout, indent=2, ensure_ascii=False)
     print()
+    if args.report:
+        inputs = ReportInputs(question_set.name, question_set.version, loaded.documents,
+                              (("Ranking", args.ranking), ("Retrieval", evaluation.retrieval)))
+        write_report(args.report, evaluation_report(
+            Evaluation(shown, evaluation.ranking, evaluation.k, evaluation.budget,
+                       evaluation.autocut), inputs))
     return PARTIAL if evaluation.failures else 0

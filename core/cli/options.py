@@ -96,3 +96,18 @@ def add_autocut_option(parser: argparse.ArgumentParser, window: str) -> None:
                         help=f"stop at the first large drop in the hits' scores instead of a "
                              f"fixed number ({window} is then the most); JUMPS: cut at the "
                              f"JUMPS-th drop (default {DEFAULT_JUMPS})")
+
+
+def _report_path(text: str) -> Path:
+    path = Path(text)
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"there is no folder {str(path.parent)!r} to write the "
+                                         "report in")
+    return path
+
+
+def add_report_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--report FILE.html``: also write ``what`` as one self-contained HTML file."""
+    parser.add_argument("--report", type=_report_path, metavar="FILE.html",
+                        help=f"also write {what} as one HTML file that opens in any browser "
+                             "without a network")

@@ -9,7 +9,10 @@ from __future__ import annotations
 import sys
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
+from core.files import write_atomic
+from core.operations.report.markup import human_size
 from core.progress import Listener, Progress
 
 BAR_WIDTH = 24
@@ -34,6 +37,12 @@ def show_progress(progress: Progress) -> None:
     """A long run's progress as one stderr line: a bar, the step and the time left."""
     filled = int(BAR_WIDTH * progress.fraction)
     say(f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress.caption()}")
+
+
+def write_report(path: Path, report: bytes) -> None:
+    """Write a report file and say where, and how large it is."""
+    write_atomic(path, report)
+    say(f"report: {path} ({human_size(len(report))})")
 
 
 def say_retry(line: str) -> None:

@@ -21,7 +21,8 @@ best; ``costlier`` names one that does significantly better and what it buys. ``
 questions; ``recall_floor`` says whether it held on the held-back ones. ``--storage URL --study
 NAME`` (an Optuna storage URL, such as ``sqlite:///tune.db``) adds this process's trials to a
 study other processes share; ``study`` gives its name and how many trials it holds, and the
-recommendation is drawn from all of them.
+recommendation is drawn from all of them. ``--report FILE.html`` also writes the tune as one
+self-contained HTML file (the recommendation, the Pareto front with the knee, every trial).
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ import argparse
 import json
 import sys
 
-from core.cli.options import add_question_set_options
-from core.cli.output import say, show_progress
+from core.cli.options import add_question_set_options, add_report_option
+from core.cli.output import say, show_progress, write_report
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.settings import by_name
 from core.operations.questions.sets import load_from_folder
+from core.operations.report.tune import tune_report
 from core.operations.tune.budget import FALLBACK_TOKENS, given_budget
 from core.operations.tune.report import OBJECTIVES
 from core.operations.tune.run import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
@@ -79,6 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="save the recommended configuration (chunking, ranking, embedder, "
                              "k, budget or autocut) as a preset of this name")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_report_option(parser, "the recommendation, the Pareto front and every trial")
 
 
 def _budget(text: str) -> int | None:
@@ -114,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         output["saved_preset"] = saved.name
     json.dump(output, sys.stdout, indent=2, ensure_ascii=False)
     print()
+    if args.report:
+        write_report(args.report, tune_report(result, loaded.questions.version))
     if args.save_preset and result.recommendation is None:
         say("error: nothing to save: no configuration kept within the budget")
         return 2

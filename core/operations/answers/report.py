@@ -1,7 +1,8 @@
 """What an answer run shows: each arm's figures with their 95 % intervals, the first arm against
 each other question by question (wins, losses, ties, sign test, paired bootstrap interval, how
 many more questions would separate them: :mod:`core.evaluation.stats`), and the verdict in one
-sentence; the run as the JSON ``python -m core answers`` prints."""
+sentence; the run as the JSON ``python -m core answers`` prints, and that JSON's answers
+grouped per question with whether the arms disagree on one."""
 
 from __future__ import annotations
 
@@ -163,3 +164,18 @@ def run_json(run: AnswerEvaluation) -> dict[str, Any]:
         "answers": [{"variant": r.arm.label, **row.to_json()} for r in run.arms
                     for row in r.rows],
     }
+
+
+def by_question(run: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Per question, its answer under each arm (arm order)."""
+    grouped: dict[int, list[dict[str, Any]]] = {}
+    for answer in run["answers"]:
+        grouped.setdefault(answer["index"], []).append(answer)
+    return [grouped[i] for i in sorted(grouped)]
+
+
+def disagree(answers: list[dict[str, Any]]) -> bool:
+    """The arms differ on a grade (or one failed where another answered)."""
+    seen = {(a["status"], *(None if a["grades"] is None else a["grades"][m] for m in GRADES),
+             None if a["grades"] is None else a["grades"]["abstained"]) for a in answers}
+    return len(seen) > 1
