@@ -77,14 +77,16 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
         chosen = [c for c in chosen if c in configs]
         variants = [variant]
     a, b, c = st.columns(3)
-    k = a.number_input("Passages per question", 1, 20, key=kept("answers_k", DEFAULT_K))
+    k = a.number_input("Passages per question", 1, 20,
+                       key=kept("answers_k", DEFAULT_K, durable=True))
     temperature = b.number_input("Temperature", 0.0, 2.0, step=0.1,
-                                 key=kept("answers_temperature", 0.0),
+                                 key=kept("answers_temperature", 0.0, durable=True),
                                  help="The same for every variant, so a difference is the "
                                  "prompt's, not chance.")
-    limit = c.number_input("Questions (0: all)", 0, 10_000, key=kept("answers_limit", 0))
+    limit = c.number_input("Questions (0: all)", 0, 10_000,
+                           key=kept("answers_limit", 0, durable=True))
     judge = st.checkbox("Also have the model judge each answer's faithfulness (1–5, with its "
-                        "reason)", key=kept("answers_judge", False),
+                        "reason)", key=kept("answers_judge", False, durable=True),
                         help="The judge template on the Prompts page; one more request per "
                              "answer, reported apart from the grades made without an LLM. It "
                              "asks the answer model unless JUDGE_BASE_URL and JUDGE_MODEL "

@@ -60,3 +60,35 @@ def test_the_answer_prompt_is_edited_as_text(page, start_app, tmp_path):
     expect(page.get_by_test_id("stException")).to_have_count(0)
     role.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "prompts_rag_as_text.png"))
+
+
+def test_the_whole_form_survives_a_reload_and_a_page_switch(page, start_app, tmp_path):
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path / "data")})
+    open_page(page, f"{url}/answers", "Answers")
+    pick(page, "stSelectbox", "Question set", "product_manual")
+    type_number(page, "Questions (0: all)", 3)
+    type_number(page, "Passages per question", 4)
+    temperature = page.get_by_role("spinbutton", name="Temperature")
+    temperature.fill("0.1")
+    temperature.press("Enter")
+    wait_for_app(page)
+    page.get_by_text("Also have the model judge").click()
+    wait_for_app(page)
+
+    def the_form_is_kept() -> None:
+        expect(page.get_by_role("combobox", name="Question set", exact=True)).to_have_value(
+            "product_manual")
+        expect(page.get_by_role("spinbutton", name="Questions (0: all)")).to_have_value("3")
+        expect(page.get_by_role("spinbutton", name="Passages per question")).to_have_value("4")
+        expect(page.get_by_role("spinbutton", name="Temperature")).to_have_value("0.10")
+        expect(page.get_by_role("checkbox", name="Also have the model judge each answer's "
+                                "faithfulness (1–5, with its reason)")).to_be_checked()
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Home").click()
+    wait_for_app(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Answers").click()
+    wait_for_app(page)
+    the_form_is_kept()
+    page.reload()
+    wait_for_app(page)
+    the_form_is_kept()
