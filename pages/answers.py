@@ -15,6 +15,7 @@ from core.operations.answers.run import (
     answer_variants,
     arms_for,
     configurations,
+    default_configuration,
     run_answers,
     run_estimate,
 )
@@ -41,9 +42,13 @@ RUNNING = "_answers_running"  # set while a run is under way: a rerun without it
 PRESET, CHUNK_SET = "preset: ", "chunk set: "
 
 
-def _configuration_choices() -> list[str]:
-    sets = [s.name for s in chunk_store().list_sets()]
-    return [PRESET + n for n in all_presets()] + [CHUNK_SET + n for n in sets]
+def _configuration_choices() -> tuple[list[str], str]:
+    """Every configuration on offer, and the one to start from."""
+    store = chunk_store()
+    sets = [s.name for s in store.list_sets()]
+    first = default_configuration(store)
+    return ([PRESET + n for n in all_presets()] + [CHUNK_SET + n for n in sets],
+            (PRESET if first.kind == "preset" else CHUNK_SET) + first.name)
 
 
 def _arms(variants: list[str], chosen: list[str]) -> list[Arm]:
@@ -54,7 +59,7 @@ def _arms(variants: list[str], chosen: list[str]) -> list[Arm]:
 
 def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     variants_all = answer_variants(prompt_library())
-    configs = _configuration_choices()
+    configs, first = _configuration_choices()
     mode = st.radio("Compare", ["variants", "configurations"], horizontal=True,
                     key=kept("answers_mode", "variants", durable=True),
                     format_func={"variants": "prompt variants over one configuration",
@@ -62,7 +67,7 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     left, right = st.columns(2)
     if mode == "variants":
         config = left.selectbox("Configuration", configs, key=kept(
-            "answers_config", configs[0], durable=True, valid=configs))
+            "answers_config", first, durable=True, valid=configs))
         variants = right.multiselect(
             "Prompt variants (2 or more)", variants_all,
             key=kept("answers_variants", variants_all[:2], durable=True),
@@ -72,8 +77,9 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     else:
         variant = left.selectbox("Prompt variant", variants_all, key=kept(
             "answers_variant", variants_all[0], durable=True, valid=variants_all))
+        pair = [first, *[c for c in configs if c != first][:1]]
         chosen = right.multiselect("Configurations (2 or more)", configs,
-                                   key=kept("answers_configs", configs[:2], durable=True))
+                                   key=kept("answers_configs", pair, durable=True))
         chosen = [c for c in chosen if c in configs]
         variants = [variant]
     a, b, c = st.columns(3)
