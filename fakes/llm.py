@@ -185,6 +185,8 @@ def auto_answer(phase: str, prompt: str) -> str:
         return "The table lists items with their values, one row per item, for quick lookup."
     if phase == "question_generation":
         return _auto_question(prompt)
+    if phase == "unanswerable_question":
+        return _auto_unanswerable(prompt)
     return "OK"
 
 
@@ -241,6 +243,14 @@ def _auto_question(prompt: str) -> str:
     words = re.findall(r"\w+", piece)[:6]
     return json.dumps({"question": f"What does the document say about {' '.join(words)}?",
                        "answer": answer})
+
+
+def _auto_unanswerable(prompt: str) -> str:
+    """A question on the passage's subject (its first long words) asking for a figure no
+    document of the tests gives: its carbon footprint."""
+    passage = prompt.partition("<<<")[2].partition(">>>")[0]
+    subject = " ".join(re.findall(r"[A-Za-z]{5,}", passage)[:3]).lower() or "the subject"
+    return json.dumps({"question": f"What is the carbon footprint of the {subject}?"})
 
 
 class _Handler(JSONHandler):

@@ -15,6 +15,7 @@ from core.operations.answers.run import (
     answer_variants,
     arms_for,
     configurations,
+    default_configuration,
     run_answers,
     run_estimate,
 )
@@ -42,9 +43,13 @@ RUNNING = "_answers_running"  # set while a run is under way: a rerun without it
 PRESET, CHUNK_SET = "preset: ", "chunk set: "
 
 
-def _configuration_choices() -> list[str]:
-    sets = [s.name for s in chunk_store().list_sets()]
-    return [PRESET + n for n in all_presets()] + [CHUNK_SET + n for n in sets]
+def _configuration_choices() -> tuple[list[str], str]:
+    """Every configuration on offer, and the one to start from."""
+    store = chunk_store()
+    sets = [s.name for s in store.list_sets()]
+    first = default_configuration(store)
+    return ([PRESET + n for n in all_presets()] + [CHUNK_SET + n for n in sets],
+            (PRESET if first.kind == "preset" else CHUNK_SET) + first.name)
 
 
 def _arms(variants: list[str], chosen: list[str]) -> list[Arm]:
@@ -55,7 +60,7 @@ def _arms(variants: list[str], chosen: list[str]) -> list[Arm]:
 
 def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     variants_all = answer_variants(prompt_library())
-    configs = _configuration_choices()
+    configs, first = _configuration_choices()
     mode = st.radio("Compare", ["variants", "configurations"], horizontal=True,
                     key=kept("answers_mode", "variants", durable=True),
                     format_func={"variants": "prompt variants over one configuration",
@@ -63,7 +68,7 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     left, right = st.columns(2)
     if mode == "variants":
         config = left.selectbox("Configuration", configs, key=kept(
-            "answers_config", configs[0], durable=True, valid=configs))
+            "answers_config", first, durable=True, valid=configs))
         variants = right.multiselect(
             "Prompt variants (2 or more)", variants_all,
             key=kept("answers_variants", variants_all[:2], durable=True),
@@ -73,19 +78,22 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
     else:
         variant = left.selectbox("Prompt variant", variants_all, key=kept(
             "answers_variant", variants_all[0], durable=True, valid=variants_all))
+        pair = [first, *[c for c in configs if c != first][:1]]
         chosen = right.multiselect("Configurations (2 or more)", configs,
-                                   key=kept("answers_configs", configs[:2], durable=True))
+                                   key=kept("answers_configs", pair, durable=True))
         chosen = [c for c in chosen if c in configs]
         variants = [variant]
     a, b, c = st.columns(3)
-    k = a.number_input("Passages per question", 1, 20, key=kept("answers_k", DEFAULT_K))
+    k = a.number_input("Passages per question", 1, 20,
+                       key=kept("answers_k", DEFAULT_K, durable=True))
     temperature = b.number_input("Temperature", 0.0, 2.0, step=0.1,
-                                 key=kept("answers_temperature", 0.0),
+                                 key=kept("answers_temperature", 0.0, durable=True),
                                  help="The same for every variant, so a difference is the "
                                  "prompt's, not chance.")
-    limit = c.number_input("Questions (0: all)", 0, 10_000, key=kept("answers_limit", 0))
+    limit = c.number_input("Questions (0: all)", 0, 10_000,
+                           key=kept("answers_limit", 0, durable=True))
     judge = st.checkbox("Also have the model judge each answer's faithfulness (1–5, with its "
-                        "reason)", key=kept("answers_judge", False),
+                        "reason)", key=kept("answers_judge", False, durable=True),
                         help="The judge template on the Prompts page; one more request per "
                              "answer, reported apart from the grades made without an LLM. It "
                              "asks the answer model unless JUDGE_BASE_URL and JUDGE_MODEL "

@@ -13,10 +13,12 @@ from core.errors import ChunkLabError
 from core.evaluation.questions import UNANSWERABLE, Question, parse_questions, to_csv
 from core.operations.questions.generation import (
     DEFAULT_PER_DOC,
+    MAX_UNANSWERABLE,
     GeneratedSet,
     Heard,
     generate_question_set,
     generation_estimate,
+    unanswerable_counts,
 )
 from core.operations.questions.sets import (
     Draft,
@@ -125,15 +127,24 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
         picked = kept("questions_gen_docs", [], durable=True)
         keep_offered(picked, documents)
         chosen = st.multiselect("Documents", list(documents), key=picked)
-        left, right = st.columns(2)
+        left, middle, right = st.columns(3)
         per_doc = left.number_input("Questions per document", 1, 50,
                                     key=kept("questions_gen_n", DEFAULT_PER_DOC, durable=True))
+        unanswerable = middle.number_input(
+            "Share unanswerable", 0.0, MAX_UNANSWERABLE, step=0.05,
+            key=kept("questions_gen_unanswerable", 0.0, durable=True),
+            help="Questions on a passage's subject that the documents do not answer (kind "
+                 "unanswerable), so the Answers page can tell whether answers abstain. Each is "
+                 "checked against the documents: one a passage answers is dropped and another "
+                 "asked.")
         name = right.text_input("Set name",
                                 key=kept("questions_gen_name", "generated", durable=True))
         if settings.configured and chosen:
+            without = sum(unanswerable_counts(int(per_doc), len(chosen), float(unanswerable)))
             st.caption(md_escape(generation_estimate(
                 len(chosen), int(per_doc), settings, prompt_library()).sentence(
-                f"{int(per_doc) * len(chosen)} questions to write")))
+                f"{int(per_doc) * len(chosen)} questions to write"
+                + (f", {without} of them unanswerable" if without else ""))))
         start = st.button("Generate questions", type="primary", key="questions_generate",
                           disabled=not (settings.configured and chosen and free))
         if not start:
@@ -154,7 +165,8 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
                     save_draft(Draft(set_name, tuple(renumbered(kept)), ()))
 
             return generate_question_set(
-                documents_chosen, name=set_name, per_doc=int(per_doc), settings=settings,
+                documents_chosen, name=set_name, per_doc=int(per_doc),
+                unanswerable=float(unanswerable), settings=settings,
                 library=templates, progress=live.progress, cancel=live.cancel, heard=heard,
                 listener=live.listener())
 

@@ -8,7 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.resources
+from core.operations.evaluation import Retrieval
+from core.operations.presets import save_user_preset
 from core.prompts.library import PromptLibrary
+from core.store import ChunkSetInfo, ChunkStore
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.answer_variants import judge_or_quote, no_citation_text, quote_first_passage
 from tests.pages import page_path, texts
@@ -82,6 +85,32 @@ def test_one_variant_over_one_configuration_cannot_run(page):
     at.multiselect(key="answers_variants").set_value(["default"]).run()
     assert at.button(key="answers_run").disabled
     assert "Choose two or more variants" in texts(at)
+
+
+def test_the_configuration_starts_from_the_active_set_else_the_tuned_preset(page):
+    assert page.selectbox(key="answers_config").value == "preset: fixed 1000 chars"
+    save_user_preset("by hand", "fixed", {"size": 300, "overlap": 0})
+    save_user_preset("tuned: recursive 300/30", "recursive", {"size": 300, "overlap": 30},
+                     retrieval=Retrieval(5), tuned=True)
+    save_user_preset("tuned: fixed 200", "fixed", {"size": 200, "overlap": 0},
+                     retrieval=Retrieval(4), tuned=True)
+    save_user_preset("by hand later", "fixed", {"size": 400, "overlap": 0})
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.run()
+    assert at.selectbox(key="answers_config").value == "preset: tuned: fixed 200"
+    at.radio(key="answers_mode").set_value("configurations").run()
+    assert at.multiselect(key="answers_configs").value[0] == "preset: tuned: fixed 200"
+    at.radio(key="answers_mode").set_value("variants").run()
+
+    store = ChunkStore()
+    store.create_set(ChunkSetInfo(name="handbook set", strategy="recursive"))
+    store.create_set(ChunkSetInfo(name="other set", strategy="fixed"))
+    store.activate("handbook set")
+    ui.resources.clear()
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="answers_config").value == "chunk set: handbook set"
 
 
 def test_answers_are_escaped():

@@ -20,6 +20,21 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_llm) -> Iterator[
     yield from use_samples(tmp_path, monkeypatch, {"claims_handbook.md": HANDBOOK})
 
 
+def test_a_share_of_unanswerable_questions_is_generated(data, fake_llm, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("LLM_MODEL", "fake")
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.multiselect(key="questions_gen_docs").set_value(["claims_handbook.md"])
+    at.number_input(key="questions_gen_n").set_value(5)
+    at.number_input(key="questions_gen_unanswerable").set_value(0.2).run()
+    assert "5 questions to write, 1 of them unanswerable" in texts(at)
+    at = click(at, "questions_generate")
+    assert not at.exception, at.exception
+    kinds = list(at.dataframe[0].value["Kind"])
+    assert len(kinds) == 5 and kinds.count(UNANSWERABLE) == 1
+    assert "unanswerable_question" in fake_llm.phases
+
+
 def _edit_key(at: AppTest, prefix: str) -> str:
     return next(w.key for w in [*at.text_input, *at.number_input, *at.checkbox]
                 if w.key and w.key.startswith(prefix))

@@ -23,6 +23,7 @@ CONTRACT = {
                       "table_markdown"},
     "topic_detection": {"currentTopic", "conversationContext", "userMessage"},
     "question_generation": {"document_id", "heading_path", "passage_kind", "passage"},
+    "unanswerable_question": {"document_id", "heading_path", "passage"},
     "judge": {"question", "sources", "answer"},
 }
 

@@ -20,7 +20,7 @@ from core.evaluation.questions import Question, QuestionSet, QuestionSetError, R
 from core.evaluation.stats import compare_paired, questions_to_separate
 from core.operations.evaluation import Candidate, Retrieval
 from core.operations.evaluation.history import run_history
-from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, user_presets
+from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, last_tuned, user_presets
 from core.operations.questions.sets import load_from_folder
 from core.operations.strategies import validated_config
 from core.operations.tune.report import (
@@ -208,6 +208,7 @@ def test_a_preset_saved_from_a_tune_keeps_the_whole_configuration(tmp_path, monk
     assert (saved.embedder, saved.retrieval, saved.ranking, saved.merge_adjacent) == (
         top8.plan.candidate.embedder, Retrieval(8), "hybrid", True)
     assert stored["tuned autocut"].retrieval == Retrieval(10, None, 1)
+    assert last_tuned() == stored["tuned autocut"]  # the pages start from the last one saved
     assert (stored["old"].retrieval, stored["old"].embedder) == (None, None)
     assert (stored["old ranked"].ranking, stored["old ranked"].merge_adjacent) == ("hybrid", True)
     on_disk = json.loads((tmp_path / "chunk_presets.json").read_text())

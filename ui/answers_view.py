@@ -107,26 +107,46 @@ def show_questions(run: dict[str, Any]) -> None:
     choice = st.selectbox("Question", range(len(shown)), format_func=labels.__getitem__,
                           key="answers_question")
     answers = shown[choice if choice is not None and choice < len(shown) else 0]
-    for column, answer in zip(st.columns(len(answers)), answers, strict=True):
-        prefix = f"a{answer['index']}-{answers.index(answer)}"
+    prefixes = [f"a{answer['index']}-{n}" for n, answer in enumerate(answers)]
+    for column, answer, prefix in zip(st.columns(len(answers)), answers, prefixes, strict=True):
         with column:
-            st.markdown(f"**{md_escape(answer['variant'])}**")
-            if answer["status"] == "failed":
-                st.error(md_escape(f"No answer: {answer['reason']}"))
-                continue
-            st.html(answer_html(answer["answer"], len(answer["citations"]), prefix))
-            grades = answer["grades"] or {}
-            st.caption(" · ".join(
-                f"{FIGURE_LABELS[m]} {'–' if grades.get(m) is None else round(grades[m], 2)}"
-                for m in GRADES) + f" · {grades.get('tokens', 0)} tokens, "
-                f"{grades.get('seconds', 0):.1f} s" + (" · cached" if answer["cached"] else ""))
-            if answer.get("judge"):
-                score = answer["judge"]["faithfulness"]
-                st.caption(md_escape(f"Judge: {'not judged' if score is None else f'{score}/5'}"
-                                     f" — {answer['judge']['reason']}"))
-            for number, citation in enumerate(answer["citations"], start=1):
-                st.html(passage_html(citation, answer["references"], prefix, number,
-                                     citation["marker"] in answer["cited"]))
+            _show_answer(answer, prefix)
+    # the passages under the answers, so the answers side by side are read first
+    for column, answer, prefix in zip(st.columns(len(answers)), answers, prefixes, strict=True):
+        if answer["status"] != "failed":
+            with column:
+                _show_passages(answer, prefix)
+
+
+def _show_answer(answer: dict[str, Any], prefix: str) -> None:
+    st.markdown(f"**{md_escape(answer['variant'])}**")
+    if answer["status"] == "failed":
+        st.error(md_escape(f"No answer: {answer['reason']}"))
+        return
+    st.html(answer_html(answer["answer"], len(answer["citations"]), prefix))
+    grades = answer["grades"] or {}
+    st.caption(" · ".join(
+        f"{FIGURE_LABELS[m]} {'–' if grades.get(m) is None else round(grades[m], 2)}"
+        for m in GRADES) + f" · {grades.get('tokens', 0)} tokens, "
+        f"{grades.get('seconds', 0):.1f} s" + (" · cached" if answer["cached"] else ""))
+    if answer.get("judge"):
+        score = answer["judge"]["faithfulness"]
+        st.caption(md_escape(f"Judge: {'not judged' if score is None else f'{score}/5'}"
+                             f" — {answer['judge']['reason']}"))
+
+
+def _show_passages(answer: dict[str, Any], prefix: str) -> None:
+    """The passages the answer cites; the others it was given folded away."""
+    numbered = list(enumerate(answer["citations"], start=1))
+    cited = [(n, c) for n, c in numbered if c["marker"] in answer["cited"]]
+    rest = [(n, c) for n, c in numbered if c["marker"] not in answer["cited"]]
+    for number, citation in cited:
+        st.html(passage_html(citation, answer["references"], prefix, number, True))
+    if rest:
+        passages = f"{len(rest)} {'more ' * bool(cited)}passage{'s' * (len(rest) != 1)}"
+        with st.expander(f"{passages} retrieved, {'not' if cited else 'none'} cited"):
+            for number, citation in rest:
+                st.html(passage_html(citation, answer["references"], prefix, number, False))
 
 
 def show_history() -> list[dict[str, Any]]:

@@ -87,8 +87,8 @@ def kept(key: str, default: Any = None, *, durable: bool = False,
             state.pop(shadow, None)
         else:
             state[key] = state[shadow] = default
-    if durable and key in state:
-        save_choice(key, state[key])
+    if durable and key in state and (state[key] != default or key in saved_choices()):
+        save_choice(key, state[key])  # a default never chosen is not saved: it may change
     return key
 
 

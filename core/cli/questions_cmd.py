@@ -1,5 +1,7 @@
-"""`python -m core questions generate DOCS… --out set.csv [--per-doc N]`: a question set from
-your own documents, written by the configured LLM, as the CSV ``eval --questions`` reads.
+"""`python -m core questions generate DOCS… --out set.csv [--per-doc N] [--unanswerable SHARE]`:
+a question set from your own documents, written by the configured LLM, as the CSV
+``eval --questions`` reads; ``--unanswerable 0.2`` makes a fifth of its questions ones the
+documents do not answer (``kind=unanswerable``).
 
 Dropped questions (excerpt not found, too short, a heading, a repeat) are listed on stderr with
 their reason; a summary line goes to stdout.
@@ -16,7 +18,11 @@ from core.documents import convert
 from core.errors import ChunkLabError
 from core.evaluation.questions import to_csv
 from core.files import write_atomic
-from core.operations.questions.generation import DEFAULT_PER_DOC, generate_question_set
+from core.operations.questions.generation import (
+    DEFAULT_PER_DOC,
+    MAX_UNANSWERABLE,
+    generate_question_set,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     generate.add_argument("--out", type=Path, required=True, help="CSV file to write")
     generate.add_argument("--per-doc", type=int, default=DEFAULT_PER_DOC,
                           help=f"questions per document (default {DEFAULT_PER_DOC})")
+    generate.add_argument("--unanswerable", type=float, default=0.0, metavar="SHARE",
+                          help="share of the questions the documents do not answer, 0 to "
+                               f"{MAX_UNANSWERABLE} (default 0)")
     generate.add_argument("--no-cache", action="store_true",
                           help="ask the model again instead of reusing cached answers")
 
@@ -36,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     documents = [convert(path.read_bytes(), path.name) for path in args.docs]
     generated = generate_question_set(documents, name=args.out.stem, per_doc=args.per_doc,
+                                      unanswerable=args.unanswerable,
                                       use_cache=not args.no_cache)
     for dropped in generated.dropped:
         print(f"dropped: {dropped}", file=sys.stderr)

@@ -92,10 +92,11 @@ def _words(text: str) -> set[str]:
 _EMPTY_WORDS = frozenset("""
     a about according all an and any anything are as at be been being but by can could describe
     described describes detail details did do does doing explain for from give given has have he
-    her here him his how i if in information is it its key me mention mentioned mentions more my
-    not of on or our over point points say said says section she should so some something state
-    stated states tell tells text that the their them then there these they this those to under
-    us was we were what whats when where which who whom whose why will with would you your
+    her here him his how i if in information is it its key many me mention mentioned mentions more
+    much my not of often on or our over point points say said says section she should so some
+    something state stated states tell tells text that the their them then there these they this
+    those to under us was we were what whats when where which who whom whose why will with would
+    you your
     document documents passage paragraph excerpt content contents topic part table
     """.split())
 
@@ -124,7 +125,7 @@ def content_stems(text: str) -> set[str]:
             if w not in _EMPTY_WORDS and len(w) > 2}
 
 
-def _title_stems(document: Document) -> set[str]:
+def title_stems(document: Document) -> set[str]:
     """The content words of the document's title: its one top-level heading, if it has one."""
     if not document.sections:
         return set()
@@ -140,7 +141,7 @@ def unanswered(question: str, spans: Sequence[tuple[int, int]], document: Docume
     The words of the document's title are not asked for: "… at the Municipal Library?" is
     answered by a sentence of the library's policy that never names the library.
     """
-    wanted = content_stems(question) - _title_stems(document)
+    wanted = content_stems(question) - title_stems(document)
     if not wanted or not spans:
         return None
     text = document.text

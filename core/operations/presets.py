@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,6 +39,7 @@ class Preset:
     merge_adjacent: bool = False
     embedder: EmbedderRef | None = None  # None: whichever embedder the page or run is given
     retrieval: Retrieval | None = None  # None: the evaluation's k, budget or autocut
+    tuned: str | None = None  # when a tune saved it (ISO time); None for the others
 
     def candidate(self) -> Candidate:
         """This preset as a configuration to evaluate, with its way to retrieve."""
@@ -110,21 +112,22 @@ def _path() -> Path:
 
 def user_presets() -> dict[str, Preset]:
     """Configurations the user saved: ``[strategy, settings]``, with ``{ranking,
-    merge_adjacent, embedder, retrieval}`` third when saved with a way to retrieve (files of
-    older versions hold only the first two). Unreadable entries are skipped; an unreadable way
-    to retrieve is left to the evaluation (None)."""
+    merge_adjacent, embedder, retrieval[, tuned]}`` third when saved with a way to retrieve or
+    from a tune (files of older versions hold only the first two). Unreadable entries are
+    skipped; an unreadable way to retrieve is left to the evaluation (None)."""
     raw = read_json_object(_path())
     presets = {}
     for name, entry in raw.items():
         if not (isinstance(entry, list) and len(entry) in (2, 3) and isinstance(entry[1], dict)):
             continue
         way = entry[2] if len(entry) == 3 and isinstance(entry[2], dict) else {}
-        ranking = way.get("ranking")
+        ranking, tuned = way.get("ranking"), way.get("tuned")
         presets[name] = Preset(name, entry[0], dict(entry[1]), builtin=False,
                                ranking=ranking if ranking in RANK_MODES else None,
                                merge_adjacent=way.get("merge_adjacent") is True,
                                embedder=_read(EmbedderRef, way.get("embedder")),
-                               retrieval=_read(Retrieval, way.get("retrieval")))
+                               retrieval=_read(Retrieval, way.get("retrieval")),
+                               tuned=tuned if isinstance(tuned, str) else None)
     return presets
 
 
@@ -143,6 +146,12 @@ def all_presets() -> dict[str, Preset]:
     return {**BUILTIN_PRESETS, **user_presets()}
 
 
+def last_tuned() -> Preset | None:
+    """The preset a tune saved last, if any."""
+    tuned = [p for p in user_presets().values() if p.tuned is not None]
+    return max(tuned, key=lambda p: p.tuned or "") if tuned else None
+
+
 def preset(name: str) -> Preset:
     presets = all_presets()
     if name not in presets:
@@ -152,21 +161,24 @@ def preset(name: str) -> Preset:
 
 def _entry(preset: Preset) -> list[Any]:
     entry: list[Any] = [preset.strategy, preset.settings]
-    if preset.ranking or preset.merge_adjacent or preset.embedder or preset.retrieval:
+    if (preset.ranking or preset.merge_adjacent or preset.embedder or preset.retrieval
+            or preset.tuned):
         embedder, retrieval = preset.embedder, preset.retrieval
         entry.append({"ranking": preset.ranking, "merge_adjacent": preset.merge_adjacent,
                       "embedder": None if embedder is None else embedder.model_dump(),
-                      "retrieval": None if retrieval is None else retrieval.as_dict()})
+                      "retrieval": None if retrieval is None else retrieval.as_dict(),
+                      **({"tuned": preset.tuned} if preset.tuned else {})})
     return entry
 
 
 def save_user_preset(name: str, strategy: str, settings: dict[str, Any], *,
                      ranking: RankMode | None = None, merge_adjacent: bool = False,
                      embedder: EmbedderRef | None = None,
-                     retrieval: Retrieval | None = None) -> Preset:
+                     retrieval: Retrieval | None = None, tuned: bool = False) -> Preset:
     """Save a named configuration after checking it is valid; a built-in name cannot be reused.
     ``ranking``, ``merge_adjacent``, ``embedder`` and ``retrieval`` (how much each question
-    retrieves): the way to retrieve the evaluation uses with it."""
+    retrieves): the way to retrieve the evaluation uses with it. ``tuned``: a tune saves it
+    (the time is noted, so the pages can start from the last tuned preset)."""
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise ChunkingError(f"A preset name needs 1 to {MAX_NAME} characters.")
@@ -180,7 +192,8 @@ def save_user_preset(name: str, strategy: str, settings: dict[str, Any], *,
     validated_config(strategy, settings)
     saved = {n: _entry(p) for n, p in user_presets().items()}
     preset = Preset(name, strategy, dict(settings), builtin=False, ranking=ranking,
-                    merge_adjacent=merge_adjacent, embedder=embedder, retrieval=retrieval)
+                    merge_adjacent=merge_adjacent, embedder=embedder, retrieval=retrieval,
+                    tuned=datetime.now(UTC).isoformat() if tuned else None)
     saved[name] = _entry(preset)
     write_json(_path(), saved, indent=2, sort_keys=True)
     return preset

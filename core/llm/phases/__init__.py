@@ -1,7 +1,8 @@
 """Every LLM phase, one module each, looked up by name (a template's ``phase`` names its own).
 
 structure → boundaries → metadata, prefix and table summary make the LLM chunking pipeline;
-topic detection, the RAG answer and the answer judge are asked on their own.
+topic detection, the RAG answer, the answer judge and the writing of (answerable and
+unanswerable) test questions are asked on their own.
 """
 
 from core.errors import TemplateError
@@ -15,12 +16,13 @@ from core.llm.phases.question_generation import QUESTION_GENERATION
 from core.llm.phases.structure import STRUCTURE
 from core.llm.phases.table_summary import TABLE_SUMMARY
 from core.llm.phases.topic import TOPIC
+from core.llm.phases.unanswerable import UNANSWERABLE_QUESTION
 from core.prompts.library import PromptTemplate
 
 PHASES: dict[str, Phase] = {
     phase.name: phase
     for phase in (STRUCTURE, BOUNDARIES, METADATA, PREFIX, TABLE_SUMMARY, TOPIC, ANSWER,
-                  QUESTION_GENERATION, JUDGE)
+                  QUESTION_GENERATION, UNANSWERABLE_QUESTION, JUDGE)
 }
 
 
@@ -32,4 +34,4 @@ def phase_of(template: PromptTemplate) -> Phase:
 
 
 __all__ = ["ANSWER", "BOUNDARIES", "JUDGE", "METADATA", "PHASES", "PREFIX", "STRUCTURE",
-           "TABLE_SUMMARY", "TOPIC", "phase_of"]
+           "TABLE_SUMMARY", "TOPIC", "UNANSWERABLE_QUESTION", "phase_of"]

@@ -53,19 +53,24 @@ class GeneratedQuestion:
     answers: tuple[str, ...]  # the passage's words that answer it, as the model gives them
 
 
-def parse_generated(text: str, *, label: str = LABEL) -> GeneratedQuestion:
-    """One JSON object with a non-empty ``question`` and a non-empty ``answer`` (or, from a
-    variant that asks for them, a list of quoted ``excerpts``, each read as an answer); a
-    Markdown code fence around it is tolerated: models add one often."""
-    stripped = _FENCE.sub("", (text or "").strip())
-    body = check_answer(label, stripped)
+def json_object(text: str, label: str, holding: str) -> dict[str, Any]:
+    """The one JSON object of a model's answer (a Markdown code fence around it is tolerated:
+    models add one often); ``holding`` names its fields in the error."""
+    body = check_answer(label, _FENCE.sub("", (text or "").strip()))
     try:
         data = json.loads(body)
     except json.JSONDecodeError as err:
         raise TSVError(label, f"the answer is not JSON ({err.msg})", line_number=err.lineno,
                        line=body.splitlines()[err.lineno - 1] if body else "") from None
     if not isinstance(data, dict):
-        raise TSVError(label, "expected one JSON object with question and answer")
+        raise TSVError(label, f"expected one JSON object with {holding}")
+    return data
+
+
+def parse_generated(text: str, *, label: str = LABEL) -> GeneratedQuestion:
+    """One JSON object with a non-empty ``question`` and a non-empty ``answer`` (or, from a
+    variant that asks for them, a list of quoted ``excerpts``, each read as an answer)."""
+    data = json_object(text, label, "question and answer")
     question, answer = data.get("question"), data.get("answer", data.get("excerpts"))
     if not isinstance(question, str) or not question.strip():
         raise TSVError(label, "the object has no question")
@@ -101,12 +106,10 @@ class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,
                       settings: LLMSettings) -> QuestionRequest:
-        document, start, end, kind = _piece(source)
-        return QuestionRequest(document.source_name, tuple(document.heading_path(start)),
-                               document.text[start:end], start, kind)
+        return passage_request(source)
 
     def view(self, result: GeneratedQuestion, source: PhaseInput) -> PhaseView:
-        document, start, end, _ = _piece(source)
+        document, start, end, _ = passage_piece(source)
         chosen = [choose_excerpt(a, result.question, document, start, end)
                   for a in result.answers]
         spans = [c for c in chosen if isinstance(c, tuple)]
@@ -121,7 +124,14 @@ class QuestionGenerationPhase(OneRequestPhase[QuestionRequest, GeneratedQuestion
             if missing else None)
 
 
-def _piece(source: PhaseInput) -> tuple[Document, int, int, str]:
+def passage_request(source: PhaseInput) -> QuestionRequest:
+    """The request about the passage a test on the Prompts page asks about."""
+    document, start, end, kind = passage_piece(source)
+    return QuestionRequest(document.source_name, tuple(document.heading_path(start)),
+                           document.text[start:end], start, kind)
+
+
+def passage_piece(source: PhaseInput) -> tuple[Document, int, int, str]:
     """The document, the start and end of the passage a test asks about, and its kind: the
     table or section chosen on the Prompts page (its first :data:`PREVIEW_CHARS`)."""
     document = need(source.document, "a document")

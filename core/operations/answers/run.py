@@ -44,7 +44,7 @@ from core.operations.evaluation import (
     QuestionResult,
     evaluate,
 )
-from core.operations.presets import preset
+from core.operations.presets import all_presets, last_tuned, preset
 from core.progress import Listener, ProgressFn, Tracker
 from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME
@@ -76,6 +76,24 @@ def configurations(presets: Sequence[str] = (), chunk_sets: Sequence[str] = ()) 
     """Chunking presets (with their own way to retrieve) and stored chunk sets, by name."""
     return ([preset(name).candidate() for name in presets]
             + [Candidate(name, chunk_set=name) for name in chunk_sets])
+
+
+@dataclass(frozen=True)
+class ConfigurationName:
+    """A configuration an answer run can compare, by kind and name."""
+
+    kind: Literal["preset", "chunk set"]
+    name: str
+
+
+def default_configuration(store: ChunkStore) -> ConfigurationName:
+    """What a comparison starts from: the active chunk set (what retrieval uses), else the
+    preset a tune saved last, else the first preset."""
+    active = store.active_set()
+    if active:
+        return ConfigurationName("chunk set", active)
+    tuned = last_tuned()
+    return ConfigurationName("preset", tuned.name if tuned else next(iter(all_presets())))
 
 
 def answer_variants(library: PromptLibrary) -> list[str]:

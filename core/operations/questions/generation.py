@@ -18,6 +18,12 @@ far, so questions come from all over the document and a question that came back 
 is followed by one about another part of it — up to :data:`ASKS_PER_QUESTION` requests per
 question wanted.
 
+A share of the set's questions can be unanswerable (``kind=unanswerable``, no reference): the
+model reads a passage not asked about yet and writes a question on its subject that the
+document does not answer (:mod:`core.llm.phases.unanswerable`); one that a passage of any of the
+set's documents answers, as far as words tell (:mod:`core.evaluation.unanswerable`), is dropped
+with that passage and another is asked, as for the answerable ones.
+
 The run tells each question as it is decided (``heard``: kept, flagged or dropped with its
 reason), so a page can show its work and keep every kept question at once. A request that
 fails (the server is down, a request timed out) ends the run with one sentence
@@ -34,6 +40,7 @@ from typing import Literal
 
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
+from core.errors import ChunkLabError
 from core.evaluation.answer_excerpt import choose_excerpt
 from core.evaluation.budget import longest_prefix
 from core.evaluation.excerpts import (
@@ -45,7 +52,8 @@ from core.evaluation.excerpts import (
     times_found,
     unanswered,
 )
-from core.evaluation.questions import Question, QuestionSet, Reference
+from core.evaluation.questions import UNANSWERABLE, Question, QuestionSet, Reference
+from core.evaluation.unanswerable import answering_passage
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.errors import LLMCancelled, LLMError, TSVError
@@ -54,8 +62,10 @@ from core.llm.phase import PhaseContext
 from core.llm.phases.question_generation import (
     QUESTION_GENERATION,
     GeneratedQuestion,
+    QuestionGenerationPhase,
     QuestionRequest,
 )
+from core.llm.phases.unanswerable import UNANSWERABLE_QUESTION, UnanswerableQuestionPhase
 from core.llm.settings import LLMSettings, load_settings
 from core.llm.speed import Estimate, estimate
 from core.operations.strategies import chunk
@@ -73,6 +83,7 @@ HEADINGS = ("title", "heading")  # block kinds that only name what follows
 ASKS_PER_QUESTION = 3  # requests per question wanted, at most, when questions get dropped
 ASKS_EXPECTED = 1.5  # requests per question wanted, as runs go (some questions are dropped)
 QUESTION_ANSWER_TOKENS = 60  # a question and its answer, as JSON
+MAX_UNANSWERABLE = 0.5  # a set mostly of unanswerable questions measures little retrieval
 
 
 @dataclass(frozen=True)
@@ -117,10 +128,12 @@ class GeneratedSet:
     def summary(self) -> str:
         """How many questions were asked, kept and dropped, in one sentence."""
         kept = len(self.questions.questions)
+        unanswerable = sum(not q.answerable for q in self.questions.questions)
+        of_them = f" ({unanswerable} of them unanswerable)" if unanswerable else ""
         flagged = (f"; {len(self.flagged)} kept with an excerpt that occurs several times "
                    "in its document (check them)" if self.flagged else "")
         failed = f" The run stopped early: {self.failed}" if self.failed else ""
-        return f"{_counts(self.asked, kept, len(self.dropped))}{flagged}.{failed}"
+        return f"{_counts(self.asked, kept, len(self.dropped))}{of_them}{flagged}.{failed}"
 
     def by_document(self) -> list[str]:
         """The same counts for each document, one sentence each (every question asked was
@@ -171,19 +184,24 @@ class Draw:
     kept: Counter[str] = field(default_factory=Counter)
 
     @classmethod
-    def of(cls, document: Document, per_doc: int) -> Draw:
+    def of(cls, document: Document, per_doc: int, answerable: int | None = None) -> Draw:
+        """The passages for ``per_doc`` questions, ``answerable`` of them (all by default)
+        answerable questions, the others unanswerable."""
         texts, tables = passage_windows(document, per_doc)
-        n_tables = (min(len(tables), max(1, per_doc // TABLE_SHARE))
-                    if tables and per_doc > 1 else 0)
+        wanted = per_doc if answerable is None else answerable
+        n_tables = (min(len(tables), max(1, wanted // TABLE_SHARE))
+                    if tables and wanted > 1 else 0)
         if not texts:
-            n_tables = per_doc if tables else 0
+            n_tables = wanted if tables else 0
         return cls({"text": texts, "table": tables},
-                   {"text": per_doc - n_tables, "table": n_tables})
+                   {"text": wanted - n_tables, "table": n_tables})
 
-    def next(self) -> tuple[Chunk, str] | None:
+    def next(self, prefer: str | None = None) -> tuple[Chunk, str] | None:
         """The passage farthest from every passage asked so far (the first one to begin), of
-        a kind still wanted if there is one left, else of any kind; None when all were asked."""
-        kinds = [k for k in self.pools if self.pools[k] and self.kept[k] < self.wanted[k]]
+        the kind ``prefer`` if one is left, else of a kind still wanted if there is one left,
+        else of any kind; None when all were asked."""
+        kinds = [prefer] if prefer is not None and self.pools.get(prefer) else []
+        kinds += [k for k in self.pools if self.pools[k] and self.kept[k] < self.wanted[k]]
         kinds += [k for k in self.pools if self.pools[k]]
         if not kinds:
             return None
@@ -195,36 +213,72 @@ class Draw:
         return window, kinds[0]
 
 
-def _generate_for(document: Document, per_doc: int, context: PhaseContext, tracker: Tracker,
-                  done: int, kept: list[Question], result: GeneratedSet,
-                  heard: Callable[[Heard], None]) -> None:
+@dataclass
+class _Run:
+    """What every document's questions are asked and kept with."""
+
+    documents: list[Document]  # every document of the set: none may answer an unanswerable
+    context: PhaseContext
+    tracker: Tracker
+    result: GeneratedSet
+    heard: Callable[[Heard], None]
+    kept: list[Question] = field(default_factory=list)
+
+    def keep(self, question: str, corpus_id: str, kind: str,
+             references: tuple[Reference, ...] = (), doubt: str = "") -> None:
+        self.kept.append(Question(row=len(self.kept) + 2, question=question,
+                                  corpus_id=corpus_id, kind=kind, references=references))
+        self.heard(Heard("flagged" if doubt else "kept", corpus_id, question, doubt,
+                         self.kept[-1]))
+
+    def drop(self, corpus_id: str, question: str, reason: str) -> None:
+        self.result.dropped.append(Dropped(corpus_id, question, reason))
+        self.heard(Heard("dropped", corpus_id, question, reason))
+
+    def request(self, phase: QuestionGenerationPhase | UnanswerableQuestionPhase,
+                document: Document, window: Chunk, kind: str) -> QuestionRequest:
+        """The request about ``window`` (the passage as much of it as ``phase``'s prompt
+        holds), counted as one question asked."""
+        passage = _without_trailing_headings(window, document)
+        self.result.asked += 1
+        return QuestionRequest(document.source_name, tuple(window.heading_path),
+                               passage[: longest_prefix(passage, self.context.budget(phase))],
+                               window.start, kind)
+
+
+def unanswerable_counts(per_doc: int, documents: int, share: float) -> list[int]:
+    """How many of each document's ``per_doc`` questions are unanswerable: ``share`` of the
+    whole set (one at least when the share is not 0), spread over the documents."""
+    if share <= 0 or not documents:
+        return [0] * documents
+    total = min(per_doc * documents, max(1, round(per_doc * documents * share)))
+    base, extra = divmod(total, documents)
+    return [base + (n < extra) for n in range(documents)]
+
+
+def _generate_for(document: Document, per_doc: int, unanswerable: int, run: _Run,
+                  done: int) -> None:
     corpus_id = document.source_name
-    budget = context.budget(QUESTION_GENERATION)
     accepted: list[Candidate] = []
-    draw = Draw.of(document, per_doc)
-    for _ in range(ASKS_PER_QUESTION * per_doc):
-        drawn = draw.next() if len(accepted) < per_doc else None
+    draw = Draw.of(document, per_doc, per_doc - unanswerable)
+    for _ in range(ASKS_PER_QUESTION * (per_doc - unanswerable)):
+        drawn = draw.next() if len(accepted) < per_doc - unanswerable else None
         if drawn is None:
             break
         window, kind = drawn
-        tracker.step(done + len(accepted), f"{corpus_id}: {len(accepted)}/{per_doc} questions")
-        passage = _without_trailing_headings(window, document)
-        request = QuestionRequest(corpus_id, tuple(window.heading_path),
-                                  passage[: longest_prefix(passage, budget)], window.start, kind)
-        result.asked += 1
+        run.tracker.step(done + len(accepted),
+                         f"{corpus_id}: {len(accepted)}/{per_doc} questions")
+        request = run.request(QUESTION_GENERATION, document, window, kind)
         try:
-            answer = context.ask(QUESTION_GENERATION, request)
+            answer = run.context.ask(QUESTION_GENERATION, request)
         except TSVError as err:
-            result.dropped.append(Dropped(corpus_id, "",
-                                          f"the model's answer was unusable: {err}"))
-            heard(Heard("dropped", corpus_id, "", result.dropped[-1].reason))
+            run.drop(corpus_id, "", f"the model's answer was unusable: {err}")
             continue
         reason, candidate = _candidate(document, answer, request)
         reason = (reason or duplicate_of(candidate, accepted)
                   or unanswered(candidate.question, candidate.spans, document))
         if reason:
-            result.dropped.append(Dropped(corpus_id, answer.question, reason))
-            heard(Heard("dropped", corpus_id, answer.question, reason))
+            run.drop(corpus_id, answer.question, reason)
             continue
         accepted.append(candidate)
         draw.kept[kind] += 1
@@ -233,12 +287,42 @@ def _generate_for(document: Document, per_doc: int, context: PhaseContext, track
         if found >= AMBIGUOUS_COUNT:
             doubt = (f"the excerpt occurs {found} times in the document: retrieving any of them "
                      "answers the question as well")
-            result.flagged.append(Dropped(corpus_id, candidate.question, doubt))
-        kept.append(Question(
-            row=len(kept) + 2, question=candidate.question, corpus_id=corpus_id, kind=kind,
-            references=tuple(Reference(document.text[s:e], s, e) for s, e in candidate.spans)))
-        heard(Heard("flagged" if doubt else "kept", corpus_id, candidate.question, doubt,
-                    kept[-1]))
+            run.result.flagged.append(Dropped(corpus_id, candidate.question, doubt))
+        run.keep(candidate.question, corpus_id, kind, tuple(
+            Reference(document.text[s:e], s, e) for s, e in candidate.spans), doubt)
+    _unanswerable_for(document, unanswerable, draw, accepted, run, done + len(accepted))
+
+
+def _unanswerable_for(document: Document, wanted: int, draw: Draw, accepted: list[Candidate],
+                      run: _Run, done: int) -> None:
+    """Up to ``wanted`` unanswerable questions about the passages not asked about yet (those
+    asked about already when none is left); one that a passage of the set's documents answers,
+    or that repeats a question, is dropped."""
+    corpus_id, kept, again = document.source_name, 0, iter(list(draw.asked))
+    for _ in range(ASKS_PER_QUESTION * wanted):
+        if kept >= wanted:
+            break
+        drawn = draw.next(prefer="text")
+        window = drawn[0] if drawn is not None else next(again, None)
+        if window is None:
+            break
+        run.tracker.step(done + kept, f"{corpus_id}: {kept}/{wanted} unanswerable questions")
+        request = run.request(UNANSWERABLE_QUESTION, document, window, "text")
+        try:
+            question = run.context.ask(UNANSWERABLE_QUESTION, request)
+        except TSVError as err:
+            run.drop(corpus_id, "", f"the model's answer was unusable: {err}")
+            continue
+        candidate = Candidate(question, corpus_id, (), UNANSWERABLE)
+        answered = answering_passage(question, run.documents)
+        reason = (empty_question(question) or duplicate_of(candidate, accepted)
+                  or (f"meant to be unanswerable, but {answered}" if answered else None))
+        if reason:
+            run.drop(corpus_id, question, reason)
+            continue
+        accepted.append(candidate)
+        kept += 1
+        run.keep(question, corpus_id, UNANSWERABLE)
 
 
 def _candidate(document: Document, answer: GeneratedQuestion,
@@ -274,6 +358,7 @@ def generate_question_set(
     *,
     name: str = "generated",
     per_doc: int = DEFAULT_PER_DOC,
+    unanswerable: float = 0.0,
     settings: LLMSettings | None = None,
     library: PromptLibrary | None = None,
     progress: ProgressFn | None = None,
@@ -282,28 +367,33 @@ def generate_question_set(
     heard: Callable[[Heard], None] | None = None,
     listener: Listener | None = None,
 ) -> GeneratedSet:
-    """Up to ``per_doc`` questions per document; what was dropped and why. ``heard`` hears each
-    question as it is decided, ``listener`` each request wait, go and be written."""
-    template = (library or PromptLibrary()).template(QUESTION_GENERATION.template)
+    """Up to ``per_doc`` questions per document, ``unanswerable`` (a share, 0 to
+    :data:`MAX_UNANSWERABLE`) of the set unanswerable; what was dropped and why. ``heard`` hears
+    each question as it is decided, ``listener`` each request wait, go and be written."""
+    if not 0 <= unanswerable <= MAX_UNANSWERABLE:
+        raise ChunkLabError(f"The share of unanswerable questions is between 0 and "
+                            f"{MAX_UNANSWERABLE}, not {unanswerable}.")
+    templates = library or PromptLibrary()
     tracker = Tracker(progress, per_doc * len(documents), cancel, what="Question generation")
-    kept: list[Question] = []
     result = GeneratedSet(QuestionSet(name, ()))
     client = LLMClient(settings or load_settings(), cancel=cancel)
     cache = LLMCache(enabled=use_cache)
-    context = PhaseContext(client, {QUESTION_GENERATION.name: template}, cache,
-                           listener=listener)
+    context = PhaseContext(client, {phase.name: templates.template(phase.template)
+                                    for phase in (QUESTION_GENERATION, UNANSWERABLE_QUESTION)},
+                           cache, listener=listener)
+    run = _Run(documents, context, tracker, result, heard or (lambda _: None))
+    counts = unanswerable_counts(per_doc, len(documents), unanswerable)
     try:
         with client:
-            for n, document in enumerate(documents):
-                _generate_for(document, per_doc, context, tracker, n * per_doc, kept, result,
-                              heard or (lambda _: None))
+            for n, (document, count) in enumerate(zip(documents, counts, strict=True)):
+                _generate_for(document, per_doc, count, run, n * per_doc)
     except LLMCancelled:
         raise Cancelled("Question generation") from None
     except LLMError as err:  # the server failed: what was kept so far stays
         result.failed = str(err)
     finally:
         cache.close()
-    tracker.step(tracker.total, f"{len(kept)} questions")
-    result.questions = QuestionSet(name, tuple(kept))
+    tracker.step(tracker.total, f"{len(run.kept)} questions")
+    result.questions = QuestionSet(name, tuple(run.kept))
     result.requests, result.cache_hits = context.usage.requests, context.usage.cache_hits
     return result

@@ -350,7 +350,8 @@ def save_recommended(name: str, outcome: TrialOutcome) -> Preset:
     candidate: Candidate = outcome.plan.candidate
     return save_user_preset(name, candidate.strategy, dict(candidate.settings),
                             ranking=candidate.ranking, merge_adjacent=candidate.merge_adjacent,
-                            embedder=candidate.embedder, retrieval=outcome.plan.retrieval)
+                            embedder=candidate.embedder, retrieval=outcome.plan.retrieval,
+                            tuned=True)
 
 
 def default_preset_name(outcome: TrialOutcome) -> str:
