@@ -49,6 +49,7 @@ class BestOf:
     questions_to_settle: int | None  # more questions to separate the leading two (0: already;
     # None: no number would, or more than one could write)
     leading_record: tuple[int, int]  # questions the first of the two does better on, the second
+    questions_label: str = "questions"  # what the sentence calls them ("held-back questions")
 
     def sentence(self) -> str:
         """"recursive 500/50 is best on recall in 94 % of resamples of the 120 questions." or
@@ -56,7 +57,7 @@ class BestOf:
         separate the top two."."""
         first = self.leading[0]
         share = _percent(self.probabilities[first])
-        over = f"{self.questions:,} question{'s' * (self.questions != 1)}"
+        over = f"{self.questions:,} {self.questions_label}"
         out = _ruled_out(self.ruled_out)
         if self.winner is not None:
             return (f"{self.winner} is best on {self.metric_name} in {share} of resamples of "
@@ -93,7 +94,8 @@ class BestOf:
         return cls(data["metric"], data["metric_name"], data["questions"], data["resamples"],
                    dict(data["probabilities"]), (data["leading"][0], data["leading"][1]),
                    data["winner"], tuple(data["ruled_out"]), data["questions_to_settle"],
-                   (data["leading_record"][0], data["leading_record"][1]))
+                   (data["leading_record"][0], data["leading_record"][1]),
+                   data.get("questions_label", "questions"))
 
 
 def _percent(p: float) -> str:
@@ -140,7 +142,8 @@ def probabilities_best(means: np.ndarray) -> np.ndarray:
 
 
 def best_of(metric: str, values: Mapping[str, Sequence[float]], *, metric_name: str = "",
-            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> BestOf | None:
+            questions_label: str = "questions", resamples: int = DEFAULT_RESAMPLES,
+            seed: int = DEFAULT_SEED) -> BestOf | None:
     """The probability of being best of each configuration (name → its per-question values,
     the same questions in the same order); None with fewer than :data:`MIN_CONFIGURATIONS`
     configurations or no question."""
@@ -162,5 +165,5 @@ def best_of(metric: str, values: Mapping[str, Sequence[float]], *, metric_name: 
         winner=names[first] if chances[first] >= WINNER_AT else None,
         ruled_out=tuple(n for n in names if probabilities[n] < RULED_OUT_BELOW),
         questions_to_settle=more_questions(ahead, behind, len(record) - ahead - behind),
-        leading_record=(ahead, behind),
+        leading_record=(ahead, behind), questions_label=questions_label,
     )
