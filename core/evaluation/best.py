@@ -65,6 +65,14 @@ class BestOf:
         return (f"No single winner on {self.metric_name}: {first} is best in {share} of "
                 f"resamples of the {over}{out}; {self._settle()}.")
 
+    def explanation(self) -> str:
+        """How the probabilities were found and what the thresholds are, for the details."""
+        return (f"The {self.questions:,} {self.questions_label} drawn again with replacement "
+                f"{self.resamples:,} times, the same draw for every configuration; each one's "
+                f"probability is the share of draws in which it has the highest "
+                f"{self.metric_name} (a tie is shared). A winner is named from {WINNER_AT:.0%}; "
+                f"under {RULED_OUT_BELOW:.1%} a configuration is ruled out.")
+
     def _settle(self) -> str:
         more = self.questions_to_settle
         ahead, behind = self.leading_record

@@ -8,7 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.evaluation.best import MIN_CONFIGURATIONS, best_of
-from core.evaluation.best import BestOf as BestOf  # the verdict's type, for pages and reports
+from core.evaluation.best import (  # the verdict's type and threshold, for pages and reports
+    WINNER_AT as WINNER_AT,
+)
+from core.evaluation.best import BestOf as BestOf
 from core.evaluation.metrics import METRIC_LABELS, METRICS, question_value
 from core.evaluation.stats import (
     Interval,
