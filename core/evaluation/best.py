@@ -70,8 +70,9 @@ class BestOf:
         return (f"The {self.questions:,} {self.questions_label} drawn again with replacement "
                 f"{self.resamples:,} times, the same draw for every configuration; each one's "
                 f"probability is the share of draws in which it has the highest "
-                f"{self.metric_name} (a tie is shared). A winner is named from {WINNER_AT:.0%}; "
-                f"under {RULED_OUT_BELOW:.1%} a configuration is ruled out.")
+                f"{self.metric_name} (a tie is shared). A winner is named from "
+                f"{_percent(WINNER_AT)}; under {RULED_OUT_BELOW * 100:.1f} % a configuration "
+                "is ruled out.")
 
     def _settle(self) -> str:
         more = self.questions_to_settle
