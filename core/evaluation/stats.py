@@ -155,11 +155,22 @@ def more_questions(wins: int, losses: int, ties: int) -> int | None:
         return 0
     if wins == losses or n == 0:
         return None
+    needed = questions_needed(wins / n, losses / n, known_short=n)
+    return None if needed is None else needed - n
+
+
+def questions_needed(win_share: float, loss_share: float, known_short: int = 0) -> int | None:
+    """The fewest questions on which the sign test calls the difference (p < 0.05) when B does
+    better on ``win_share`` of them and worse on ``loss_share``; None when no number would (as
+    many wins as losses) or more than :data:`MAX_SEPARATING` would. ``known_short``: a number
+    already known to be too few."""
+    if win_share == loss_share:
+        return None
 
     def separates(total: int) -> bool:
-        return sign_test(round(wins * total / n), round(losses * total / n)) < ALPHA
+        return sign_test(round(win_share * total), round(loss_share * total)) < ALPHA
 
-    low, high = n, 2 * n  # the answer lies in (low, high] once high separates
+    low, high = known_short, max(2 * known_short, MIN_DIFFERING)  # the answer is in (low, high]
     while not separates(high):
         if high > MAX_SEPARATING:
             return None
@@ -167,4 +178,4 @@ def more_questions(wins: int, losses: int, ties: int) -> int | None:
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (low, middle) if separates(middle) else (middle, high)
-    return high - n
+    return high
