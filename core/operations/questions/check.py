@@ -8,16 +8,18 @@ the differences it is meant to tell apart (:func:`core.evaluation.stats.question
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from core.documents.model import Document
 from core.evaluation.excerpts import (
     empty_question,
     rejection,
     same_excerpt,
     similar_questions,
 )
-from core.evaluation.questions import Question
+from core.evaluation.questions import Question, QuestionSet, validate
 from core.evaluation.stats import questions_needed
 from core.operations.questions.sets import LoadedSet
 
@@ -97,6 +99,14 @@ def check_set(loaded: LoadedSet, difference: float = DIFFERENCE) -> SetCheck:
     needed = questions_needed(WINS_PER_LOSS * behind, behind)
     return SetCheck(question_set.name, len(question_set.questions) + len(question_set.problems),
                     tuple(findings), SetSize(difference, needed, answerable))
+
+
+def check_questions(name: str, questions: Sequence[Question], documents: Mapping[str, Document],
+                    difference: float = DIFFERENCE) -> SetCheck:
+    """:func:`check_set` for questions being written (``corpus_id``: a key of ``documents``)."""
+    question_set = validate(QuestionSet(name, tuple(questions)), documents)
+    used = {q.corpus_id: documents[q.corpus_id] for q in question_set.questions}
+    return check_set(LoadedSet(question_set, used), difference)
 
 
 def _own_findings(question: Question, loaded: LoadedSet) -> list[Finding]:
