@@ -11,7 +11,7 @@ import streamlit as st
 from core.embeddings.settings import choices
 from core.errors import ChunkLabError
 from core.operations.evaluation import DEFAULT_K, Candidate, Evaluation, Retrieval
-from core.operations.evaluation.confidence import with_prefix_twins
+from core.operations.evaluation.confidence import best_configuration, with_prefix_twins
 from core.operations.evaluation.history import last_runs
 from core.operations.evaluation.report import results_csv
 from core.operations.evaluation.stacks import RERANK_MODES, RerankMode, expand
@@ -20,6 +20,7 @@ from core.operations.presets import all_presets, set_candidate
 from core.operations.questions.sets import LoadedSet
 from core.operations.report import ReportInputs, evaluation_report
 from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
+from ui.best_view import show_best
 from ui.evaluation_view import (
     drill_down,
     reset_question_picker,
@@ -235,6 +236,7 @@ if state:
     results = evaluation.results
     if results:
         show_metrics(results)
+        show_best(best_configuration(results), "evaluate_best")
     show_configurations(evaluation)
     if results:
         show_integrity(results)

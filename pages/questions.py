@@ -11,6 +11,7 @@ import streamlit as st
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.evaluation.questions import UNANSWERABLE, Question, parse_questions, to_csv
+from core.operations.questions.check import DIFFERENCE, check_questions
 from core.operations.questions.generation import (
     DEFAULT_PER_DOC,
     MAX_UNANSWERABLE,
@@ -48,6 +49,7 @@ DROPPED = "questions_dropped"
 PICKED = "questions_pick"  # the index of the question being edited
 FLASH = "questions_flash"  # a message to show once, after the rerun that follows a change
 FAILED = "questions_failed"  # why the last generation stopped early, shown once
+CHECKED = "questions_checked"  # the last check of the working set: (its questions, SetCheck)
 EXCERPT_COLOR = "#ffe066"
 CONTEXT_CHARS = 500
 
@@ -117,6 +119,31 @@ def _open_or_import(documents: dict[str, Document], free: bool) -> None:
     missing = sorted({q.corpus_id for q in _working()["questions"]} - set(documents))
     if missing:
         st.warning(md_escape("Not in the library, so not shown: " + ", ".join(missing)))
+
+
+def _check(name: str, questions: list[Question], documents: dict[str, Document]) -> None:
+    """What would spoil a run of the working set, found on demand."""
+    with st.expander("Check the set before a run", icon=":material/fact_check:"):
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        points = left.number_input(
+            "Difference in recall to tell apart (points)", 1, 50, key=kept(
+                "questions_check_points", round(DIFFERENCE * 100), durable=True),
+            help="How many questions the set needs is worked out for this difference.")
+        if right.button("Check", key="questions_check"):
+            st.session_state[CHECKED] = (questions, check_questions(
+                name, questions, documents, points / 100))
+        if CHECKED not in st.session_state:
+            return
+        checked_questions, checked = st.session_state[CHECKED]
+        if checked_questions != questions:
+            st.caption("The set changed since it was checked: check it again.")
+        (st.warning if checked.findings else st.success)(md_escape(checked.summary()))
+        st.caption(md_escape(checked.size.sentence()))
+        if checked.findings:
+            st.dataframe(pd.DataFrame([
+                {"Row": f.row, "Finding": f.kind, "Question": f.question,
+                 "Document": f.corpus_id, "Why": f.detail} for f in checked.findings]),
+                hide_index=True, key="questions_check_findings")
 
 
 def _generate(documents: dict[str, Document], free: bool) -> None:
@@ -330,6 +357,7 @@ st.subheader(f"{working['name']} · {count(len(questions), 'question')}")
 try:
     if questions:
         _table(questions)
+        _check(working["name"], questions, documents)
         _edit(questions, documents)
     _add(documents)
     _save(_working()["questions"])

@@ -20,6 +20,7 @@ BROWSER = pytest.mark.e2e  # starts the app or Chromium: runs with the browser t
 # bench name -> its arguments for a quick run ("{tmp}": a folder of the test's own)
 QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_autocut": (["--quick"], []),
+    "bench_best_of": (["--quick"], []),
     "bench_chunk_map": (["--quick"], [BROWSER]),
     "bench_chunkers": (["--quick"], []),
     "bench_convert": (["--quick"], []),

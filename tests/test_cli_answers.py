@@ -73,6 +73,7 @@ def test_answers_compares_two_variants_and_asks_nothing_twice(endpoint, tmp_path
     assert default["overall"]["citations_valid"] == 1.0
     assert set(default["overall"]["ci95"]) >= {"cited", "reference_coverage"}
     [comparison] = out["comparison"]
+    assert out["best"] is None  # two arms: the head-to-head comparison says it
     cited = comparison["grades"]["cited"]
     assert (cited["wins"], cited["losses"], cited["ties"]) == (0, 7, 0)
     assert cited["p_value"] < 0.05 and cited["more_questions"] == 0
@@ -190,3 +191,21 @@ def test_answers_report_shows_the_answers_side_by_side_escaped(endpoint, tmp_pat
     assert 'href="#a1-0-s1">[1]</a>' in page  # the marker links to its passage
     for name in ("default", "no cites", "product_manual.csv", "citing a source"):
         assert name in page
+def test_three_configurations_give_each_ones_chance_of_being_best(endpoint, capsys):
+    presets = ["fixed 1000 chars", "fixed 500 tokens", "recursive 500/50"]
+    argv = ["answers", "--questions", str(DOCS / "questions" / "product_manual.csv"),
+            "--docs", str(DOCS), "--rank", "bm25", "--limit", "6"]
+    for name in presets:
+        argv += ["--preset", name]
+    assert main(argv) == 3  # the refused question
+    out = json.loads(capsys.readouterr().out)
+    best = out["best"]
+    assert best["metric"] == "reference_coverage" and best["metric_name"] == "reference coverage"
+    assert list(best["probabilities"]) == presets == [v["label"] for v in out["variants"]]
+    assert [v["probability_best"] for v in out["variants"]] == list(
+        best["probabilities"].values())
+    assert sum(best["probabilities"].values()) == pytest.approx(1, abs=1e-3)
+    assert best["questions"] == 5  # answered under every configuration, with a reference
+    assert best["sentence"].startswith(
+        f"{best['winner']} is best on reference coverage" if best["winner"]
+        else "No single winner on reference coverage: ")

@@ -147,3 +147,33 @@ def test_eval_report_into_a_missing_folder_is_refused_before_running(tmp_path, c
         main(["eval", "--questions", SET, "--docs", DOCS, "--strategy", "fixed",
               "--report", str(tmp_path / "nope" / "report.html")])
     assert "no folder" in capsys.readouterr().err
+def test_eval_over_four_configurations_gives_each_ones_chance_of_being_best(capsys):
+    presets = ["fixed 1000 chars", "fixed 500 tokens", "recursive 500/50",
+               "recursive 500/50 by section"]
+    argv = ["eval", "--questions", SET, "--docs", DOCS, "--rank", "bm25"]
+    for name in presets:
+        argv += ["--preset", name]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    chances = [r["probability_best"] for r in out["results"]]
+    assert [r["config"]["label"] for r in out["results"]] == presets
+    assert all(0 <= p <= 1 for p in chances) and sum(chances) == pytest.approx(1, abs=1e-3)
+    best = out["best"]
+    assert best["metric"] == "recall" and best["questions"] == out["question_count"]
+    assert best["probabilities"] == dict(zip(presets, chances, strict=True))
+    leader = max(presets, key=best["probabilities"].__getitem__)
+    assert best["leading"][0] == leader
+    assert best["winner"] == (leader if best["probabilities"][leader] >= 0.9 else None)
+    assert best["ruled_out"] == [p for p in presets if best["probabilities"][p] < 0.025]
+    sentence = best["sentence"]
+    assert leader in sentence and f"of the {out['question_count']} questions" in sentence
+    assert sentence.startswith(f"{leader} is best on recall" if best["winner"]
+                               else "No single winner on recall")
+
+
+def test_two_configurations_have_no_best_of(capsys):
+    argv = ["eval", "--questions", SET, "--docs", DOCS, "--rank", "bm25",
+            "--preset", "fixed 1000 chars", "--preset", "recursive 500/50"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["best"] is None and "probability_best" not in out["results"][0]

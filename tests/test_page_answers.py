@@ -4,6 +4,8 @@ disagreement filter, and the result back from the run history in a new session."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -77,6 +79,23 @@ def test_the_judge_is_shown_apart_when_switched_on(page, fake_llm):  # noqa: F81
     judged = next(d.value for d in at.dataframe if "not judged" in d.value.columns)
     assert list(judged["faithfulness"]) == ["5.00 [5.00, 5.00]", "3.00 [3.00, 3.00]"]
     assert "Judge: 5/5 — cited" in texts(at)
+
+
+def test_three_variants_say_which_is_best_and_how_sure(page):
+    brief = json.loads(no_citation_text())
+    brief["default"]["format_instruction"] = "Cite the passages as [1]."
+    PromptLibrary().save_variant("rag_system", "brief", json.dumps(brief))
+    at = page.run()
+    at.selectbox(key="answers_set").set_value("product_manual").run()
+    at.multiselect(key="answers_variants").set_value(["default", "no cites", "brief"]).run()
+    at.number_input(key="answers_limit").set_value(4).run()
+    at.button(key="answers_run").click().run()
+    assert not at.exception, at.exception
+    best = at.session_state["answers_result"]["best"]
+    assert list(best["probabilities"]) == ["default", "no cites", "brief"]
+    assert best["sentence"] in texts(at)
+    assert "of resamples of the 3 questions" in best["sentence"]  # one is refused
+    assert "Probability of being best" in [e.label for e in at.expander]
 
 
 def test_one_variant_over_one_configuration_cannot_run(page):

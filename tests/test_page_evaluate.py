@@ -13,6 +13,7 @@ from core.config import SAMPLE_QUESTIONS_DIR, data_dir
 from core.embeddings import BUILTIN
 from core.evaluation.questions import parse_questions
 from core.operations.evaluation import Retrieval
+from core.operations.evaluation.confidence import best_configuration
 from core.operations.presets import SMALL_TO_BIG, Preset, save_user_preset
 from core.operations.questions.sets import save_set
 from tests.pages import texts
@@ -101,6 +102,28 @@ def test_drill_down_lists_each_reference_per_configuration(ran):
     assert all(v == "missed" or v.startswith("ranks ") for v in coverage.iloc[:, 1:].values.ravel())
     _picker(ran).set_value(3).run()
     assert not ran.exception
+
+
+def test_three_configurations_say_which_is_best_and_how_sure():
+    at = AppTest.from_file(PAGE, default_timeout=240).run()
+    at.selectbox(key="evaluate_set").set_value("product_manual").run()
+    configs = ["fixed 1000 chars", "fixed 500 tokens", "recursive 500/50"]
+    at.multiselect(key="evaluate_configs").set_value(configs).run()
+    at.radio(key="evaluate_rank").set_value("bm25").run()
+    at.button(key="evaluate_run").click().run()
+    assert not at.exception and not at.error
+    results = at.session_state["evaluate_results"]["groups"]["top-5"]
+    best = best_configuration(list(results))
+    assert best is not None and set(best.probabilities) == set(configs)
+    assert best.sentence() in texts(at)
+    assert "of resamples of the 19 questions" in best.sentence()
+    [details] = [e for e in at.expander if e.label == "Probability of being best"]
+    assert any("drawn again with replacement 2,000 times" in c.value for c in details.caption)
+
+
+def test_two_configurations_give_no_best_of(ran):
+    assert "of resamples" not in texts(ran)
+    assert "Probability of being best" not in [e.label for e in ran.expander]
 
 
 def test_rerun_is_cached_and_a_failing_run_keeps_results(ran):

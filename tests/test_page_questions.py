@@ -152,3 +152,24 @@ def test_a_question_is_marked_unanswerable_by_hand(data):
     _picker(at).set_value(1).run()
     assert not at.exception, at.exception
     assert "Unanswerable, with no excerpt" in texts(at)
+
+
+def test_the_check_panel_lists_what_would_spoil_a_run(data):
+    document = convert(HANDBOOK.encode(), "claims_handbook.md")
+    start = document.text.index("adjuster")
+    asked = make_question(document, "Who calls the claimant back?", start, start + 40, "text")
+    again = Question(3, "Who calls the claimant back?", "claims_handbook.md", asked.references)
+    empty = Question(4, "What does the document say about this?", "claims_handbook.md",
+                     asked.references)
+    save_set("spoilt", [asked, again, empty])
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.selectbox(key="questions_saved").set_value("spoilt").run()
+    at = click(at, "questions_open")
+    at.number_input(key="questions_check_points").set_value(10)
+    at = click(at, "questions_check")
+    findings = next(d.value for d in at.dataframe if "Finding" in d.value.columns)
+    assert list(zip(findings["Row"], findings["Finding"], strict=True)) == [
+        (3, "duplicate"), (4, "no content word"), (4, "near-duplicate")]
+    assert "3 findings in 3 questions" in texts(at)
+    assert "To tell 10 points of recall apart" in texts(at) and "this one has 3: too few" in \
+        texts(at)

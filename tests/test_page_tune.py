@@ -4,6 +4,7 @@ configuration of the front to Compare beside the best; a failing input keeps the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from core.config import SAMPLE_QUESTIONS_DIR
 from core.evaluation.questions import parse_questions
 from core.operations.presets import user_presets
 from core.operations.questions.sets import save_set
-from tests.pages import page_path
+from tests.pages import page_path, texts
 from ui.persist import SHADOW
 
 PAGE = page_path("tune")
@@ -39,6 +40,24 @@ def test_recommendation_says_what_and_how_sure_on_the_held_back_questions(ran):
     assert "held-back questions" in sentence
     assert any("search questions" in c.value for c in ran.caption)
     assert any("served from cache" in c.value for c in ran.caption)
+
+
+def test_which_held_back_configuration_is_best_is_said_in_one_sentence(ran):
+    state = ran.session_state["tune_result"]
+    result = state["result"]
+    assert result.held_back_best() is None  # the two held back: the recommendation says it
+    figures = next(iter(result.held_back.values()))
+    third = next(o for o in result.trials if o.plan.key() not in result.held_back)
+    held = {**result.held_back,
+            third.plan.key(): replace(figures, values=(0.0,) * len(figures.values))}
+    at = AppTest.from_file(PAGE, default_timeout=600)
+    at.session_state["tune_result"] = {**state, "result": replace(result, held_back=held)}
+    at.run()
+    assert not at.exception, at.exception
+    best = at.session_state["tune_result"]["result"].held_back_best()
+    assert best is not None and third.label in best.ruled_out
+    assert best.sentence() in texts(at) and "held-back questions" in best.sentence()
+    assert "Probability of being best" in [e.label for e in at.expander]
 
 
 def test_front_table_and_trials_are_shown(ran):

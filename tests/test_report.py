@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from core.operations.report import MAX_BYTES, BestChances, evaluation_report
+from core.operations.report import MAX_BYTES, evaluation_report
 from core.operations.report.markup import LIBRARY_ID, human_size
 from core.operations.report.passages import excerpt, passage_cap, window
 from tests.report_helpers import outside_references, synthetic_evaluation
@@ -37,11 +37,10 @@ def _elements(page: str) -> list[tuple[str, dict[str, str | None]]]:
 
 @pytest.fixture(scope="module")
 def hostile_report() -> str:
-    evaluation, inputs = synthetic_evaluation(6, 2, k=2, chunk=120,
+    evaluation, inputs = synthetic_evaluation(6, 3, k=2, chunk=120,
                                               question_text=HOSTILE_QUESTION + " {n}",
                                               filler=HOSTILE_TEXT, label=HOSTILE_LABEL)
-    best = BestChances("<i>sentence</i> 1", {"<i>x</i>": 0.6, "y": 0.4})
-    return evaluation_report(evaluation, inputs, best).decode()
+    return evaluation_report(evaluation, inputs).decode()
 
 
 def test_hostile_questions_chunks_and_names_stay_text(hostile_report):
@@ -58,7 +57,7 @@ def test_hostile_questions_chunks_and_names_stay_text(hostile_report):
     assert "&lt;script&gt;alert(&quot;question&quot;)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(&quot;doc&quot;)&gt;" in page
     assert "&lt;b onmouseover=alert(3)&gt;big&lt;/b&gt; 1" in page
-    assert "&lt;i&gt;sentence&lt;/i&gt; 1" in page
+    assert "Which is best" in page  # three configurations: each one's chance of being best
 
 
 def test_chart_text_cannot_carry_markup(hostile_report):

@@ -23,9 +23,12 @@ from core.operations.evaluation.history import run_history
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, last_tuned, user_presets
 from core.operations.questions.sets import load_from_folder
 from core.operations.strategies import validated_config
+from core.operations.tune.budget import TokenBudget
 from core.operations.tune.report import (
+    CacheShare,
     Figures,
     TrialOutcome,
+    TuneResult,
     choose,
     front,
     question_objective,
@@ -283,6 +286,23 @@ def test_a_cheaper_configuration_that_ties_with_the_top_scorer_is_recommended():
     assert choose([top, close, poor], 500, "recall").pick is poor  # only it keeps to the cap
 
 
+def test_which_is_best_on_the_held_back_questions():
+    outcomes = [_scored(n, [0.5] * 40, 100.0 * (n + 1)) for n in range(4)]
+    held = {outcomes[0].plan.key(): outcomes[0].search,
+            outcomes[1].plan.key(): _scored(1, [1.0] * 30 + [0.0] * 10, 200).search,
+            outcomes[2].plan.key(): _scored(2, [1.0] * 10 + [0.0] * 30, 300).search}
+    result = TuneResult("s", "set", "recall", TokenBudget(None, "none"),
+                        split_questions(_questions({"a": 10}), 0.3), outcomes, [], outcomes[:3],
+                        held, None, CacheShare(4, 0, 0, 0), 0.0)
+    best = result.held_back_best()
+    assert best is not None and best.winner == "c1" and best.ruled_out == ("c0", "c2")
+    assert best.sentence() == ("c1 is best on recall in 100 % of resamples of the 40 held-back "
+                               "questions; c0 and c2 are ruled out.")
+    assert result.to_json()["held_back_best"]["probabilities"] == {"c0": 0, "c1": 1, "c2": 0}
+    held.pop(outcomes[2].plan.key())
+    assert result.held_back_best() is None  # two: the recommendation's comparison says it
+
+
 def test_balanced_objective_is_the_harmonic_mean_of_recall_and_iou():
     score = QuestionScore(recall=0.8, precision=0.2, iou=0.2, precision_omega=0.3, hit=1.0,
                           reciprocal_rank=1.0, first_hit_rank=1, covered_chars=8,
@@ -328,6 +348,7 @@ def test_tune_runs_reuses_chunkings_resumes_and_saves(handbook):
     data = result.to_json()
     assert {"recall", "iou", "tokens", "configuration"} <= set(data["pareto"][0])
     assert data["recommended"]["label"] == best.outcome.label
+    assert (data["held_back_best"] is None) == (len(result.held_back) < 3)
 
     again = tune(handbook.questions, handbook.documents, trials=7, resume=True)
     assert len(again.trials) == 7 and "Resumed" in again.notes[0]

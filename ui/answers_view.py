@@ -13,8 +13,9 @@ import streamlit as st
 
 from core.operations.answers.history import answer_history, history_rows
 from core.operations.answers.report import GRADE_LABELS, GRADES, by_question, disagree
-from core.operations.evaluation.confidence import format_p
+from core.operations.evaluation.confidence import BestOf, format_p
 from core.operations.report.answers import anchor, linked_answer
+from ui.best_view import show_best
 from ui.persist import kept
 from ui.render import HighlightSpan, highlight_html, md_escape
 
@@ -84,6 +85,8 @@ def _grade_row(metric: str, g: dict[str, Any]) -> dict[str, Any]:
 
 
 def show_comparisons(run: dict[str, Any]) -> None:
+    """Which arm is best (three or more), then the first against each other."""
+    show_best(BestOf.from_json(run["best"]) if run.get("best") else None, "answers_best")
     for comparison in run["comparison"]:
         st.info(md_escape(comparison["verdict"]), icon=":material/balance:")
         rows = [_grade_row(m, g) for m, g in comparison["grades"].items()]

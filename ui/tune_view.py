@@ -17,6 +17,7 @@ from core.operations.presets import all_presets
 from core.operations.report.charts import pareto_figure
 from core.operations.tune.report import Figures, TrialOutcome
 from core.operations.tune.run import TuneResult, default_preset_name, save_recommended
+from ui.best_view import show_best
 from ui.persist import kept, remember
 from ui.render import md_escape
 from ui.settings_form import put_configuration
@@ -87,6 +88,7 @@ def show_recommendation(result: TuneResult) -> None:
     with st.expander("Details: the statistics"):
         for line in recommendation.details():
             st.caption(md_escape(line))
+    show_best(result.held_back_best(), "tune_best")
     if saved := st.session_state.pop(SAVED, None):
         st.info(f"Saved “{md_escape(saved)}”: it is now in every configuration's list.")
     name_key = kept("tune_preset_name", default_preset_name(recommendation.outcome))

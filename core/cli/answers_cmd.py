@@ -8,13 +8,16 @@ prompt runs over each configuration. The JSON: ``variants`` (each: ``variant``,
 ``configuration``, ``overall`` with ``cited``, ``citations_valid``, ``citations_supported``,
 ``reference_coverage``, ``abstention_right``, ``abstained``, ``answered``, ``mean_tokens``,
 ``seconds`` and ``ci95``), ``comparison`` (the first against each other: wins, losses, ties,
-p-value, interval, ``more_questions`` and a verdict), ``answers`` (per question and variant:
-the answer, its citations and grades; a failed answer has ``status: "failed"`` and its
-reason). With ``--judge`` the model also scores each answer's faithfulness to its passages
-(1-5, with a reason: ``judge`` in each answer, ``overall.judge`` and ``comparison[].judge``),
-apart from the grades. Progress goes to stderr. Answers are cached: a re-run asks nothing
-twice. ``--report FILE.html`` also writes the run as one self-contained HTML file (the answers
-side by side with their grades and passages). Exit 0, or 3 when some answers failed.
+p-value, interval, ``more_questions`` and a verdict), ``best`` (with three or more: each one's
+probability of being best on reference coverage, also ``probability_best`` in each variant,
+the winner when one reaches 0.90, those ruled out and the verdict's ``sentence``),
+``answers`` (per question and variant: the answer, its citations and grades; a failed answer
+has ``status: "failed"`` and its reason). With ``--judge`` the model also scores each answer's
+faithfulness to its passages (1-5, with a reason: ``judge`` in each answer, ``overall.judge``
+and ``comparison[].judge``), apart from the grades. Progress goes to stderr. Answers are
+cached: a re-run asks nothing twice. ``--report FILE.html`` also writes the run as one
+self-contained HTML file (the answers side by side with their grades and passages). Exit 0, or
+3 when some answers failed.
 """
 
 from __future__ import annotations

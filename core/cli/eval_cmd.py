@@ -6,8 +6,12 @@ With ``--strategy`` (and its settings) the output is one object: ``overall``, ``
 (the JSON says so under ``values``); ``overall.ci95`` holds the 95 % bootstrap interval
 ``[low, high]`` of each overall metric. With several presets, ``comparisons`` tells for each
 metric whether a configuration beats the first one (wins, losses, ties, sign-test p-value and a
-verdict). ``--budget N`` retrieves N tokens per question instead of the top k; ``--autocut``
-keeps the top k only up to the first large drop in their scores.
+verdict). With three or more, ``best`` gives each one's probability of being best on recall
+over paired resamples of the questions (also ``probability_best`` in each result), the winner
+when one reaches 0.90 (else null), those ruled out (under 0.025), how many more questions
+would separate the leading two, and the verdict as a ``sentence``. ``--budget N`` retrieves N
+tokens per question instead of the top k; ``--autocut`` keeps the top k only up to the first
+large drop in their scores.
 A preset that keeps its own embedder or retrieval (one saved from a tune) is evaluated with
 them whatever ``--embedder``, ``--k``, ``--budget`` or ``--autocut`` say; every result gives the
 ``k``, ``budget``, ``autocut`` and ``retrieval`` it was measured at.
@@ -63,6 +67,7 @@ from core.operations.evaluation import (
 )
 from core.operations.evaluation.confidence import (
     ContextualDelta,
+    best_configuration,
     compare,
     contextual_deltas,
     intervals,
@@ -216,8 +221,13 @@ def run(args: argparse.Namespace) -> int:
     entries = [o.to_json() if isinstance(o, CandidateFailure) else _summary(o, args.details)
                for o in shown]
     if args.preset or len(entries) > 1:
+        best = best_configuration(results)
+        for outcome, entry in zip(shown, entries, strict=True):
+            if best is not None and isinstance(outcome, CandidateResult):
+                entry["probability_best"] = round(best.probabilities[outcome.candidate.label], 4)
         output["results"] = entries
         output["comparisons"] = _comparisons(results)
+        output["best"] = None if best is None else best.to_json()
     else:
         output.update(entries[0])
     json.dump(output, sys.stdout, indent=2, ensure_ascii=False)

@@ -5,24 +5,35 @@ documents do not answer (``kind=unanswerable``).
 
 Dropped questions (excerpt not found, too short, a heading, a repeat) are listed on stderr with
 their reason; a summary line goes to stdout.
+
+`python -m core questions check --questions Q.csv --docs DIR [--difference 0.05]`: what would
+spoil a run of the set (:mod:`core.operations.questions.check`), as JSON: ``findings`` (each
+with its ``kind``, ``row``, ``corpus_id``, ``question`` and ``detail``), ``counts`` per kind, a
+``summary`` and ``size`` (the questions needed to tell ``--difference`` apart). The summary and
+the size go to stderr too. Exit 0 when nothing was found, 1 when something was.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
+from core.cli.options import add_question_set_options
+from core.cli.output import say
 from core.documents import convert
 from core.errors import ChunkLabError
 from core.evaluation.questions import to_csv
 from core.files import write_atomic
+from core.operations.questions.check import DIFFERENCE, check_set
 from core.operations.questions.generation import (
     DEFAULT_PER_DOC,
     MAX_UNANSWERABLE,
     generate_question_set,
 )
+from core.operations.questions.sets import load_from_folder
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,9 +48,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                f"{MAX_UNANSWERABLE} (default 0)")
     generate.add_argument("--no-cache", action="store_true",
                           help="ask the model again instead of reusing cached answers")
+    check = sub.add_parser("check", help="List what would spoil a run of a question set.")
+    add_question_set_options(check)
+    check.add_argument("--difference", type=float, default=DIFFERENCE,
+                       help="the difference in recall the set is meant to tell apart "
+                            f"(default {DIFFERENCE})")
+
+
+def _check(args: argparse.Namespace) -> int:
+    if not 0 < args.difference < 1:
+        raise ChunkLabError(f"--difference must be between 0 and 1, not {args.difference}.")
+    checked = check_set(load_from_folder(args.questions, args.docs), args.difference)
+    json.dump(checked.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+    print()
+    say(checked.summary())
+    say(checked.size.sentence())
+    return 1 if checked.findings else 0
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "check":
+        return _check(args)
     if not 1 <= args.per_doc <= 200:
         raise ChunkLabError(f"--per-doc must be between 1 and 200, not {args.per_doc}.")
     started = time.perf_counter()

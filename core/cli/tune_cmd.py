@@ -5,8 +5,11 @@ The output holds ``pareto`` (the configurations no other beats on both the objec
 mean tokens a question retrieves, each with ``recall``, ``iou``, ``tokens`` and
 ``configuration`` on the search part, and its ``held_back`` figures) and ``recommended`` (the
 best within ``--budget``, with its held-back figures, one sentence of evidence, the runner-up
-and the best built-in preset compared with it), the ``split`` of the questions, and ``cache``
-(the share of trials that chunked and embedded nothing new). Progress goes to stderr. Every
+and the best built-in preset compared with it), ``held_back_best`` (with three or more
+configurations scored on the held-back questions: each one's probability of being best there on
+the objective, the winner when one reaches 0.90, those ruled out and the verdict's
+``sentence``), the ``split`` of the questions, and ``cache`` (the share of trials that chunked
+and embedded nothing new). Progress goes to stderr. Every
 trial is kept in the run history; ``--resume`` goes on with the stored tune of the same
 question set and settings. ``--embedder`` (repeatable: ``minilm``, ``endpoint``) names the
 embedders the search tries (default: MiniLM, and the configured endpoint when there is one).

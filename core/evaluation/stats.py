@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import comb, sqrt
+from math import exp, log, sqrt
 
 import numpy as np
 
@@ -66,7 +66,12 @@ def sign_test(wins: int, losses: int) -> float:
     n = wins + losses
     if n == 0:
         return 1.0
-    tail = sum(comb(n, i) for i in range(min(wins, losses) + 1)) / 2**n
+    # log C(n, i) for i = 0..min, summed in log space: exact integers grow with n, and
+    # :func:`questions_to_separate` asks about many thousands of questions.
+    steps = np.arange(min(wins, losses))
+    logs = np.concatenate(([0.0], np.cumsum(np.log((n - steps) / (steps + 1)))))
+    top = float(logs.max())
+    tail = exp(top + log(float(np.exp(logs - top).sum())) - n * log(2))
     return min(1.0, 2 * tail)
 
 
@@ -140,17 +145,32 @@ def questions_to_separate(comparison: PairedComparison) -> int | None:
     """How many more questions the sign test would need to call the difference (p < 0.05),
     were wins, losses and ties to keep their shares: 0 when it already does; None when no
     number would (as many wins as losses) or more than :data:`MAX_SEPARATING` would."""
-    if comparison.significant:
+    return more_questions(comparison.wins, comparison.losses, comparison.ties)
+
+
+def more_questions(wins: int, losses: int, ties: int) -> int | None:
+    """:func:`questions_to_separate` from the counts alone."""
+    n = wins + losses + ties
+    if sign_test(wins, losses) < ALPHA:
         return 0
-    n = comparison.questions
-    if comparison.wins == comparison.losses or n == 0:
+    if wins == losses or n == 0:
+        return None
+    needed = questions_needed(wins / n, losses / n, known_short=n)
+    return None if needed is None else needed - n
+
+
+def questions_needed(win_share: float, loss_share: float, known_short: int = 0) -> int | None:
+    """The fewest questions on which the sign test calls the difference (p < 0.05) when B does
+    better on ``win_share`` of them and worse on ``loss_share``; None when no number would (as
+    many wins as losses) or more than :data:`MAX_SEPARATING` would. ``known_short``: a number
+    already known to be too few."""
+    if win_share == loss_share:
         return None
 
     def separates(total: int) -> bool:
-        return sign_test(round(comparison.wins * total / n),
-                         round(comparison.losses * total / n)) < ALPHA
+        return sign_test(round(win_share * total), round(loss_share * total)) < ALPHA
 
-    low, high = n, 2 * n  # the answer lies in (low, high] once high separates
+    low, high = known_short, max(2 * known_short, MIN_DIFFERING)  # the answer is in (low, high]
     while not separates(high):
         if high > MAX_SEPARATING:
             return None
@@ -158,4 +178,4 @@ def questions_to_separate(comparison: PairedComparison) -> int | None:
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (low, middle) if separates(middle) else (middle, high)
-    return high - n
+    return high

@@ -35,3 +35,25 @@ def test_two_configurations_on_one_sample_set(page, app_url):
         target.scroll_into_view_if_needed()
         expect(target).to_be_visible()
         page.screenshot(path=str(ARTIFACTS / f"{shot}.png"))
+
+
+def test_three_configurations_say_which_is_best(page, app_url):
+    open_page(page, f"{app_url}/evaluate", "Evaluate")
+    pick(page, "stSelectbox", "Question set", "product_manual")
+    pick(page, "stMultiSelect", "Configurations (2–4)", "fixed 500 tokens")
+    page.get_by_test_id("stRadio").filter(has_text="Ranking").get_by_text(
+        "bm25", exact=True).click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Run evaluation").click()
+    wait_for_app(page)
+    sentence = page.get_by_text("of resamples of the 19 questions")
+    expect(sentence).to_be_visible(timeout=180_000)
+    page.get_by_text("Probability of being best").click()
+    chart = page.locator(".js-plotly-plot").filter(has_text="% of resamples")
+    expect(chart).to_be_visible()
+    for name in ("fixed 1000 chars", "recursive 500/50", "fixed 500 tokens"):
+        expect(chart).to_contain_text(name)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    ARTIFACTS.mkdir(exist_ok=True)
+    chart.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "evaluate_best.png"))

@@ -1,8 +1,9 @@
 """What an answer run shows: each arm's figures with their 95 % intervals, the first arm against
 each other question by question (wins, losses, ties, sign test, paired bootstrap interval, how
 many more questions would separate them: :mod:`core.evaluation.stats`), and the verdict in one
-sentence; the run as the JSON ``python -m core answers`` prints, and that JSON's answers
-grouped per question with whether the arms disagree on one."""
+sentence; with three or more arms, which is best on reference coverage and whether the questions
+can tell (:mod:`core.evaluation.best`); the run as the JSON ``python -m core answers`` prints,
+and that JSON's answers grouped per question with whether the arms disagree on one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from core.evaluation.best import MIN_CONFIGURATIONS, BestOf, best_of
 from core.evaluation.stats import (
     PairedComparison,
     bootstrap_ci,
@@ -29,6 +31,7 @@ GRADE_LABELS = {"cited": "citing a source", "citations_valid": "valid citations"
                 "abstention_right": "abstaining when right",
                 "faithfulness": "faithfulness (LLM judge)"}
 JUDGED = "faithfulness"  # the LLM judge's score, 1-5, reported apart from the grades
+BEST_GRADE = "reference_coverage"  # what "best" means: the answer says what the reference says
 
 
 def grade_values(rows: list[AnswerRow], metric: str) -> dict[int, float]:
@@ -136,6 +139,18 @@ def verdict(a: ArmResult, b: ArmResult, comparisons: dict[str, GradeComparison])
             f"{questions} question{'s' * (questions != 1)}{hint}.")
 
 
+def best_arm(run: AnswerEvaluation, metric: str = BEST_GRADE) -> BestOf | None:
+    """With three or more arms, each one's probability of being best on ``metric`` over paired
+    resamples of the questions every arm has the grade of."""
+    if len(run.arms) < MIN_CONFIGURATIONS:
+        return None
+    graded = [grade_values(arm.rows, metric) for arm in run.arms]
+    shared = sorted(set.intersection(*(set(g) for g in graded)))
+    return best_of(metric, {arm.arm.label: [g[i] for i in shared]
+                            for arm, g in zip(run.arms, graded, strict=True)},
+                   metric_name=GRADE_LABELS[metric])
+
+
 def comparisons_json(run: AnswerEvaluation) -> list[dict[str, Any]]:
     """The first arm against each other: per grade, and the verdict."""
     first, out = run.arms[0], []
@@ -151,6 +166,7 @@ def comparisons_json(run: AnswerEvaluation) -> list[dict[str, Any]]:
 
 def run_json(run: AnswerEvaluation) -> dict[str, Any]:
     """The run as ``python -m core answers`` prints it."""
+    best = best_arm(run)
     return {
         "question_set": run.question_set, "question_set_version": run.question_set_version,
         "model": run.model, "temperature": run.temperature, "seed": run.seed, "asked": run.asked,
@@ -159,8 +175,11 @@ def run_json(run: AnswerEvaluation) -> dict[str, Any]:
         "variants": [{"variant": r.arm.variant, "label": r.arm.label,
                       "template_version": r.template_version,
                       "configuration": {**r.arm.candidate.as_dict(), "retrieval": r.retrieval},
-                      "overall": overall(r)} for r in run.arms],
+                      "overall": overall(r),
+                      **({"probability_best": round(best.probabilities[r.arm.label], 4)}
+                         if best else {})} for r in run.arms],
         "comparison": comparisons_json(run),
+        "best": None if best is None else best.to_json(),
         "answers": [{"variant": r.arm.label, **row.to_json()} for r in run.arms
                     for row in r.rows],
     }

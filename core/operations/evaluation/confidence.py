@@ -1,11 +1,17 @@
 """How sure an evaluation is: intervals of each configuration's metrics, which of two
-configurations is better question by question (:mod:`core.evaluation.stats`), and what the
+configurations is better question by question (:mod:`core.evaluation.stats`), which of three or
+more is best and whether the questions can tell (:mod:`core.evaluation.best`), and what the
 LLM's contextual prefixes add (a configuration against itself embedded without them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.evaluation.best import MIN_CONFIGURATIONS, best_of
+from core.evaluation.best import (  # the verdict's type and threshold, for pages and reports
+    WINNER_AT as WINNER_AT,
+)
+from core.evaluation.best import BestOf as BestOf
 from core.evaluation.metrics import METRIC_LABELS, METRICS, question_value
 from core.evaluation.stats import (
     Interval,
@@ -57,6 +63,21 @@ def metric_name(metric: str) -> str:
 def verdict(comparison: PairedComparison) -> str:
     """"B is better than A on recall (p = 0.01)." or "No difference on recall detectable …"."""
     return comparison.verdict(metric_name(comparison.metric))
+
+
+BEST_METRIC = "recall"  # what "best" means when a sentence names one configuration best
+
+
+def best_configuration(results: list[CandidateResult],
+                       metric: str = BEST_METRIC) -> BestOf | None:
+    """With three or more configurations, each one's probability of being best on ``metric``
+    over paired resamples of the questions, and the winner if the questions can tell."""
+    if len(results) < MIN_CONFIGURATIONS:
+        return None
+    for other in results[1:]:
+        _same_questions(results[0], other)
+    return best_of(metric, {r.candidate.label: values(r, metric) for r in results},
+                   metric_name=metric_name(metric))
 
 
 @dataclass(frozen=True)

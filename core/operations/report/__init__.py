@@ -9,7 +9,7 @@ marked, capped so a large set stays small), and one module per report: ``evaluat
 ``answers``, ``tune``.
 """
 
-from core.operations.report.evaluation import BestChances, ReportInputs, evaluation_report
+from core.operations.report.evaluation import ReportInputs, evaluation_report
 from core.operations.report.markup import MAX_BYTES
 
-__all__ = ["MAX_BYTES", "BestChances", "ReportInputs", "evaluation_report"]
+__all__ = ["MAX_BYTES", "ReportInputs", "evaluation_report"]

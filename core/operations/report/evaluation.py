@@ -10,11 +10,16 @@ it and its pages. Questions can be filtered: found by all, missed by all, or dis
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.documents.model import Document
 from core.evaluation.metrics import METRIC_LABELS, METRICS
-from core.operations.evaluation.confidence import compare, intervals, verdict
+from core.operations.evaluation.confidence import (
+    best_configuration,
+    compare,
+    intervals,
+    verdict,
+)
 from core.operations.evaluation.results import CandidateResult, Evaluation, QuestionResult
 from core.operations.report.charts import figure_html, metric_bars, plotly_js, probability_bars
 from core.operations.report.markup import (
@@ -43,15 +48,6 @@ class ReportInputs:
     version: str
     documents: Mapping[str, Document]  # corpus id -> document
     notes: tuple[tuple[str, str], ...] = ()  # more inputs by name, e.g. ("Ranking", "bm25")
-
-
-@dataclass(frozen=True)
-class BestChances:
-    """The probability each configuration is the best over resamples of the questions, and
-    the sentence that says what follows from it (drawn when a run has them)."""
-
-    sentence: str
-    chances: Mapping[str, float] = field(default_factory=dict)  # label -> probability
 
 
 def _settings(result: CandidateResult) -> str:
@@ -97,17 +93,16 @@ def verdicts(results: Sequence[CandidateResult]) -> list[str]:
     return [verdict(compare(results[0], other, VERDICT_METRIC)) for other in results[1:]]
 
 
-def verdict_section(results: Sequence[CandidateResult], best: BestChances | None) -> Section:
+def verdict_section(results: Sequence[CandidateResult]) -> Section:
     sentences = verdicts(results) or ["Only one configuration has results: there is nothing "
                                       "to compare it with."]
     body = "".join(f'<p class="verdict">{esc(s)}</p>' for s in sentences)
     body += ('<p class="note">Sign test over the questions that are not ties, each '
              "configuration against the first; the intervals are bootstrap intervals over the "
              "questions, so a small set gives wide ones.</p>")
-    if best is not None:
-        body += f'<h3>Which is best</h3><p class="verdict">{esc(best.sentence)}</p>'
-        if best.chances:
-            body += figure_html(probability_bars(best.chances))
+    if (best := best_configuration(results)) is not None:  # three or more configurations
+        body += f'<h3>Which is best</h3><p class="verdict">{esc(best.sentence())}</p>'
+        body += figure_html(probability_bars(best.probabilities))
     return Section("verdict", "Verdict", body)
 
 
@@ -211,11 +206,10 @@ def questions_section(results: Sequence[CandidateResult],
         "touches) so the report stays small.", STATES, rows)
 
 
-def evaluation_report(evaluation: Evaluation, inputs: ReportInputs,
-                      best: BestChances | None = None) -> bytes:
+def evaluation_report(evaluation: Evaluation, inputs: ReportInputs) -> bytes:
     """The whole report of ``evaluation`` (its failures listed with their reasons)."""
     results = evaluation.results
-    sections = [verdict_section(results, best), inputs_section(inputs, evaluation)]
+    sections = [verdict_section(results), inputs_section(inputs, evaluation)]
     if results:
         sections.append(metrics_section(results))
         if (compared := comparisons_section(results)) is not None:

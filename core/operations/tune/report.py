@@ -6,7 +6,9 @@ of recall and IoU: high only when the references are found *and* little else is 
 and cost the mean tokens a question retrieves
 (``overall.mean_tokens`` of a result). Trials are scored on the search
 part of the question set; the front and the recommendation are then scored again on the
-held-back part, and the recommendation's figures and comparisons are those.
+held-back part, and the recommendation's figures and comparisons are those; so is which of
+them is best on the objective and whether the held-back questions can tell
+(:mod:`core.evaluation.best`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.evaluation.best import MIN_CONFIGURATIONS, BestOf, best_of
 from core.evaluation.metrics import QuestionScore
 from core.evaluation.split import Split
 from core.evaluation.stats import (
@@ -417,6 +420,17 @@ class TuneResult:
     def held(self, outcome: TrialOutcome) -> Figures | None:
         return self.held_back.get(outcome.plan.key())
 
+    def held_back_best(self) -> BestOf | None:
+        """With three or more configurations scored on the held-back questions, each one's
+        probability of being best there on the objective."""
+        if len(self.held_back) < MIN_CONFIGURATIONS:
+            return None
+        labels = {o.plan.key(): o.label for o in self.trials}
+        return best_of(self.objective, {labels[key]: list(figures.values)
+                                        for key, figures in self.held_back.items()},
+                       metric_name=OBJECTIVE_NAMES[self.objective],
+                       questions_label="held-back questions")
+
     def to_json(self) -> dict[str, Any]:
         def point(o: TrialOutcome) -> dict[str, Any]:
             held = self.held(o)
@@ -437,6 +451,8 @@ class TuneResult:
             "pareto": [point(o) for o in self.front],
             "recommended": None if self.recommendation is None
             else self.recommendation.to_json(),
+            "held_back_best": None if (best := self.held_back_best()) is None
+            else best.to_json(),
             "all_trials": [point(o) | {"trial": o.number, "seconds": round(o.seconds, 2),
                                        "from_cache": o.from_cache, "run": o.run}
                            for o in self.trials],
