@@ -51,7 +51,7 @@ from core.retrieval.packs import Pack
 from core.store import ChunkStore
 
 CACHE_PHASE = "answer_eval"
-SECONDS_PER_ANSWER = 45.0  # the bundled model on 2 cores takes 30-60 s an answer
+SECONDS_PER_ANSWER = 45.0  # the bundled model on 2 cores (docs/benchmarks.md, its answers)
 RETRIEVED_AS = "text"  # the kind an unanswerable question is retrieved as
 KEEP_EVERY_PACK = 1_000_000  # headroom: the retrieval decides how much context goes in
 
