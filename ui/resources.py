@@ -174,8 +174,8 @@ def settle_heap(page: str) -> None:
 
     Streamlit runs a full garbage collection after every script run; over the objects a warm
     server holds, that was a noticeable part of a click, after the page was already drawn (the
-    browser waits for it to say the run is over; ``bench.bench_ui`` times clicks). Frozen, they are not walked again; the
-    collection then only sees what later runs make.
+    browser waits for it to say the run is over; ``bench.bench_ui`` times clicks). Frozen, they
+    are not walked again; the collection then only sees what later runs make.
     """
     gc.collect()
     gc.freeze()
