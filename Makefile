@@ -69,4 +69,4 @@ llm: $(VENV)/.project $(VENV)/.xllamacpp
 		$(if $(THREADS),--threads $(THREADS)) $(if $(CHAT_TEMPLATE),--chat-template $(CHAT_TEMPLATE))
 
 clean:
-	rm -rf $(VENV) chunklab.egg-info
+	rm -rf $(VENV) *.egg-info

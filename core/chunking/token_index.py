@@ -22,7 +22,7 @@ def _token_byte_lengths(encoding: str) -> np.ndarray:
     """Bytes in each token of the vocabulary (0 for the holes o200k has, never produced)."""
     enc = get_encoding(encoding)
     lengths = np.zeros(enc.n_vocab, dtype=np.int64)
-    # speed: from the encoding's own tables, 50x faster than decoding 100k tokens one by one
+    # speed: from the encoding's own tables, not by decoding every token one by one
     ranks = enc._mergeable_ranks
     lengths[np.fromiter(ranks.values(), np.int64, len(ranks))] = np.fromiter(
         map(len, ranks), np.int64, len(ranks))

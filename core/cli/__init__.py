@@ -11,6 +11,7 @@ flight (the server stops working on them) and exits with 130.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -61,8 +62,15 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def command_name(argv0: str) -> str:
+    """The command as the user typed it: the installed script's name (``chunklab``), or
+    ``python -m core`` when Python ran the package (argv[0] is then its ``__main__.py``)."""
+    name = os.path.basename(argv0)
+    return "python -m core" if name in ("", "__main__.py") else name
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m core", description="ChunkLab from the command line.")
+    parser = _Parser(prog=command_name(sys.argv[0]), description="ChunkLab from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (module, help_text) in COMMANDS.items():
         module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))

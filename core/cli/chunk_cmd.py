@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                             chunk(document, strategy_name, settings, options))
     try:
         for found in chunk(document, strategy_name, settings, options):
-            sys.stdout.write(found.model_dump_json() + "\n")  # speed: 4x json.dumps
+            sys.stdout.write(found.model_dump_json() + "\n")  # speed: pydantic's own serialiser
     except BrokenPipeError:  # `| head`: the reader has what it wanted
         sys.stderr.close()
     return 0

@@ -1,7 +1,7 @@
 """The files MiniLM runs from: the shipped int8 ONNX graph, edited to run faster, and the tokenizer.
 
-The edits (:mod:`core.embeddings.graph`) keep the vectors and save about a sixth of every run on
-this CPU (``bench/bench_embeddings.py``). The edited graph is written once to
+The edits (:mod:`core.embeddings.graph`) keep the vectors and make every run faster
+(``bench/bench_embeddings.py``). The edited graph is written once to
 ``data_dir()/models``, under a name that changes with the shipped file and with
 :data:`GRAPH_EDIT_VERSION`.
 """

@@ -2,9 +2,8 @@
 for, with no space or line break between its tokens.
 
 llama.cpp turns a ``response_format`` schema into a grammar that leaves the whitespace to the
-model, and a small model pretty-prints: with the bundled model's tokenizer a structure row costs
-39 tokens indented and 27 compact, and every one-row answer spends 12 more on indentation. On a
-CPU writing 15-20 tokens a second that is a minute or more per document. Spelling the schema
+model, and a small model pretty-prints: indentation costs tokens on every row and every answer,
+which a CPU writes slowly (docs/benchmarks.md, "The bundled model"). Spelling the schema
 out as a grammar leaves the model no whitespace to choose. A phase asks for it
 (``Phase.compact``) only where it was measured not to change the answers.
 

@@ -66,9 +66,9 @@ BUILTIN_PRESETS: dict[str, Preset] = {
                 "respect_sections": True}),
         Preset("semantic", "semantic", {"size": 400, "tables": True}),
         # Small chunks ranked by words and meaning; neighbouring hits return as one passage:
-        # the recall of larger chunks at the precision of small ones. 150 tokens, not 100: on
-        # the benchmark corpus of paragraph-sized answers (corpora/benchmark) recall 81 → 93 % at an
-        # IoU of 12 %, and no shipped question set loses recall (bench_retrieval_quality).
+        # the recall of larger chunks at the precision of small ones. 150 tokens, not 100: more
+        # recall on the benchmark corpus of paragraph-sized answers (corpora/benchmark), none lost
+        # on a shipped question set (bench_retrieval_quality --curve).
         Preset(SMALL_TO_BIG, "recursive",
                {"size": 150, "overlap": 0, "unit": "tokens", "tables": True},
                ranking="hybrid", merge_adjacent=True),

@@ -9,8 +9,8 @@ lift peaks, relevance fell off a cliff. Hits are kept up to, not including, the 
 clearly relevant passage gets one or two hits and a vague one gets the whole window.
 
 A ``floor`` keeps at least that many hits whatever the scores: a jump among the first ``floor``
-does not count, and the cut falls at the first one after them. Autocut alone measured +4–5.5
-IoU points for −1–2 recall points on the shipped sets; the floor is how a cut keeps recall.
+does not count, and the cut falls at the first one after them. Autocut alone trades a little
+recall for IoU (``bench.bench_autocut``); the floor is how a cut keeps recall.
 
 Autocut is a step after ranking (and after any reranking, whose scores it then reads): it only
 shortens a ranked list, so the window (``k`` or the limit) is the most it keeps.

@@ -1,14 +1,12 @@
 """Two dimensions of many: a PCA of chunk vectors, so what retrieval sees can be drawn as a map.
 
-PCA with numpy alone (the eigenvectors of the 384 × 384 covariance, not an SVD of every row):
-5,000 MiniLM vectors take a fraction of a second, once per chunk set (the page keeps the map),
-and the same vectors always give the same map
+PCA with numpy alone (the eigenvectors of the 384 × 384 covariance, not an SVD of every row),
+once per chunk set (the page keeps the map), and the same vectors always give the same map
 (each axis is turned so that its largest loading is positive). Other vectors — a question, a
 reference excerpt — are placed with the chunks' own axes, so their distances on the map mean
-what the chunks' do. UMAP would keep local neighbourhoods better, but measured here
-(umap-learn 0.5.12 in a fresh venv) it brings about 400 MB of packages beyond numpy (llvmlite
-173 MB, scipy 143 MB, scikit-learn 51 MB, numba 35 MB), and ``import umap`` took 13 s warm and
-250 MB of memory before any fit compiles with numba: far too heavy for a map drawn on a click.
+what the chunks' do. UMAP would keep local neighbourhoods better, but it brings numba, llvmlite,
+scipy and scikit-learn, and its import alone is slow and large before any fit compiles: far too
+heavy for a map drawn on a click (docs/benchmarks.md, "The map of chunks").
 """
 
 from __future__ import annotations

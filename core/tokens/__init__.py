@@ -21,7 +21,7 @@ FAST_CHARS = 2_000
 
 def prepare_tokens(encoding: str = DEFAULT_ENCODING) -> None:
     """Load what counting ``encoding``'s tokens needs (the first time on a machine, derive the
-    fast encoder's file: ~3 s), so a first count does not wait for it."""
+    fast encoder's file), so a first count does not wait for it."""
     fast_encoder(encoding)
 
 

@@ -4,17 +4,17 @@ The request shows a stretch of the document with a mark ``[[n]]`` at each chunk'
 chunk runs to the next mark) and asks for the chunks :attr:`SummaryRequest.numbers`, in order:
 one TSV line ``chunk summary`` each. Every request about one stretch begins with the same marked
 text, which a server with a prompt cache reads once; the chunks' texts are never sent again.
-Asked one by one, the bundled 1.5 B model spent two thirds of each request reading its chunk
-again; asked :data:`GROUP_SIZE` at a time it wrote the same summaries in a third of the time
-(asked for a whole stretch at once, it lost track after three rows). An invalid answer is asked
+Asked one by one, the bundled 1.5 B model spent most of each request reading its chunk again;
+asked :data:`GROUP_SIZE` at a time it wrote the same summaries in far less time (asked for a
+whole stretch at once, it lost track after three rows). An invalid answer is asked
 once more. A server with structured output is held to exactly the asked chunks, in order.
 
 The summary is one sentence starting "The chunk", held to a reporting verb by the schema's
 pattern (:data:`SUMMARY_PATTERN`; llama.cpp holds it through a grammar, and ignores it in a
 ``response_format``), and kept without those two words ("Describes …").
-Asked for "10-25 words of your own", the bundled model copied the chunk's opening sentence
-for four summaries in five; made to begin "The chunk describes", it reports on the chunk
-instead (one copy in sixteen, measured on the shipped samples).
+Asked for "10-25 words of your own", the bundled model mostly copied the chunk's opening
+sentence; made to begin "The chunk describes", it reports on the chunk instead
+(``bench.llm_real`` counts the summaries that repeat their chunk).
 """
 
 from __future__ import annotations

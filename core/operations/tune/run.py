@@ -90,8 +90,8 @@ __all__ = ["HELD_BACK_SHARE", "split_questions", "too_few", "tune", "tune_minimu
 DEFAULT_TRIALS = 16
 MAX_TRIALS = 500
 # Distinct chunkings a tune makes, as a share of its trials; later trials vary ranking and
-# retrieval on the best REUSED of them. Making and embedding chunks is what a trial costs (a
-# 1.5 MB corpus: minutes), ranking and scoring again is seconds.
+# retrieval on the best REUSED of them. Making and embedding chunks is what a trial costs;
+# ranking and scoring again is cheap.
 NEW_CHUNKINGS_SHARE = 0.3
 
 
