@@ -70,12 +70,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(script: Path, data: Path) -> Iterator[str]:
-    """``streamlit run script`` on a free port; yields its URL."""
+def serve(script: Path, data: Path, extra: dict[str, str] | None = None) -> Iterator[str]:
+    """``streamlit run script`` on a free port (no model server, no Chroma server unless
+    ``extra`` environment names one); yields its URL."""
     port = _free_port()
     env = {**os.environ, "CHUNKLAB_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
     for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "CHROMA_HOST"):
         env.pop(name, None)
+    env |= extra or {}
     log = open(data / f"{script.stem}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.address",

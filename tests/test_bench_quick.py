@@ -40,6 +40,7 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_views": (["--quick"], []),
     "hostile_corpus": (["--only", "empty.txt", "xxe.docx", "--commands", "convert"], []),
     "llm_long_docs": (["{tmp}/docs"], []),
+    "llm_two_tabs": (["--quick"], [BROWSER]),  # a served model with make llm for its figures
     "pdf_heldout": (["--quick", "{tmp}/pdfs"], []),
     "bench_offline_embedders": (["--quick"], [pytest.mark.registry]),  # opt-in: downloads
     # against the fake server here (a served model with make llm for its figures)
