@@ -1,6 +1,6 @@
 """Options shared by commands: the chunking strategy and its settings (``chunk``, ``ingest``,
 ``eval``), autocut (``eval``, ``assemble``), a question set and its documents (``eval``,
-``tune``)."""
+``tune``), the front-matter switch (every command that retrieves)."""
 
 from __future__ import annotations
 
@@ -96,3 +96,11 @@ def add_autocut_option(parser: argparse.ArgumentParser, window: str) -> None:
                         help=f"stop at the first large drop in the hits' scores instead of a "
                              f"fixed number ({window} is then the most); JUMPS: cut at the "
                              f"JUMPS-th drop (default {DEFAULT_JUMPS})")
+
+
+def add_front_matter_option(parser: argparse.ArgumentParser) -> None:
+    """``--include-front-matter``: covers, contents, lists of figures and indexes may be
+    retrieved (left out by default)."""
+    parser.add_argument("--include-front-matter", action="store_true",
+                        help="retrieve from covers, contents pages, lists of figures and "
+                             "indexes too (left out by default: they answer no question)")

@@ -57,11 +57,10 @@ class TrialRun:
         def step(progress: Progress) -> None:
             self.tracker.step(done + progress.fraction, f"{what} · {progress.message}")
 
-        retrieval = plan.retrieval
         return evaluate(questions, dict(self.documents), [plan.candidate],
-                        ranking=plan.candidate.ranking or "vector", k=retrieval.k,
-                        budget=retrieval.budget, autocut=retrieval.autocut, progress=step,
-                        cancel=self.cancel, store=self.store, embedding=self.embedding)
+                        ranking=plan.candidate.ranking or "vector", retrieval=plan.retrieval,
+                        progress=step, cancel=self.cancel, store=self.store,
+                        embedding=self.embedding)
 
     def constrain(self, trial: optuna.Trial, figures: Figures) -> None:
         """Over the budget or under the recall floor: infeasible, which the sampler steers
