@@ -4,6 +4,7 @@ without pages get no control, and a slide deck says in one line that slides have
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,24 @@ def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
     assert doc_id == document.doc_id and boxes and {b.page for b in boxes} == {page}
     assert any(shown(c.value).startswith(f"**p. {page} of 6** · field_report.pdf")
                for c in at.caption)
+
+
+def test_the_citation_map_names_pages_with_the_characters_in_a_tooltip(report) -> None:
+    document = library().documents()[0]
+    settings = {"size": 150, "overlap": 0, "unit": "tokens", "tables": True}
+    store = ChunkStore()
+    store.create_set(ChunkSetInfo(name="report", strategy="recursive", settings=settings))
+    store.add_chunks("report", chunk_document(document, "recursive", **settings))
+    at = run("assemble", assemble_question=QUESTION, assemble_limit=2)
+    mapped = "\n".join(m.value for m in at.markdown if "#cite-a-1" in m.value)
+    found = re.search(r'\[(pp?\. [\d, –]+)\]\(#cite-a-1 "characters ([\d,]+)–([\d,]+)"\)',
+                      mapped)
+    assert found, mapped
+    start, end = (int(found.group(n).replace(",", "")) for n in (2, 3))
+    assert f"spans {start:,}" not in mapped  # characters only in the tooltip
+    pages = {p for c in store.get_chunks("report") if c.start < end and start < c.end
+             for p in c.pages}
+    assert found.group(1) in (f"p. {min(pages)}", f"pp. {min(pages)}–{max(pages)}",
+                              "pp. " + ", ".join(map(str, sorted(pages))))
+    source = [c for c in at.caption if "score " in c.value][0]
+    assert found.group(1) in source.value and source.proto.help.startswith("characters ")

@@ -34,8 +34,8 @@ from core.cli.options import add_question_set_options
 from core.cli.output import say, show_progress
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.settings import by_name
+from core.operations.assemble.budget import FALLBACK_TOKENS, given_budget
 from core.operations.questions.sets import load_from_folder
-from core.operations.tune.budget import FALLBACK_TOKENS, given_budget
 from core.operations.tune.report import OBJECTIVES
 from core.operations.tune.run import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
 from core.progress import Progress

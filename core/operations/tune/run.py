@@ -44,9 +44,9 @@ from core.evaluation.split import (
     too_few,
     tune_minimum,
 )
+from core.operations.assemble.budget import TokenBudget, default_budget
 from core.operations.evaluation import Candidate
 from core.operations.presets import Preset, all_presets, save_user_preset
-from core.operations.tune.budget import TokenBudget, default_budget
 from core.operations.tune.report import (
     OBJECTIVES,
     CacheShare,

@@ -18,10 +18,10 @@ from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import QuestionSet
 from core.evaluation.split import Split
+from core.operations.assemble.budget import TokenBudget
 from core.operations.evaluation import Evaluation, evaluate
 from core.operations.evaluation.chunk_memo import chunks_memoised
 from core.operations.evaluation.history import record_run
-from core.operations.tune.budget import TokenBudget
 from core.operations.tune.report import Figures
 from core.operations.tune.space import Dimension, TrialPlan, chunking_point
 from core.progress import Cancelled, Progress, Tracker
