@@ -1,6 +1,6 @@
 """A contents page is never a source unless asked for: `assemble`, `eval`, an answer run's
-retrieval and the Assemble page leave front matter out by default, say how much they set apart,
-and take it in with the one switch (``--include-front-matter``, the page's checkbox)."""
+retrieval, the Assemble and Evaluate pages leave front matter out by default, say how much they
+set apart, and take it in with the one switch (``--include-front-matter``, a checkbox)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ import ui.resources
 from core.cli import main
 from core.documents import convert
 from core.documents.model import Document
-from core.evaluation.questions import QuestionSet
+from core.evaluation.questions import QuestionSet, parse_questions
 from core.library import default_library
 from core.operations.assemble.run import AssemblyOptions, assemble
 from core.operations.evaluation import Candidate, Retrieval, evaluate
-from core.operations.questions.sets import load_from_folder
+from core.operations.questions.sets import load_from_folder, save_set
 from core.store import ChunkSetInfo, ChunkStore
 from tests.docfactory import chunk_document
-from tests.pages import page_path
+from tests.pages import page_path, texts, use_samples
 
 BODY = {
     "Reservoir levels and drought planning": (
@@ -187,3 +187,30 @@ def test_the_assemble_page_sets_the_contents_apart_until_the_box_is_ticked(page_
     assert not at.exception
     assert ". . . ." in at.code[1].value
     assert "set apart" not in "\n".join(c.value for c in at.caption)
+
+
+@pytest.fixture
+def handbook_library(tmp_path, monkeypatch):
+    """A data folder of its own whose library holds the handbook."""
+    yield from use_samples(tmp_path, monkeypatch, {NAME: MARKDOWN})
+
+
+def test_the_evaluate_page_sets_the_contents_apart_until_the_box_is_ticked(folder,
+                                                                           handbook_library):
+    save_set("handbook questions",
+             parse_questions((folder / "questions.csv").read_bytes()).questions)
+    at = AppTest.from_file(page_path("evaluate"), default_timeout=240).run()
+    at.selectbox(key="evaluate_set").set_value("saved: handbook questions").run()
+    at.multiselect(key="evaluate_configs").set_value(
+        ["fixed 1000 chars", "recursive 500/50"]).run()
+    at.radio(key="evaluate_rank").set_value("bm25").run()
+    contents = contents_span(handbook())
+    for included in (False, True):
+        at.checkbox(key="evaluate_front_matter").set_value(included).run()
+        at.button(key="evaluate_run").click().run()
+        assert not at.exception and not at.error
+        [results] = at.session_state["evaluate_results"]["groups"].values()
+        hit = any(overlaps(contents, r.start, r.end) for result in results
+                  for q in result.questions for r in q.retrieved)
+        said = "chunks of front matter set apart (cover, contents)" in texts(at)
+        assert hit is included and said is not included
