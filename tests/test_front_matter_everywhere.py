@@ -1,6 +1,7 @@
 """A contents page is never a source unless asked for: `assemble`, `eval`, an answer run's
-retrieval, the Assemble and Evaluate pages leave front matter out by default, say how much they
-set apart, and take it in with the one switch (``--include-front-matter``, a checkbox)."""
+retrieval, a tune's trials, the Assemble and Evaluate pages leave front matter out by default,
+say how much they set apart, and take it in with the one switch (``--include-front-matter``, a
+checkbox)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ from core.library import default_library
 from core.operations.assemble.run import AssemblyOptions, assemble
 from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.questions.sets import load_from_folder, save_set
+from core.operations.tune import trials
+from core.operations.tune.run import tune
 from core.store import ChunkSetInfo, ChunkStore
 from tests.docfactory import chunk_document
 from tests.pages import page_path, texts, use_samples
+from tests.retrieval_helpers import SAMPLES
 
 BODY = {
     "Reservoir levels and drought planning": (
@@ -214,3 +218,20 @@ def test_the_evaluate_page_sets_the_contents_apart_until_the_box_is_ticked(folde
                   for q in result.questions for r in q.retrieved)
         said = "chunks of front matter set apart (cover, contents)" in texts(at)
         assert hit is included and said is not included
+
+
+def test_every_trial_of_a_tune_leaves_front_matter_out_unless_included(monkeypatch):
+    seen: list[bool] = []
+    real = trials.evaluate
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["retrieval"].include_front_matter)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(trials, "evaluate", spy)
+    loaded = load_from_folder(SAMPLES / "questions" / "technical_handbook.csv", SAMPLES)
+    for included in (False, True):
+        seen.clear()
+        result = tune(loaded.questions, loaded.documents, trials=1,
+                      include_front_matter=included)
+        assert result.trials and seen and set(seen) == {included}  # the held-back part too

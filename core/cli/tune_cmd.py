@@ -30,7 +30,7 @@ import argparse
 import json
 import sys
 
-from core.cli.options import add_question_set_options
+from core.cli.options import add_front_matter_option, add_question_set_options
 from core.cli.output import say, show_progress
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.settings import by_name
@@ -78,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-preset", metavar="NAME",
                         help="save the recommended configuration (chunking, ranking, embedder, "
                              "k, budget or autocut) as a preset of this name")
+    add_front_matter_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                   objective=args.objective, budget=budget, min_recall=args.min_recall,
                   resume=args.resume, held_back_share=args.held_back, embedders=embedders,
                   progress=None if args.quiet else show, storage=args.storage,
-                  study=args.study)
+                  study=args.study, include_front_matter=args.include_front_matter)
     output = result.to_json()
     if args.save_preset and result.recommendation is not None:
         saved = save_recommended(args.save_preset, result.recommendation.outcome)
