@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.page_view
-from core.documents.model import PageBox
+from core.documents.model import Document, PageBox
 from core.store import ChunkSetInfo, ChunkStore
 from corpora.documents import docx_bytes, pptx_bytes
 from tests.docfactory import chunk_document
@@ -121,12 +121,18 @@ def test_a_slide_deck_names_its_slides_without_an_image(tmp_path, monkeypatch) -
                    for c in at.caption)
 
 
-def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
+def report_set() -> tuple[Document, ChunkStore]:
+    """The report of the library chunked into the set "report"; the document and the store."""
     document = library().documents()[0]
     settings = {"size": 150, "overlap": 0, "unit": "tokens", "tables": True}
     store = ChunkStore()
     store.create_set(ChunkSetInfo(name="report", strategy="recursive", settings=settings))
     store.add_chunks("report", chunk_document(document, "recursive", **settings))
+    return document, store
+
+
+def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
+    document, _ = report_set()
     at = run("assemble", assemble_question=QUESTION, assemble_limit=2)
     keys = [k for k in popovers(at) if k.startswith("assemble_page_a_")]
     assert len(keys) == 2 and not drawn
@@ -139,11 +145,7 @@ def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
 
 
 def test_the_citation_map_names_pages_with_the_characters_in_a_tooltip(report) -> None:
-    document = library().documents()[0]
-    settings = {"size": 150, "overlap": 0, "unit": "tokens", "tables": True}
-    store = ChunkStore()
-    store.create_set(ChunkSetInfo(name="report", strategy="recursive", settings=settings))
-    store.add_chunks("report", chunk_document(document, "recursive", **settings))
+    _, store = report_set()
     at = run("assemble", assemble_question=QUESTION, assemble_limit=2)
     mapped = "\n".join(m.value for m in at.markdown if "#cite-a-1" in m.value)
     found = re.search(r'\[(pp?\. [\d, –]+)\]\(#cite-a-1 "characters ([\d,]+)–([\d,]+)"\)',
