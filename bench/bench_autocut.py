@@ -31,7 +31,7 @@ from bench.quick import add_quick
 from core.documents.model import Document
 from core.evaluation.metrics import Summary
 from core.evaluation.questions import QuestionSet
-from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG
 from core.operations.questions.sets import load_from_folder, load_shipped, shipped_sets
 from core.retrieval.modes import DEFAULT_JUMPS, RankMode
@@ -75,8 +75,8 @@ def fixed_at(curve: list[Point], tokens: float) -> Point | None:
 def measure(candidate: Candidate, ranking: RankMode, data: Data, k: int,
             autocut: int | None = None) -> Point:
     questions, documents = data
-    [result] = evaluate(questions, documents, [candidate], ranking=ranking, k=k,
-                        autocut=autocut).require_all()
+    [result] = evaluate(questions, documents, [candidate], ranking=ranking,
+                        retrieval=Retrieval(k=k, autocut=autocut)).require_all()
     return Point.of(result.metrics.overall)
 
 

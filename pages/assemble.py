@@ -8,7 +8,16 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES, AssembledPrompt, Budget
+from core.assembly import (
+    CITATION_STYLES,
+    ESTIMATORS,
+    STYLES,
+    AssembledPrompt,
+    Budget,
+    Citation,
+    characters_label,
+    page_label,
+)
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
@@ -37,8 +46,9 @@ from ui.state import answered_without_key, show_error, warn_missing_key
 from ui.wording import count
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
-BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5", "free": "#e3e8ef",
-              "headroom": "#f2b84b", "headroom unused": "#f2b84b", "dropped": "#e5736b"}
+BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5",
+              "left for the answer": "#e3e8ef", "headroom unused": "#f2b84b",
+              "dropped": "#e5736b"}
 QUICK_START_PRESET = "recursive 500/50"  # the best pooled recall on the Evaluate page
 FOLLOWED = "_assemble_tuned"  # the set whose tuned k and autocut were last put in the inputs
 ANSWERS = "assemble_answers"  # session key: {(set name, prompt JSON): AnswerRun}
@@ -89,18 +99,25 @@ def _draw_source(pack: Pack, mark: str, color: str) -> str:
 
 
 def _budget_chart(budget: Budget) -> str:
-    """The prompt's budget as one stacked bar, with the context size marked."""
-    unit = "characters" if budget.estimator == "chars" else "tokens"
+    """The prompt's budget as one stacked bar, with the context size and the headroom marked:
+    its segments add up to the figures above it."""
     bars, legend, at = [], [], 0
     for label, value in budget.segments():
         if value:
-            bars.append(Bar("prompt", at, value, BAR_COLORS[label], f"{label}: {value:,}"))
-            legend.append((f"{label} ({value:,})", BAR_COLORS[label]))
+            said = f"{label} ({value:,}"
+            if label == "left for the answer":
+                said += f", of which the headroom {budget.headroom_tokens:,}"
+            bars.append(Bar("prompt", at, value, BAR_COLORS[label], said.replace(" (", ": ", 1)))
+            legend.append((said + ")", BAR_COLORS[label]))
             at += value
-    marks = [] if budget.context_tokens is None else [
-        (budget.context_tokens, f"context size {budget.context_tokens:,}")]
+    marks = []
+    headroom = budget.headroom_mark()
+    if budget.context_tokens is not None and headroom is not None:
+        marks = [(headroom, f"headroom: the answer keeps at least the last "
+                            f"{budget.headroom_tokens:,}"),
+                 (budget.context_tokens, f"context size {budget.context_tokens:,}")]
     length = max(at, budget.context_tokens or 0)
-    return strip_html(["prompt"], bars, length, axis=unit, marks=marks, legend=legend)
+    return strip_html(["prompt"], bars, length, axis=budget.unit, marks=marks, legend=legend)
 
 
 def _anchor(slot: str, n: int) -> str:
@@ -177,11 +194,16 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
               disabled=not rerank.configured,
               help="A /v1/rerank endpoint reorders the best hits before the limit cuts them."
                    if rerank.configured else "Set a reranking endpoint on Settings first.")
-    st.toggle("Autocut: stop at the first large drop in score",
+    g1, g2 = st.columns(2)
+    g1.toggle("Autocut: stop at the first large drop in score",
               key=kept("assemble_autocut", False),
               help="Keep the ranked hits only up to the first large drop in their scores "
                    "(after any reranking) instead of always the limit (the limit is then the "
                    "most).")
+    g2.checkbox("Include front matter", key=kept("assemble_front_matter", False),
+                help="Covers, contents pages, lists of figures and indexes are left out of "
+                     "retrieval: their page numbers and dot leaders answer no question. Tick "
+                     "to retrieve them too.")
     docs_key = kept("assemble_docs", [])
     st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
     samples = library().sample_ids() & set(documents)
@@ -206,6 +228,7 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
         autocut=DEFAULT_JUMPS if s["assemble_autocut"] else None,
         autocut_floor=min(floor, int(s["assemble_limit"])) if s["assemble_autocut"] else 0,
         rerank=bool(s["assemble_rerank"]) and rerank.configured,
+        include_front_matter=bool(s["assemble_front_matter"]),
     )
 
 
@@ -226,9 +249,10 @@ def _show_packs(slot: str, packs: list[Pack], assembled: AssembledPrompt) -> Non
             st.subheader(f"{citation.marker} {md_escape(source)}", anchor=_anchor(slot, n))
         else:
             st.subheader(f":material/content_cut: Dropped · {md_escape(source)}", anchor=False)
-        st.caption(f"score {pack.score:.4f} · {md_escape(path)} · spans "
-                   + ", ".join(f"{s:,}–{e:,}" for s, e in pack.spans)
-                   + f" · {count(len(pack.chunk_ids), 'chunk')}")
+        st.caption(f"score {pack.score:.4f} · {md_escape(path)} · "
+                   f"{page_label(pack.pages) or characters_label(pack.spans)} · "
+                   f"{count(len(pack.chunk_ids), 'chunk')}",
+                   help=characters_label(pack.spans) if pack.pages else None)
         mark = by_pack[pack.id][1].marker if pack.id in by_pack else "dropped"
         st.html(_source_html(pack, mark, palette(i) if pack.id in by_pack else "#eeeeee"))
         doc = _document(pack.doc_id)
@@ -246,11 +270,19 @@ def _show_prompt(slot: str, assembled: AssembledPrompt) -> None:
         st.markdown("\n".join(
             f"- [{c.marker}](#{_anchor(slot, n)}) "
             f"**{md_escape(c.source or _source_name(c.doc_id))}** · "
-            f"{md_escape(' > '.join(c.heading_path)) or '(no heading)'} · spans "
-            + ", ".join(f"{s:,}–{e:,}" for s, e in c.span_offsets)
-            + f" · document id `{c.doc_id}`"
+            f"{md_escape(' > '.join(c.heading_path)) or '(no heading)'} · "
+            f"{_place(c, _anchor(slot, n))} · document id `{c.doc_id}`"
             for n, c in enumerate(assembled.citations, start=1)
         ))
+
+
+def _place(citation: Citation, anchor: str) -> str:
+    """Where a citation's source is, as a reader looks it up: its pages, the characters in the
+    tooltip (the characters alone for a source without pages)."""
+    characters = characters_label(citation.span_offsets)
+    if not citation.pages:
+        return characters
+    return f'[{page_label(citation.pages)}](#{anchor} "{characters}")'
 
 
 def _ask(slot: str, name: str, assembled: AssembledPrompt) -> None:
@@ -294,13 +326,21 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
     m1.metric("Packs kept", f"{budget.packs_kept} / {len(packs)}")
     m2.metric("Prompt size", f"{assembled.tokens_estimated:,}")
     m3.metric("Left for the answer",
-              "—" if budget.left_for_answer is None else f"{budget.left_for_answer:,}")
+              "—" if budget.left_for_answer is None else f"{budget.left_for_answer:,}",
+              help=None if budget.left_for_answer is None else
+              f"The context size less the prompt; the headroom of {budget.headroom_tokens:,} "
+              "is part of it, kept for the answer whatever the packs.")
     st.html(_budget_chart(assembled.budget))
     st.caption(budget.explain())
-    if budget.over_budget:
+    if budget.to_keep_one():
+        st.warning(budget.to_keep_one())
+    elif budget.over_budget:
         st.warning("The base prompt and the headroom alone exceed the context size: no pack fits.")
     if not packs:
         st.info("Nothing retrieved for this question; the prompt is the question alone.")
+    if result.set_apart.chunks:
+        st.caption(f"{result.set_apart.sentence()}: covers, contents and indexes answer no "
+                   "question (tick “Include front matter” to retrieve them).")
     export = {"chunk_set": name, "question": question, "settings": asdict(options),
               "packs": [p.model_dump(mode="json") for p in packs],
               "assembled": assembled.model_dump(mode="json")}

@@ -206,10 +206,15 @@ if loaded:
         key=kept("evaluate_contextual", False, durable=True),
         help="Contextual retrieval: the same chunks embedded with and without the sentence the "
         "LLM writes to situate each chunk; the delta is shown.")
+    front_matter = st.checkbox(
+        "Include front matter", key=kept("evaluate_front_matter", False, durable=True),
+        help="Covers, contents pages, lists of figures and indexes are left out of retrieval, "
+             "as on Assemble: they answer no question. Tick to retrieve them too.")
+    retrievals = [replace(r, include_front_matter=front_matter) for r in retrievals]
     inputs = {"Question set": question_set.name, "version": question_set.version,
               "Configurations": ", ".join(c.label for c in candidates), "Ranking": ranking,
               "Retrieve": " and ".join(r.label for r in retrievals),
-              "Without prefixes too": contextual}
+              "Without prefixes too": contextual, "Front matter included": front_matter}
     if st.button("Run evaluation", type="primary", key="evaluate_run",
                  disabled=not 2 <= len(candidates) <= 4):
         try:
@@ -238,6 +243,11 @@ if state:
         show_metrics(results)
         show_best(best_configuration(results), "evaluate_best")
     show_configurations(evaluation)
+    set_apart = [f"{r.candidate.label}: {r.set_apart.sentence()}" for r in results
+                 if r.set_apart.chunks]
+    if set_apart:
+        st.caption(md_escape("Left out of retrieval (tick “Include front matter” to retrieve "
+                             "them): " + "; ".join(set_apart) + "."))
     if results:
         show_integrity(results)
         show_comparison(results)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.errors import ChunkLabError
+from core.operations.assemble.budget import TokenBudget, default_budget, given_budget
 from core.operations.questions.sets import LoadedSet
 from core.operations.report.tune import tune_report
-from core.operations.tune.budget import TokenBudget, default_budget, given_budget
 from core.operations.tune.report import OBJECTIVE_NAMES, OBJECTIVES
 from core.operations.tune.run import (
     DEFAULT_TRIALS,

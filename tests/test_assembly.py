@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -145,6 +146,40 @@ def test_explicit_context_size_keeps_headroom_for_the_answer():
     assert 0 < b.packs_kept < 6 and not b.over_budget
     roomy = assemble_prompt("Q?", packs, headroom_tokens=100, context_tokens=128000)
     assert roomy.budget.packs_dropped == 0
+
+
+def test_one_budget_the_bar_adds_up_to_the_context_and_the_answer_figure():
+    packs = [pack(n, 1 - n / 10, text="word " * 50) for n in range(6)]
+    b = assemble_prompt("Q?", packs, headroom_tokens=100, context_tokens=400).budget
+    parts = dict(b.segments())
+    assert parts["left for the answer"] == b.left_for_answer >= b.headroom_tokens
+    assert parts["base prompt"] + parts["context kept"] + parts["left for the answer"] == 400
+    assert b.headroom_mark() == 300 and "of which a headroom of 100" in b.explain()
+    assert b.fits(b.base_tokens + b.kept_tokens)
+    assert not b.fits(b.base_tokens + b.kept_tokens + b.pack_tokens[b.packs_kept])
+
+
+@pytest.mark.parametrize("settings", [{"headroom_tokens": 10},
+                                      {"headroom_tokens": 300, "context_tokens": 350}])
+def test_a_prompt_that_keeps_no_pack_says_the_smallest_change_that_keeps_one(settings):
+    packs = [pack(0, 0.9, text="detail " * 60), pack(1, 0.5)]
+    empty = assemble_prompt("Q?", packs, **settings)
+    told = empty.budget.to_keep_one()
+    assert empty.citations == [] and told.startswith("No passage fits the budget")
+    assert f"the best one needs {empty.budget.pack_tokens[0]:,} tokens" in told
+    changes = {"context_tokens": r"Raise the context size to ([\d,]+)",
+               "headroom_tokens": r"(?:Raise|lower) the headroom to ([\d,]+)"}
+    said = {name: int(m.group(1).replace(",", "")) for name, pattern in changes.items()
+            if (m := re.search(pattern, told))}
+    assert set(said) == set(settings)  # each setting given, with the value that keeps one
+    for name, value in said.items():
+        assert assemble_prompt("Q?", packs, **{**settings, name: value}).budget.packs_kept == 1
+        # one token less room for the pack keeps none: the change is the smallest
+        reserved = name == "headroom_tokens" and "context_tokens" in settings
+        nearly = {**settings, name: value + 1 if reserved else value - 1}
+        assert assemble_prompt("Q?", packs, **nearly).budget.packs_kept == 0, name
+    assert assemble_prompt("Q?", packs, headroom_tokens=100000).budget.to_keep_one() == ""
+    assert assemble_prompt("Q?", [], **settings).budget.to_keep_one() == ""  # nothing found
 
 
 def test_context_size_below_base_plus_headroom_keeps_nothing_and_says_so():

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 import ui.resources
 from core.cli import main
 from core.library import default_library
-from core.operations.evaluation import Candidate, EvaluationError, evaluate
+from core.operations.evaluation import Candidate, EvaluationError, Retrieval, evaluate
 from core.retrieval.autocut import autocut, cut
 from core.retrieval.retrieve import RetrievalError, retrieve
 from core.store import ChunkStore
@@ -54,16 +54,18 @@ def test_cut_keeps_whole_items_and_none_means_off():
 
 
 def test_the_evaluation_cuts_the_top_k_and_names_the_retrieval(question_set, documents):  # noqa: F811
-    [top] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25", k=4)
+    [top] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
+                     retrieval=Retrieval(k=4))
     [cut_result] = evaluate(question_set, documents, [Candidate("para", "stub")],
-                            ranking="bm25", k=4, autocut=1)
+                            ranking="bm25", retrieval=Retrieval(k=4, autocut=1))
     assert cut_result.retrieval == "autocut of top-4" and cut_result.autocut == 1
     assert not cut_result.cached  # autocut is part of what decides the result
     for plain, shortened in zip(top.questions, cut_result.questions, strict=True):
         assert shortened.retrieved == plain.retrieved[: len(shortened.retrieved)]
     assert (cut_result.metrics.overall.mean_tokens < top.metrics.overall.mean_tokens)
     with pytest.raises(EvaluationError, match="no token budget"):
-        evaluate(question_set, documents, [Candidate("para", "stub")], budget=100, autocut=1)
+        evaluate(question_set, documents, [Candidate("para", "stub")],
+                 retrieval=Retrieval(budget=100, autocut=1))
 
 
 def test_retrieval_from_a_chunk_set_stops_at_the_jump():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -89,6 +90,43 @@ def test_unknown_chunk_set_is_one_line_and_exit_2(capsys, chunk_set):
     code, out, err = run(capsys, "--chunk-set", "no-such-set", "--question", QUESTION)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and "no-such-set" in err
+
+
+@pytest.fixture(scope="module")
+def long_chunks():
+    """Chunks of up to 600 tokens, as a PDF's often are: more than a 300-token headroom."""
+    handbook_set(ChunkStore(), "cli-handbook-600", size=600)
+    return "cli-handbook-600"
+
+
+def test_by_default_the_passages_get_what_the_answer_model_allows(capsys, long_chunks,
+                                                                  monkeypatch):
+    for name in ("LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    args = ("--chunk-set", long_chunks, "--question", QUESTION, "--rank", "hybrid")
+    code, out, err = run(capsys, *args)
+    budget = json.loads(out)["budget"]
+    assert code == 0 and budget["rule"] == "headroom" and budget["headroom_tokens"] == 2000
+    assert budget["pack_tokens"][0] > 300 and budget["packs_kept"] >= 1  # the top hits kept
+    assert "Passage budget: no answer model is configured: 2,000 tokens" in err
+    monkeypatch.setenv("LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("LLM_MODEL", "small-model")
+    code, out, err = run(capsys, *args)
+    assert "a quarter of the 8,192-token context of the answer model small-model" in err
+    assert json.loads(out)["budget"]["headroom_tokens"] == 2000  # 8,192 / 4, to the hundred
+    code, out, err = run(capsys, *args, "--headroom", "300")  # the headroom rule stays
+    assert json.loads(out)["budget"]["headroom_tokens"] == 300 and "Passage budget" not in err
+
+
+def test_a_prompt_that_keeps_no_passage_says_so_and_what_would_keep_one(capsys, long_chunks):
+    args = ("--chunk-set", long_chunks, "--question", QUESTION, "--rank", "hybrid")
+    code, out, err = run(capsys, *args, "--headroom", "300")
+    assert code == 0 and json.loads(out)["citations"] == []
+    found = re.search(r"No passage fits the budget: the best one needs ([\d,]+) tokens\. Raise "
+                      r"the headroom to ([\d,]+) tokens to keep it\.", err)
+    assert found, err
+    code, out, err = run(capsys, *args, "--headroom", found.group(2).replace(",", ""))
+    assert len(json.loads(out)["citations"]) == 1 and "No passage fits" not in err
 
 
 def test_bad_choice_exits_2_from_a_real_process():

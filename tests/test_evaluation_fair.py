@@ -10,7 +10,7 @@ import pytest
 
 from core.chunking.chunk import LLMAnnotations
 from core.embeddings import port
-from core.operations.evaluation import Candidate, EvaluationError, evaluate
+from core.operations.evaluation import Candidate, EvaluationError, Retrieval, evaluate
 from core.operations.evaluation import run as runner
 from core.operations.evaluation.confidence import compare, intervals, outcome_rows, verdict
 from core.operations.evaluation.history import history_csv, history_json, record_run, run_history
@@ -26,7 +26,8 @@ from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
 
 def test_budget_cuts_the_last_chunk_and_is_part_of_the_result(question_set, documents):  # noqa: F811
     whole = Candidate("whole", "stub", {"size": 5000})
-    [result] = evaluate(question_set, documents, [whole], ranking="bm25", budget=5)
+    [result] = evaluate(question_set, documents, [whole], ranking="bm25",
+                        retrieval=Retrieval(budget=5))
     first = result.questions[0]
     assert result.budget == 5 and result.retrieval == "5-token budget"
     assert len(first.retrieved) == 1 and first.retrieved[0].cut
@@ -35,15 +36,16 @@ def test_budget_cuts_the_last_chunk_and_is_part_of_the_result(question_set, docu
     assert first.scores.retrieved_chars == span.end - span.start
     [top_k] = evaluate(question_set, documents, [whole], ranking="bm25")
     assert top_k.budget is None and not top_k.cached and not top_k.questions[0].retrieved[0].cut
-    [again] = evaluate(question_set, documents, [whole], ranking="bm25", budget=5)
+    [again] = evaluate(question_set, documents, [whole], ranking="bm25",
+                       retrieval=Retrieval(budget=5))
     assert again.cached and again.budget == 5 and again.questions == result.questions
     with pytest.raises(EvaluationError, match="budget"):
-        evaluate(question_set, documents, [whole], ranking="bm25", budget=0)
+        evaluate(question_set, documents, [whole], ranking="bm25", retrieval=Retrieval(budget=0))
 
 
 def test_a_large_budget_takes_several_whole_chunks(question_set, documents):  # noqa: F811
     [result] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
-                        budget=1000)
+                        retrieval=Retrieval(budget=1000))
     assert all(not r.cut for q in result.questions for r in q.retrieved)
     assert max(len(q.retrieved) for q in result.questions) > 1
 
@@ -76,7 +78,7 @@ def test_contextual_prefixes_are_embedded_only_when_asked(question_set, document
 def test_intervals_and_comparison_of_two_results(question_set, documents):  # noqa: F811
     para, whole = evaluate(question_set, documents, [
         Candidate("para", "stub"), Candidate("whole", "stub", {"size": 5000})], ranking="bm25",
-        k=1)
+        retrieval=Retrieval(k=1))
     ci = intervals(whole)
     assert set(ci) >= {"recall", "precision", "iou", "hit_rate", "mrr"}
     low, high = ci["precision"]
@@ -93,7 +95,7 @@ def test_intervals_and_comparison_of_two_results(question_set, documents):  # no
 def test_runs_are_kept_with_their_set_version_and_export(question_set, documents):  # noqa: F811
     results = evaluate(question_set, documents, [
         Candidate("para", "stub"), Candidate("whole", "stub", {"size": 5000})], ranking="bm25",
-        budget=50)
+        retrieval=Retrieval(budget=50))
     record = record_run(results, question_set)
     history = run_history()
     assert history[0] == record

@@ -22,7 +22,8 @@ from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
 
 
 def test_paragraph_chunks_score_perfectly_with_k1(question_set, documents):  # noqa: F811
-    [result] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25", k=1)
+    [result] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
+                        retrieval=Retrieval(k=1))
     overall = result.metrics.overall
     assert overall.questions == 3
     assert overall.recall == overall.precision == overall.iou == 1.0
@@ -37,7 +38,7 @@ def test_paragraph_chunks_score_perfectly_with_k1(question_set, documents):  # n
 
 def test_whole_document_chunk_has_full_recall_and_low_precision(question_set, documents):  # noqa: F811
     [result] = evaluate(question_set, documents, [Candidate("whole", "stub", {"size": 5000})],
-                        ranking="bm25", k=5)
+                        ranking="bm25", retrieval=Retrieval(k=5))
     first = result.questions[0]
     assert len(first.retrieved) == 1
     assert first.scores.recall == 1.0
@@ -53,7 +54,8 @@ def test_unchanged_configuration_comes_from_the_cache(question_set, documents): 
     assert [r.cached for r in again] == [True, True]
     assert again[0].metrics == first[0].metrics
     assert again[1].questions == first[1].questions
-    other_k = evaluate(question_set, documents, configs[:1], ranking="bm25", k=2)
+    other_k = evaluate(question_set, documents, configs[:1], ranking="bm25",
+                       retrieval=Retrieval(k=2))
     assert not other_k[0].cached
 
 
@@ -78,7 +80,7 @@ def test_bad_inputs_raise_typed_errors(question_set, documents):  # noqa: F811
     with pytest.raises(EvaluationError, match="Unknown ranking"):
         evaluate(question_set, documents, [Candidate("para", "stub")], ranking="magic")
     with pytest.raises(EvaluationError, match="k must be"):
-        evaluate(question_set, documents, [Candidate("para", "stub")], k=0)
+        evaluate(question_set, documents, [Candidate("para", "stub")], retrieval=Retrieval(k=0))
     with pytest.raises(EvaluationError, match="no valid question"):
         evaluate(QuestionSet("e", ()), documents, [Candidate("para", "stub")])
 
@@ -101,7 +103,7 @@ def test_a_configuration_with_its_own_retrieval_retrieves_it(question_set, docum
     budgeted = Candidate("own budget", "stub", retrieval=Retrieval(budget=5))
     cut = Candidate("own autocut", "stub", retrieval=Retrieval(3, autocut=1))
     run = evaluate(question_set, documents, [Candidate("run's", "stub"), own, budgeted, cut],
-                   ranking="bm25", k=2)
+                   ranking="bm25", retrieval=Retrieval(k=2))
     assert [(r.k, r.budget, r.autocut) for r in run] == [
         (2, None, None), (1, None, None), (5, 5, None), (3, None, 1)]
     assert [r.retrieval for r in run] == [
@@ -110,7 +112,7 @@ def test_a_configuration_with_its_own_retrieval_retrieves_it(question_set, docum
     assert [run.retrieval_of(r) for r in run] == [r.retrieval for r in run]
     # the same chunking retrieving another k is not served from the first one's cache
     again = evaluate(question_set, documents, [own, replace(own, retrieval=Retrieval(2))],
-                     ranking="bm25", k=2)
+                     ranking="bm25", retrieval=Retrieval(k=2))
     assert [(r.cached, r.k) for r in again] == [(True, 1), (False, 2)]
 
 

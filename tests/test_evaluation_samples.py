@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.presets import preset
 from core.operations.questions.sets import load_from_folder
 
@@ -43,7 +43,8 @@ def test_end_to_end_on_one_sample_set():
     question_set, documents = loaded.questions, loaded.documents
     candidates = [Candidate(p.name, p.strategy, dict(p.settings))
                   for p in (preset("fixed 1000 chars"), preset("recursive 500/50"))]
-    results = evaluate(question_set, documents, candidates, ranking="hybrid", k=5,
+    results = evaluate(question_set, documents, candidates, ranking="hybrid",
+                       retrieval=Retrieval(k=5),
                        use_cache=False)
     for result in results:
         overall = result.metrics.overall

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -92,6 +94,26 @@ def test_smaller_headroom_drops_packs(one_set):
     assert kept[0] == "5 / 5" and kept[1] != "5 / 5"
     assert any(h.value.startswith(":material/content_cut: Dropped · ") for h in tight.subheader)
     assert any("Headroom rule" in c.value for c in tight.caption)
+
+
+def test_no_pack_kept_says_so_with_the_change_that_keeps_one(one_set):
+    base = {"assemble_question": QUESTION, "assemble_use_context": False}
+    at = run_page(**base, assemble_headroom=20)
+    assert not at.exception and at.metric[0].value == "0 / 5"
+    [warning] = [w.value for w in at.warning]
+    found = re.search(r"Raise the headroom to ([\d,]+) tokens to keep it", warning)
+    assert warning.startswith("No passage fits the budget") and found
+    kept = run_page(**base, assemble_headroom=int(found.group(1).replace(",", "")))
+    assert kept.metric[0].value == "1 / 5" and not kept.warning
+
+
+def test_the_budget_bar_adds_up_to_the_figure_left_for_the_answer(one_set):
+    at = run_page(assemble_question=QUESTION, assemble_context=4096, assemble_headroom=300)
+    left = at.metric[2].value
+    [chart] = [h.proto.body for h in at.get("html") if "cl-chart" in h.proto.body]
+    assert f"left for the answer ({left}, of which the headroom 300)" in chart
+    assert "free" not in chart  # one name for the room the answer has
+    assert 'title="headroom: the answer keeps at least the last 300"' in chart
 
 
 def test_ab_shows_two_sets_side_by_side(one_set):
@@ -212,13 +234,13 @@ def test_merging_neighbouring_hits_cites_them_as_one_passage(data_dir):
     assert not plain.exception and toggle.value is False  # a set of no merging preset
     separate = cited_packs(plain)
     assert all(caption.endswith("1 chunk") for _, caption in separate)
-    first, neighbour = (shown(caption).split(" · spans ")[1].split(" · ")[0]
+    first, neighbour = (shown(caption).split(" · characters ")[1].split(" · ")[0]
                         for _, caption in separate[:3:2])
     merged = toggle.set_value(True).run()
     assert not merged.exception
     (marker, caption), *_ = cited_packs(merged)
     assert shown(marker).startswith("[¹] ")
-    assert f"spans {neighbour}, {first} · 2 chunks" in shown(caption)
+    assert f"characters {neighbour}, {first} · 2 chunks" in shown(caption)
     assert merged.number_input(key="assemble_neighbors").disabled
     user_prompt = merged.code[1].value
     passage = user_prompt.split("\n[¹]\n")[1].split("\n[²]\n")[0]

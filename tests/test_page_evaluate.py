@@ -230,7 +230,8 @@ def test_inputs_survive_a_page_switch_and_results_say_what_they_were_computed_fo
     note = texts(at)
     assert ("These results were computed for other inputs than those above: Question set: "
             "technical_handbook; Configurations: fixed 1000 chars, recursive 500/50, semantic; "
-            "Ranking: bm25; Retrieve: top-3; Without prefixes too: no." in note)
+            "Ranking: bm25; Retrieve: top-3; Without prefixes too: no; Front matter included: "
+            "no." in note)
     again = AppTest.from_file(PAGE, default_timeout=240).run()  # a reload or a restart
     assert again.selectbox(key="evaluate_set").value == "insurance_policy"
     assert again.radio(key="evaluate_rank").value == "bm25"

@@ -4,6 +4,7 @@ without pages get no control, and a slide deck says in one line that slides have
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.page_view
-from core.documents.model import PageBox
+from core.documents.model import Document, PageBox
 from core.store import ChunkSetInfo, ChunkStore
 from corpora.documents import docx_bytes, pptx_bytes
 from tests.docfactory import chunk_document
@@ -120,12 +121,18 @@ def test_a_slide_deck_names_its_slides_without_an_image(tmp_path, monkeypatch) -
                    for c in at.caption)
 
 
-def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
+def report_set() -> tuple[Document, ChunkStore]:
+    """The report of the library chunked into the set "report"; the document and the store."""
     document = library().documents()[0]
     settings = {"size": 150, "overlap": 0, "unit": "tokens", "tables": True}
     store = ChunkStore()
     store.create_set(ChunkSetInfo(name="report", strategy="recursive", settings=settings))
     store.add_chunks("report", chunk_document(document, "recursive", **settings))
+    return document, store
+
+
+def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
+    document, _ = report_set()
     at = run("assemble", assemble_question=QUESTION, assemble_limit=2)
     keys = [k for k in popovers(at) if k.startswith("assemble_page_a_")]
     assert len(keys) == 2 and not drawn
@@ -135,3 +142,20 @@ def test_an_assembled_source_opens_on_its_page(report, drawn) -> None:
     assert doc_id == document.doc_id and boxes and {b.page for b in boxes} == {page}
     assert any(shown(c.value).startswith(f"**p. {page} of 6** · field_report.pdf")
                for c in at.caption)
+
+
+def test_the_citation_map_names_pages_with_the_characters_in_a_tooltip(report) -> None:
+    _, store = report_set()
+    at = run("assemble", assemble_question=QUESTION, assemble_limit=2)
+    mapped = "\n".join(m.value for m in at.markdown if "#cite-a-1" in m.value)
+    found = re.search(r'\[(pp?\. [\d, –]+)\]\(#cite-a-1 "characters ([\d,]+)–([\d,]+)"\)',
+                      mapped)
+    assert found, mapped
+    start, end = (int(found.group(n).replace(",", "")) for n in (2, 3))
+    assert f"spans {start:,}" not in mapped  # characters only in the tooltip
+    pages = {p for c in store.get_chunks("report") if c.start < end and start < c.end
+             for p in c.pages}
+    assert found.group(1) in (f"p. {min(pages)}", f"pp. {min(pages)}–{max(pages)}",
+                              "pp. " + ", ".join(map(str, sorted(pages))))
+    source = [c for c in at.caption if "score " in c.value][0]
+    assert found.group(1) in source.value and source.proto.help.startswith("characters ")

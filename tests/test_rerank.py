@@ -11,7 +11,7 @@ import pytest
 from core.cli import main
 from core.errors import RerankError
 from core.operations.assemble.run import AssemblyOptions, assemble
-from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.evaluation.stacks import expand
 from core.operations.ingest.run import ingest, sources_from_paths
 from core.operations.questions.sets import load_from_folder
@@ -147,7 +147,8 @@ def test_autocut_reads_the_reranked_scores(store, fake_embed, tmp_path):  # noqa
     loaded = load_from_folder(QUESTIONS, DOCS)
     [reranked] = expand([Candidate("recursive 100", "recursive", {"size": 100, "overlap": 0})],
                         rerank=fake_embed.rerank_settings(top_n=10).ref(), mode="on")
-    runs = [evaluate(loaded.questions, loaded.documents, [reranked], k=10, autocut=jumps,
+    runs = [evaluate(loaded.questions, loaded.documents, [reranked],
+                     retrieval=Retrieval(k=10, autocut=jumps),
                      reranking=fake_embed.rerank_settings(top_n=10), use_cache=False)[0]
             for jumps in (None, 1)]
     assert runs[1].autocut == 1 and runs[1].retrieval == "autocut of top-10"

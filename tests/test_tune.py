@@ -23,7 +23,7 @@ from core.operations.evaluation.history import run_history
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, last_tuned, user_presets
 from core.operations.questions.sets import load_from_folder
 from core.operations.strategies import validated_config
-from core.operations.tune.budget import TokenBudget
+from core.operations.assemble.budget import TokenBudget
 from core.operations.tune.report import (
     CacheShare,
     Figures,

@@ -12,8 +12,8 @@ import pytest
 
 from core.cli import main
 from core.llm.settings import LLMSettings
+from core.operations.assemble.budget import default_budget
 from core.operations.evaluation import Candidate
-from core.operations.tune.budget import default_budget
 from core.operations.tune.report import Figures, Recommendation, TrialOutcome, choose, versus
 from core.operations.tune.space import TrialPlan
 from core.operations.tune.storage import StudyError, open_study

@@ -16,11 +16,14 @@ from core.assembly.prompt import (
     Style,
     SystemPrompt,
     assemble_prompt,
+    characters_label,
     marker,
+    page_label,
 )
 
 __all__ = [
     "CITATION_STYLES", "ESTIMATORS", "STYLES", "AssembledPrompt", "AssemblyError", "Budget",
     "Citation", "CitationCheck", "CitationStyle", "Estimator", "MarkerHit", "PromptPair", "Style",
-    "SystemPrompt", "assemble_prompt", "check_citations", "marker",
+    "SystemPrompt", "assemble_prompt", "characters_label", "check_citations", "marker",
+    "page_label",
 ]

@@ -126,23 +126,33 @@ class Budget(BaseModel):
     left_for_answer: int | None  # context_tokens - prompt size; None under the headroom rule
     over_budget: bool  # base + headroom alone exceed context_tokens
 
+    def fits(self, total: int) -> bool:
+        """Whether a prompt of ``total`` keeps to this budget (:func:`fits`)."""
+        return fits(total, self.base_tokens, self.headroom_tokens, self.context_tokens)
+
     def segments(self) -> list[tuple[str, int]]:
-        """The parts of a stacked budget bar, left to right: base, kept context, the room still
-        free (context size only), headroom, and what the dropped packs would have needed."""
+        """The parts of a stacked budget bar, left to right: base, kept context, then under the
+        headroom rule the headroom still unused, under a context size what is left for the
+        answer (the headroom is part of it: :meth:`headroom_mark`), and what the dropped packs
+        would have needed. Under a context size the first three add up to it."""
         if self.context_tokens is None:
             parts = [("base prompt", self.base_tokens), ("context kept", self.kept_tokens),
                      ("headroom unused", max(0, self.headroom_tokens - self.kept_tokens))]
         else:
-            used = self.base_tokens + self.kept_tokens
-            free = max(0, self.context_tokens - used - self.headroom_tokens)
-            headroom = max(0, min(self.headroom_tokens, self.context_tokens - used))
             parts = [("base prompt", self.base_tokens), ("context kept", self.kept_tokens),
-                     ("free", free), ("headroom", headroom)]
+                     ("left for the answer", max(0, self.left_for_answer or 0))]
         return [*parts, ("dropped", self.dropped_tokens)]
+
+    def headroom_mark(self) -> int | None:
+        """Under a context size, where on the bar the headroom starts: the answer keeps at
+        least the stretch from there to the context size."""
+        if self.context_tokens is None:
+            return None
+        return max(0, self.context_tokens - self.headroom_tokens)
 
     def explain(self) -> str:
         """The budget arithmetic in one plain sentence."""
-        unit = "characters" if self.estimator == "chars" else "tokens"
+        unit = self.unit
         kept = f"{self.packs_kept} pack{'s' * (self.packs_kept != 1)} kept ({self.kept_tokens:,})"
         dropped = (f"{self.packs_dropped} dropped ({self.dropped_tokens:,})"
                    if self.packs_dropped else "none dropped")
@@ -151,8 +161,37 @@ class Budget(BaseModel):
                     f"use the headroom of {self.headroom_tokens:,}: {kept}, {dropped}.")
         total = self.base_tokens + self.kept_tokens
         return (f"In {unit}: context size {self.context_tokens:,} − base prompt "
-                f"{self.base_tokens:,} − {kept} = {self.left_for_answer:,} left for the answer "
-                f"(headroom {self.headroom_tokens:,}); prompt {total:,}; {dropped}.")
+                f"{self.base_tokens:,} − {kept} = {self.left_for_answer:,} left for the answer, "
+                f"of which a headroom of {self.headroom_tokens:,} is kept whatever the packs; "
+                f"prompt {total:,}; {dropped}.")
+
+    @property
+    def unit(self) -> str:
+        return "characters" if self.estimator == "chars" else "tokens"
+
+    def to_keep_one(self) -> str:
+        """When packs were retrieved but none fits, the sentence that says so with the smallest
+        change that would keep the best one; "" otherwise."""
+        if self.packs_kept or not self.pack_tokens:
+            return ""
+        best = self.pack_tokens[0]
+        if self.context_tokens is None:
+            return (f"No passage fits the budget: the best one needs {best:,} {self.unit}. Raise "
+                    f"the headroom to {best:,} {self.unit} to keep it.")
+        context = self.base_tokens + best + self.headroom_tokens
+        headroom = self.context_tokens - self.base_tokens - best
+        lower = f", or lower the headroom to {headroom:,}" if headroom >= 0 else ""
+        return (f"No passage fits the budget: the best one needs {best:,} {self.unit}. Raise "
+                f"the context size to {context:,} {self.unit}{lower} to keep it.")
+
+
+def fits(total: int, base: int, headroom_tokens: int, context_tokens: int | None) -> bool:
+    """Whether a prompt of ``total`` (``base`` without packs) keeps to the budget: under the
+    headroom rule the packs add at most the headroom; with a context size the prompt leaves
+    the headroom free in it."""
+    if context_tokens is None:
+        return total - base <= headroom_tokens
+    return total + headroom_tokens <= context_tokens
 
 
 class AssembledPrompt(BaseModel):
@@ -195,6 +234,11 @@ def page_label(pages: Sequence[int]) -> str:
     if list(pages) == list(range(pages[0], pages[-1] + 1)):
         return f"pp. {pages[0]}–{pages[-1]}"
     return "pp. " + ", ".join(map(str, pages))
+
+
+def characters_label(spans: Sequence[tuple[int, int]]) -> str:
+    """"characters 28,407–30,347" (several spans joined with commas)."""
+    return "characters " + ", ".join(f"{s:,}–{e:,}" for s, e in spans)
 
 
 def source_name(source: str, pages: Sequence[int]) -> str:
@@ -287,13 +331,8 @@ def assemble_prompt(
     totals = [estimate(p.system) + estimate(p.user) for p in prompts]
     base = totals[0]
 
-    def fits(total: int) -> bool:
-        if context_tokens is None:
-            return total - base <= headroom_tokens
-        return total + headroom_tokens <= context_tokens
-
     kept = 0
-    while kept < len(ranked) and fits(totals[kept + 1]):
+    while kept < len(ranked) and fits(totals[kept + 1], base, headroom_tokens, context_tokens):
         kept += 1
     total = totals[kept]
     budget = Budget(

@@ -28,6 +28,7 @@ import sys
 
 from core.cli.options import (
     add_chunking_options,
+    add_front_matter_option,
     add_question_set_options,
     add_report_option,
     chunking_settings,
@@ -66,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=DEFAULT_K,
                         help=f"passages retrieved per question (default {DEFAULT_K})")
     parser.add_argument("--rank", dest="ranking", choices=RANK_MODES, default="vector")
+    add_front_matter_option(parser)
     parser.add_argument("--limit", type=int, help="only the first N questions")
     parser.add_argument("--temperature", type=float, default=0.0,
                         help="answer temperature, fixed for every variant (default 0)")
@@ -108,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                             ranking=args.ranking, limit=args.limit, locale=args.locale,
                             model=saved.model, use_cache=not args.no_cache, judge=args.judge,
                             held_format=(saved.held_format if args.held_format is None
-                                         else args.held_format))
+                                         else args.held_format),
+                            include_front_matter=args.include_front_matter)
     result = run_answers(loaded.questions, loaded.documents, arms, load_settings(), options,
                          progress=show_progress, judge_settings=load_judge_settings())
     record_answer_run(result)

@@ -3,8 +3,13 @@
 The JSON is :class:`core.assembly.AssembledPrompt` (``prompt.system``, ``prompt.user``,
 ``citations``, ``tokens_estimated``, ``budget``…); with ``--with-packs`` it is wrapped as
 ``{"assembled": …, "packs": […]}`` so the retrieved text and spans can be inspected too.
-Without ``--context-tokens`` the context may use ``--headroom`` tokens; with it, packs are kept
-while prompt + headroom fit the context size.
+The best packs are kept while they fit the budget: by default the passages may use the tokens
+the configured answer model allows (:func:`~core.operations.assemble.budget.default_budget`,
+said on stderr); with ``--headroom`` alone the context may use that many tokens; with
+``--context-tokens``, packs are kept while prompt + headroom (default 300) fit the context size.
+A prompt that keeps no pack says so on stderr with the smallest change that would keep one;
+the front matter left out of retrieval (covers, contents, indexes: ``--include-front-matter``
+retrieves them) is counted there too.
 
 With ``--ask`` the prompt is sent to the configured endpoint (``LLM_BASE_URL``, ``LLM_MODEL``…)
 with the saved answer model and temperature — the answer is written to stderr as it comes — and
@@ -20,9 +25,10 @@ import json
 import sys
 
 from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
-from core.cli.options import add_autocut_option
+from core.cli.options import add_autocut_option, add_front_matter_option
 from core.cli.output import AnswerEcho, say
 from core.cli.stack_options import add_rerank_option
+from core.operations.assemble.budget import FALLBACK_TOKENS, default_budget
 from core.operations.assemble.run import AssemblyOptions, ask, assemble
 from core.retrieval.modes import RANK_MODES
 
@@ -38,8 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--merge-neighbours", action="store_true",
                         help="small-to-big: hits next to each other come back as one pack")
     add_autocut_option(parser, "--limit")
-    parser.add_argument("--headroom", type=int, default=300,
-                        help="headroom tokens (default 300; see the budget rule above)")
+    add_front_matter_option(parser)
+    parser.add_argument("--headroom", type=int,
+                        help="alone: the tokens the passages may use (default: what the "
+                             f"configured answer model allows, {FALLBACK_TOKENS:,} without "
+                             "one); with --context-tokens: the tokens kept free for the answer "
+                             f"(default {AssemblyOptions.headroom})")
     parser.add_argument("--context-tokens", type=int,
                         help="the model's context size; packs are kept while they fit")
     parser.add_argument("--style", choices=STYLES, default="qa")
@@ -59,15 +69,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the citations checked (answer model and temperature as saved)")
 
 
+def _headroom(args: argparse.Namespace) -> tuple[int, str]:
+    """The headroom asked for; without it or a context size, the passage budget the answer
+    model allows, with the sentence that says so."""
+    if args.headroom is not None:
+        return int(args.headroom), ""
+    if args.context_tokens is not None:
+        return AssemblyOptions.headroom, ""
+    budget = default_budget()
+    assert budget.tokens is not None
+    return budget.tokens, (f"Passage budget: {budget.source} (--headroom or --context-tokens "
+                           "to change it).")
+
+
 def run(args: argparse.Namespace) -> int:
+    headroom, said = _headroom(args)
     options = AssemblyOptions(
         limit=args.limit, neighbors=args.neighbors, ranking=args.ranking,
-        headroom=args.headroom, style=args.style, citation_style=args.citation_style,
+        headroom=headroom, style=args.style, citation_style=args.citation_style,
         context_tokens=args.context_tokens, estimator=args.estimator,
         system=args.system_prompt, locale=args.locale, merge_adjacent=args.merge_neighbours,
         autocut=args.autocut, rerank=args.rerank,
+        include_front_matter=args.include_front_matter,
     )
     result = assemble(args.question, args.chunk_set, options)
+    notes = [said, result.set_apart.sentence() and (
+        f"{result.set_apart.sentence()} (--include-front-matter to retrieve them)."),
+        result.assembled.budget.to_keep_one()]
     packs = [p.model_dump(mode="json") for p in result.packs]
     output: dict[str, object] = result.assembled.model_dump(mode="json")
     if args.ask:
@@ -80,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         output = answer.as_json() | ({"packs": packs} if args.with_packs else {})
     elif args.with_packs:
         output = {"assembled": output, "packs": packs}
+    for note in filter(None, notes):  # after the answer, so a failed request is one line
+        say(note)
     json.dump(output, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
     return 0

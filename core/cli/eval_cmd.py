@@ -11,7 +11,9 @@ over paired resamples of the questions (also ``probability_best`` in each result
 when one reaches 0.90 (else null), those ruled out (under 0.025), how many more questions
 would separate the leading two, and the verdict as a ``sentence``. ``--budget N`` retrieves N
 tokens per question instead of the top k; ``--autocut`` keeps the top k only up to the first
-large drop in their scores.
+large drop in their scores. Covers, contents pages, lists of figures and indexes are never
+retrieved unless ``--include-front-matter``; each result counts what was set apart under
+``front_matter_set_apart`` (and on stderr).
 A preset that keeps its own embedder or retrieval (one saved from a tune) is evaluated with
 them whatever ``--embedder``, ``--k``, ``--budget`` or ``--autocut`` say; every result gives the
 ``k``, ``budget``, ``autocut`` and ``retrieval`` it was measured at.
@@ -47,6 +49,7 @@ from typing import Any
 from core.cli.options import (
     add_autocut_option,
     add_chunking_options,
+    add_front_matter_option,
     add_question_set_options,
     add_report_option,
     chunking_settings,
@@ -95,6 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="retrieve ranked chunks until this many tokens (the last one cut to "
                              "fit) instead of the top k")
     add_autocut_option(parser, "--k")
+    add_front_matter_option(parser)
     parser.add_argument("--rank", dest="ranking", choices=RANK_MODES, default="vector",
                         help="ranking: vector, bm25 or hybrid (default vector)")
     parser.add_argument("--contextual-delta", action="store_true",
@@ -142,6 +146,7 @@ def _summary(result: CandidateResult, details: bool) -> dict[str, Any]:
         **metrics,
         "chunk_counts": result.chunk_counts,
         "integrity": result.integrity,
+        "front_matter_set_apart": result.set_apart.to_json(),
         "seconds": full["seconds"],
         "cached": result.cached,
     }
@@ -185,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
     for problem in question_set.problems:
         say(f"warning: {args.questions.name} {problem}")
     [kept] = evaluate_each(question_set, loaded.documents, candidates,
-                           [Retrieval(args.k, args.budget, args.autocut)],
+                           [Retrieval(args.k, args.budget, args.autocut,
+                                      include_front_matter=args.include_front_matter)],
                            ranking=args.ranking, use_cache=not args.no_cache)
     evaluation, record = kept.evaluation, kept.record
     reasons = list(dict.fromkeys(f.reason for f in evaluation.failures))
@@ -193,6 +199,10 @@ def run(args: argparse.Namespace) -> int:
         raise EvaluationError(reasons[0])  # one cause (an endpoint down…): one line
     for failure in evaluation.failures:
         say(f"failed: {failure.candidate.label}: {failure.reason}")
+    for result in evaluation.results:
+        if result.set_apart.chunks:
+            say(f"{result.candidate.label}: {result.set_apart.sentence()} "
+                "(--include-front-matter to retrieve them)")
     if not evaluation.results:
         raise EvaluationError("No configuration could be evaluated; the reasons are above.")
     output: dict[str, Any] = {

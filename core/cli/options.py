@@ -1,6 +1,6 @@
 """Options shared by commands: the chunking strategy and its settings (``chunk``, ``ingest``,
 ``eval``), autocut (``eval``, ``assemble``), a question set and its documents (``eval``,
-``tune``)."""
+``tune``), the front-matter switch (every command that retrieves)."""
 
 from __future__ import annotations
 
@@ -111,3 +111,11 @@ def add_report_option(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--report", type=_report_path, metavar="FILE.html",
                         help=f"also write {what} as one HTML file that opens in any browser "
                              "without a network")
+
+
+def add_front_matter_option(parser: argparse.ArgumentParser) -> None:
+    """``--include-front-matter``: covers, contents, lists of figures and indexes may be
+    retrieved (left out by default)."""
+    parser.add_argument("--include-front-matter", action="store_true",
+                        help="retrieve from covers, contents pages, lists of figures and "
+                             "indexes too (left out by default: they answer no question)")

@@ -34,13 +34,13 @@ import argparse
 import json
 import sys
 
-from core.cli.options import add_question_set_options, add_report_option
+from core.cli.options import add_front_matter_option, add_question_set_options, add_report_option
 from core.cli.output import say, show_progress, write_report
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.settings import by_name
+from core.operations.assemble.budget import FALLBACK_TOKENS, given_budget
 from core.operations.questions.sets import load_from_folder
 from core.operations.report.tune import tune_report
-from core.operations.tune.budget import FALLBACK_TOKENS, given_budget
 from core.operations.tune.report import OBJECTIVES
 from core.operations.tune.run import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
 from core.progress import Progress
@@ -83,6 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-preset", metavar="NAME",
                         help="save the recommended configuration (chunking, ranking, embedder, "
                              "k, budget or autocut) as a preset of this name")
+    add_front_matter_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_report_option(parser, "the recommendation, the Pareto front and every trial")
 
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                   objective=args.objective, budget=budget, min_recall=args.min_recall,
                   resume=args.resume, held_back_share=args.held_back, embedders=embedders,
                   progress=None if args.quiet else show, storage=args.storage,
-                  study=args.study)
+                  study=args.study, include_front_matter=args.include_front_matter)
     output = result.to_json()
     if args.save_preset and result.recommendation is not None:
         saved = save_recommended(args.save_preset, result.recommendation.outcome)

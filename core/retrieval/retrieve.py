@@ -69,7 +69,7 @@ def _hits(
         if len(kept) < len(found):  # some were front matter: ask for more
             found = store.query(name, question, limit + FRONT_MATTER_ROOM, where=where,
                                 embedder=embedder)
-            kept = [(c, s) for c, s in found if retrievable(c)][:limit]
+            kept = [(c, s) for c, s in found if retrievable(c, include_front_matter)][:limit]
         return kept
     chunks = [c for c in store.get_chunks(name) if chunk_filter(filters)(c)
               and retrievable(c, include_front_matter)]

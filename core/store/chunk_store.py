@@ -27,11 +27,12 @@ import functools
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import numpy as np
 
 from core.chunking.chunk import Chunk
+from core.documents.model import MatterRole
 from core.embeddings.chroma import get_embedding_function
 from core.embeddings.encoder import word_pieces
 from core.embeddings.port import Embedder, resolve
@@ -40,7 +41,15 @@ from core.errors import StoreError, StoreUnreachable
 from core.store.active import active_flag
 from core.store.connection import Connection, StoreAddress
 from core.store.info import ChunkSetInfo, FailedDocument
-from core.store.records import VIEW_NUMBER, VIEW_OF, chunk_from_record, records, with_extra_views
+from core.store.records import (
+    FRONT_MATTER_KEY,
+    OLD_FRONT_MATTER_KEY,
+    VIEW_NUMBER,
+    VIEW_OF,
+    chunk_from_record,
+    records,
+    with_extra_views,
+)
 from core.store.undo import Undo, UndoJournal
 from core.store.views import EMBEDDING_INPUT_VERSION, chunk_views
 
@@ -331,15 +340,22 @@ class ChunkStore:
             views = collection.get(where={VIEW_NUMBER: {"$gte": 1}}, include=[])
             return collection.count() - len(views["ids"])
 
-    @_serialised
     def get_chunks(self, name: str, doc_id: str | None = None) -> list[Chunk]:
         """The set's chunks (one document's with ``doc_id``), in document order."""
+        return self._chunks(name, {"doc_id": doc_id} if doc_id else None)
+
+    def front_matter_chunks(self, name: str) -> list[Chunk]:
+        """The set's chunks of front matter (a cover, contents…), in document order: read
+        without the rest, for a retrieval to count what it left out."""
+        roles = {"$in": list(get_args(MatterRole))}
+        return self._chunks(name, {"$or": [{FRONT_MATTER_KEY: roles},
+                                           {OLD_FRONT_MATTER_KEY: roles}]})
+
+    @_serialised
+    def _chunks(self, name: str, where: dict | None) -> list[Chunk]:
         collection = self._collection(name)
         with self._talking():
-            found = collection.get(
-                where={"doc_id": doc_id} if doc_id else None,
-                include=["documents", "metadatas"],
-            )
+            found = collection.get(where=where, include=["documents", "metadatas"])
         chunks = [
             chunk_from_record(chunk_id, text, meta)
             for chunk_id, text, meta in zip(

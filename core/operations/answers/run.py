@@ -42,6 +42,7 @@ from core.operations.evaluation import (
     Candidate,
     CandidateResult,
     QuestionResult,
+    Retrieval,
     evaluate,
 )
 from core.operations.presets import all_presets, last_tuned, preset
@@ -129,6 +130,7 @@ class AnswerOptions:
     use_cache: bool = True
     judge: bool = False  # also have the LLM judge each answer's faithfulness (reported apart)
     held_format: bool = True  # answers held to the cited format where the server can
+    include_front_matter: bool = False  # covers, contents, indexes may be passages too
 
 
 def run_estimate(settings: LLMSettings, answers: int, options: AnswerOptions) -> Estimate:
@@ -260,7 +262,9 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
     answers = len(questions) * len(arms) * (2 if options.judge else 1)
     tracker = Tracker(progress, answers + 2, cancel, what="The answer run")
     tracker.step(0, "Retrieving for each configuration")
-    retrieved = evaluate(subset, documents, candidates, ranking=options.ranking, k=options.k,
+    retrieved = evaluate(subset, documents, candidates, ranking=options.ranking,
+                         retrieval=Retrieval(options.k, include_front_matter=(
+                             options.include_front_matter)),
                          store=store, cancel=cancel, embedding=embedding)
     by_key: dict[str, CandidateResult | str] = {
         r.candidate.key(): r for r in retrieved.results}

@@ -36,11 +36,12 @@ from core.llm.settings import (
 from core.progress import Listener
 from core.prompts.library import PromptLibrary, PromptTemplate
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
+from core.retrieval.front_matter import SetApart
 from core.retrieval.modes import RankMode
 from core.retrieval.packs import Pack
 from core.retrieval.rerank import Reranker
 from core.retrieval.rerank_settings import RerankSettings, load_rerank_settings
-from core.retrieval.retrieve import retrieve
+from core.retrieval.retrieve import chunk_filter, retrieve
 from core.store import ChunkStore
 
 SystemChoice = Literal["builtin", "library"]
@@ -64,6 +65,7 @@ class AssemblyOptions:
     autocut: int | None = None  # jumps: hits up to the first large drop in score (limit: most)
     autocut_floor: int = 0  # hits autocut keeps whatever the scores
     rerank: bool = False  # the configured reranker reorders the best hits before the cut
+    include_front_matter: bool = False  # covers, contents, indexes may be sources too
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class Assembly:
     chunk_set: str
     packs: list[Pack]
     assembled: AssembledPrompt
+    set_apart: SetApart = SetApart()  # front matter the retrieval left out
 
 
 def template_system_prompt(template: PromptTemplate, locale: str | None) -> SystemPrompt:
@@ -109,10 +112,15 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
                          ranking=options.ranking, chunk_set=name or None, filters=filters,
                          store=store, merge_adjacent=options.merge_adjacent,
                          autocut=options.autocut, embedding=embedding, reranker=reranker,
-                         autocut_floor=options.autocut_floor)
+                         autocut_floor=options.autocut_floor,
+                         include_front_matter=options.include_front_matter)
     finally:
         if reranker is not None:
             reranker.close()
+    set_apart = SetApart()
+    if name and not options.include_front_matter:
+        set_apart = SetApart.of(c for c in store.front_matter_chunks(name)
+                                if chunk_filter(filters)(c))
     doc_names = {**store.info(name).doc_names, **doc_names} if name else doc_names
     system = (library_system_prompt(options.locale, library or PromptLibrary())
               if options.system == "library" else None)
@@ -121,7 +129,7 @@ def assemble(question: str, chunk_set: str | None, options: AssemblyOptions, *,
         citation_style=options.citation_style, context_tokens=options.context_tokens,
         estimator=options.estimator, system_prompt=system, doc_names=doc_names,
     )
-    return Assembly(name, packs, assembled)
+    return Assembly(name, packs, assembled, set_apart)
 
 
 @dataclass(frozen=True)

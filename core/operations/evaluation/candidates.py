@@ -5,7 +5,7 @@ its embedder, ranking, reranker and optional retrieval of its own) and a :class:
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.embeddings import BUILTIN, EmbedderRef
@@ -27,13 +27,16 @@ class EvaluationError(ChunkLabError):
 class Retrieval:
     """How much each question retrieves: the top ``k``; with ``budget`` (tokens), ranked chunks
     until that much text instead; with ``autocut`` (jumps), the top ``k`` up to the first large
-    drop in their scores, keeping at least ``floor``. Values no evaluation can run raise
-    :class:`EvaluationError`."""
+    drop in their scores, keeping at least ``floor``. Front matter (covers, contents,
+    indexes) is never retrieved unless ``include_front_matter``: a switch of the run, which a
+    configuration's own retrieval does not carry (:meth:`Candidate.retrieves_with`). Values no
+    evaluation can run raise :class:`EvaluationError`."""
 
     k: int = DEFAULT_K
     budget: int | None = None
     autocut: int | None = None
     floor: int = 0  # with autocut: hits kept whatever the scores
+    include_front_matter: bool = False
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -59,7 +62,10 @@ class Retrieval:
                                   "without a token budget.")
 
     def as_dict(self) -> dict[str, int | None]:
-        return asdict(self)
+        """How much it retrieves (what a preset keeps of it; the front-matter switch is the
+        run's)."""
+        return {"k": self.k, "budget": self.budget, "autocut": self.autocut,
+                "floor": self.floor}
 
 
 @dataclass(frozen=True)
@@ -110,8 +116,11 @@ class Candidate:
         return (self.ranking or ranking) + (", neighbours merged" if self.merge_adjacent else "")
 
     def retrieves_with(self, retrieval: Retrieval) -> Retrieval:
-        """How much it retrieves when the evaluation retrieves ``retrieval``: its own, if any."""
-        return self.retrieval or retrieval
+        """How much it retrieves when the evaluation retrieves ``retrieval``: its own, if any,
+        under the evaluation's front-matter switch."""
+        if self.retrieval is None:
+            return retrieval
+        return replace(self.retrieval, include_front_matter=retrieval.include_front_matter)
 
     def without_prefixes(self) -> Candidate:
         return replace(self, label=f"{self.label} (no prefixes)", settings=dict(self.settings),

@@ -17,6 +17,7 @@ from core.operations.evaluation.candidates import (
     Retrieval,
     retrieval_label,
 )
+from core.retrieval.front_matter import SetApart
 from core.retrieval.modes import RankMode
 from core.store.views import embedding_text
 
@@ -99,6 +100,7 @@ class CandidateResult:
     dimension: int = 0  # of the embedder's vectors (0: none were needed, BM25 ranking)
     # corpus_id -> its chunks in document order; None: a result kept before results held them
     chunk_spans: dict[str, list[ChunkSpan]] | None = None
+    set_apart: SetApart = field(default_factory=SetApart)  # front matter left out, all corpora
 
     def embedder_json(self) -> dict[str, Any]:
         """The embedder this result was measured with: name, where it ran, dimension."""

@@ -24,7 +24,6 @@ from core.evaluation.questions import Question, QuestionSet
 from core.files import write_json
 from core.operations.evaluation.cache_keys import cache_dir, result_key
 from core.operations.evaluation.candidates import (
-    DEFAULT_K,
     Candidate,
     EvaluationError,
     Retrieval,
@@ -39,6 +38,7 @@ from core.operations.evaluation.results import (
 from core.operations.evaluation.scoring import Step, score_candidate
 from core.operations.strategies import embeds
 from core.progress import Cancelled, ProgressFn, Tracker
+from core.retrieval.front_matter import SetApart, retrievable
 from core.retrieval.modes import RANK_MODES, RankMode
 from core.retrieval.rerank import resolve_reranker
 from core.retrieval.rerank_settings import RerankSettings
@@ -51,21 +51,19 @@ def evaluate(
     candidates: Sequence[Candidate],
     *,
     ranking: RankMode = "vector",
-    k: int = DEFAULT_K,
+    retrieval: Retrieval | None = None,
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     use_cache: bool = True,
     store: ChunkStore | None = None,
-    budget: int | None = None,
-    autocut: int | None = None,
     embedding: EmbeddingSettings | None = None,
     reranking: RerankSettings | None = None,
 ) -> Evaluation:
-    """Evaluate each candidate on the (validated) question set; results in input order. With
-    ``budget`` (tokens), each question retrieves that much text instead of the top ``k``; with
-    ``autocut`` (jumps), the top ``k`` up to the first large drop in their scores; a candidate
-    with a retrieval of its own retrieves that instead. ``embedding`` and ``reranking`` are the
-    session's endpoint settings (their keys).
+    """Evaluate each candidate on the (validated) question set; results in input order. Each
+    question retrieves as ``retrieval`` says (default the top k; or a token budget, or autocut;
+    front matter left out unless it is included); a candidate with a retrieval of its own retrieves
+    that instead. ``embedding`` and ``reranking`` are the session's endpoint settings (their
+    keys).
 
     An unanswerable question has nothing to retrieve: it is left out.
     Settings that concern the whole run (ranking, k, budget, no question) raise
@@ -76,7 +74,7 @@ def evaluate(
     if ranking not in RANK_MODES:
         raise EvaluationError(
             f"Unknown ranking {ranking!r}; choose one of {', '.join(RANK_MODES)}.")
-    retrieval = Retrieval(k, budget, autocut)
+    retrieval = retrieval or Retrieval()
     questions = [q for q in question_set.questions if q.corpus_id in documents and q.answerable]
     if not questions:
         raise EvaluationError("The question set has no valid question to evaluate.")
@@ -99,7 +97,7 @@ def evaluate(
     failed = sum(isinstance(o, CandidateFailure) for o in outcomes)
     tracker.step(len(candidates), f"Done; {failed} of {len(candidates)} configurations failed"
                  if failed else "Done")
-    return Evaluation(outcomes, ranking, k, budget, autocut)
+    return Evaluation(outcomes, ranking, retrieval.k, retrieval.budget, retrieval.autocut)
 
 
 class _Shared:
@@ -129,16 +127,21 @@ class _Shared:
         started = time.perf_counter()
         chunker_embedder = (self.embedder(candidate)
                             if embeds(candidate.strategy, candidate.settings) else None)
-        chunks = {cid: as_embedded(items, candidate) for cid, items in
-                  _chunk_corpora(self.questions, self.documents, candidate, step,
-                                 self.store, chunker_embedder).items()}
+        chunked = {cid: as_embedded(items, candidate) for cid, items in
+                   _chunk_corpora(self.questions, self.documents, candidate, step,
+                                  self.store, chunker_embedder).items()}
+        every = [c for items in chunked.values() for c in items]
+        set_apart = SetApart.of(every, retrieval.include_front_matter)
+        chunks = {cid: [c for c in items if retrievable(c, retrieval.include_front_matter)]
+                  for cid, items in chunked.items()}
         key = result_key(self.questions, self.documents, self.ranking, retrieval,
                          candidate.key(), chunks)
         cache_path = cache_dir() / f"{key}.json"
         if self.use_cache and cache_path.exists():
             cached = CandidateResult.from_json(json.loads(cache_path.read_text()))
-            cached.integrity = integrity_counts(self.documents, chunks)
-            cached.chunk_spans = _spans(chunks)
+            cached.integrity = integrity_counts(self.documents, chunked)
+            cached.chunk_spans = _spans(chunked)
+            cached.set_apart = set_apart
             step(1.0, "cached")
             return cached
         ranks = candidate.ranking or self.ranking
@@ -158,8 +161,9 @@ class _Shared:
             if reranker is not None:
                 reranker.close()
         result.seconds = time.perf_counter() - started
-        result.integrity = integrity_counts(self.documents, chunks)
-        result.chunk_spans = _spans(chunks)
+        result.integrity = integrity_counts(self.documents, chunked)
+        result.chunk_spans = _spans(chunked)
+        result.set_apart = set_apart
         write_json(cache_path, result.cache_json())
         return result
 

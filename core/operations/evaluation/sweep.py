@@ -55,8 +55,8 @@ def evaluate_each(
                                   None if p.done >= p.total else p.eta_s))
 
         evaluation = evaluate(question_set, documents, candidates, ranking=ranking,
-                              k=retrieval.k, budget=retrieval.budget, autocut=retrieval.autocut,
-                              progress=share, cancel=cancel, use_cache=use_cache, store=store,
-                              embedding=embedding, reranking=reranking)
+                              retrieval=retrieval, progress=share, cancel=cancel,
+                              use_cache=use_cache, store=store, embedding=embedding,
+                              reranking=reranking)
         kept.append(KeptRun(evaluation, record_run(evaluation, question_set)))
     return kept

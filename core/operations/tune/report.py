@@ -29,9 +29,9 @@ from core.evaluation.stats import (
     questions_to_separate,
     share_ci,
 )
+from core.operations.assemble.budget import TokenBudget
 from core.operations.evaluation import CandidateResult, Retrieval
 from core.operations.presets import BUILTIN_PRESETS
-from core.operations.tune.budget import TokenBudget
 from core.operations.tune.space import TrialPlan
 
 Objective = Literal["recall", "iou", "balanced"]

@@ -44,9 +44,9 @@ from core.evaluation.split import (
     too_few,
     tune_minimum,
 )
+from core.operations.assemble.budget import TokenBudget, default_budget
 from core.operations.evaluation import Candidate
 from core.operations.presets import Preset, all_presets, save_user_preset
-from core.operations.tune.budget import TokenBudget, default_budget
 from core.operations.tune.report import (
     OBJECTIVES,
     CacheShare,
@@ -127,9 +127,12 @@ class _Space:
     presets: dict[str, Preset]
     embedders: dict[str, EmbedderRef]
     inputs: str  # the key without the space: the user's inputs alone
+    include_front_matter: bool = False  # every trial retrieves covers, contents, indexes too
 
     def plan(self, params: Mapping[str, Any]) -> TrialPlan:
-        return plan_for(params, self.dimensions, self.presets, self.embedders)
+        plan = plan_for(params, self.dimensions, self.presets, self.embedders)
+        return replace(plan, retrieval=replace(plan.retrieval,
+                                               include_front_matter=self.include_front_matter))
 
 
 @dataclass
@@ -166,6 +169,7 @@ def tune(
     store: ChunkStore | None = None,
     storage: str | None = None,
     study: str | None = None,
+    include_front_matter: bool = False,
 ) -> TuneResult:
     """Run (or with ``resume`` go on with) a tune of ``trials`` trials in all on the validated
     ``question_set`` about ``documents``; ``budget``: the most tokens a question may retrieve on
@@ -173,7 +177,8 @@ def tune(
     must reach on the search questions; ``embedders``: those to try (by default the user's:
     MiniLM and the configured endpoint), ``embedding`` the session's endpoint settings.
     ``storage`` and ``study``: an Optuna storage URL and a study name several processes share;
-    this process adds ``trials`` trials to it and recommends from all of them. Progress counts
+    this process adds ``trials`` trials to it and recommends from all of them. Front matter
+    stays out of every trial's retrieval unless ``include_front_matter``. Progress counts
     trials, then the held-back scoring; cancelling stops at the next step, and the finished
     trials stay for a resume."""
     started = time.perf_counter()
@@ -183,7 +188,7 @@ def tune(
         q for q in question_set.questions if q.corpus_id in documents))
     split = split_questions(questions, held_back_share)
     space = _space_for(questions, documents, objective, budget, min_recall, split, presets,
-                       embedders, embedding)
+                       embedders, embedding, include_front_matter)
     search = _Search(open_study(space.key, fresh=not resume and study is None, storage=storage,
                                 name=study), study or space.key, space)
     remember_latest(space.inputs, space.key)
@@ -196,7 +201,8 @@ def stored_result(question_set: QuestionSet, documents: Mapping[str, Document], 
                   objective: str = "recall", budget: TokenBudget | None = None,
                   min_recall: float | None = None, held_back_share: float = HELD_BACK_SHARE,
                   embedding: EmbeddingSettings | None = None, store: ChunkStore | None = None,
-                  storage: str | None = None, study: str | None = None) -> TuneResult | None:
+                  storage: str | None = None, study: str | None = None,
+                  include_front_matter: bool = False) -> TuneResult | None:
     """What the stored tune of these inputs found (every worker's trials of a shared study),
     trying nothing new: the held-back figures come from the evaluation cache. None when no
     trial of it finished."""
@@ -206,7 +212,7 @@ def stored_result(question_set: QuestionSet, documents: Mapping[str, Document], 
         q for q in question_set.questions if q.corpus_id in documents))
     split = split_questions(questions, held_back_share)
     space = _space_for(questions, documents, objective, budget, min_recall, split, None, None,
-                       embedding)
+                       embedding, include_front_matter)
     key = latest(space.inputs) or space.key  # saving a preset since then widened the space
     if not study_exists(key, storage=storage, name=study):
         return None
@@ -247,16 +253,19 @@ def _tuned(search: _Search, notes: list[str], split: Split, questions: QuestionS
 def _space_for(questions: QuestionSet, documents: Mapping[str, Document], objective: str,
                budget: TokenBudget, min_recall: float | None, split: Split,
                presets: Mapping[str, Preset] | None, embedders: list[EmbedderRef] | None,
-               embedding: EmbeddingSettings | None) -> _Space:
-    """The space to search (the user's presets and embedders by default) and its key."""
+               embedding: EmbeddingSettings | None, include_front_matter: bool) -> _Space:
+    """The space to search (the user's presets and embedders by default) and its key (front
+    matter included names a study of its own)."""
     by_label = embedders_by_label(choices(embedding) if embedders is None
                                   else embedders)
     offered = tunable_presets(all_presets() if presets is None else presets,
                               list(by_label.values()))
     dimensions = search_space(offered, budget.tokens, tuple(by_label))
-    inputs = study_key(questions, documents, objective, [budget.tokens, min_recall], split)
-    return _Space(study_key(questions, documents, objective, [budget.tokens, min_recall], split,
-                            signature(dimensions)), dimensions, offered, by_label, inputs)
+    settings = [budget.tokens, min_recall, *(["front matter"] if include_front_matter else [])]
+    inputs = study_key(questions, documents, objective, settings, split)
+    return _Space(study_key(questions, documents, objective, settings, split,
+                            signature(dimensions)), dimensions, offered, by_label, inputs,
+                  include_front_matter)
 
 
 def _notes(search: _Search, name: str | None, resume: bool) -> list[str]:

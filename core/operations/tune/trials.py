@@ -18,10 +18,10 @@ from core.embeddings.settings import EmbeddingSettings
 from core.errors import ChunkLabError
 from core.evaluation.questions import QuestionSet
 from core.evaluation.split import Split
+from core.operations.assemble.budget import TokenBudget
 from core.operations.evaluation import Evaluation, evaluate
 from core.operations.evaluation.chunk_memo import chunks_memoised
 from core.operations.evaluation.history import record_run
-from core.operations.tune.budget import TokenBudget
 from core.operations.tune.report import Figures
 from core.operations.tune.space import Dimension, TrialPlan, chunking_point
 from core.progress import Cancelled, Progress, Tracker
@@ -57,11 +57,10 @@ class TrialRun:
         def step(progress: Progress) -> None:
             self.tracker.step(done + progress.fraction, f"{what} · {progress.message}")
 
-        retrieval = plan.retrieval
         return evaluate(questions, dict(self.documents), [plan.candidate],
-                        ranking=plan.candidate.ranking or "vector", k=retrieval.k,
-                        budget=retrieval.budget, autocut=retrieval.autocut, progress=step,
-                        cancel=self.cancel, store=self.store, embedding=self.embedding)
+                        ranking=plan.candidate.ranking or "vector", retrieval=plan.retrieval,
+                        progress=step, cancel=self.cancel, store=self.store,
+                        embedding=self.embedding)
 
     def constrain(self, trial: optuna.Trial, figures: Figures) -> None:
         """Over the budget or under the recall floor: infeasible, which the sampler steers

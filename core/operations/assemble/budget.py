@@ -1,11 +1,13 @@
-"""How many tokens a tune's recommendation may retrieve per question by default: what the user's
-answer model can take.
+"""How many tokens the passages of one question may take by default: what the user's answer
+model can take. Assemble keeps the best passages within it (``python -m core assemble`` without
+``--headroom`` or ``--context-tokens``), and a tune's recommendation retrieves no more per
+question on average.
 
-The retrieved text shares the answer model's context with the system prompt and the headroom
+The passages share the answer model's context with the system prompt and the headroom
 Assemble keeps for the answer, and a prompt that fills the context is slow and costly on every
 question; so the budget is the context less those, at most a quarter of the context, rounded
 down to a hundred. Without a configured answer model it is :data:`FALLBACK_TOKENS`. ``--budget
-none`` (or unticking the page's box) lifts it.
+none`` (or unticking the Tune page's box) lifts it for a tune.
 """
 
 from __future__ import annotations
