@@ -18,12 +18,12 @@ from core.errors import ChunkLabError
 from core.evaluation.metrics import QuestionScore
 from core.evaluation.questions import Question, QuestionSet, QuestionSetError, Reference
 from core.evaluation.stats import compare_paired, questions_to_separate
+from core.operations.assemble.budget import TokenBudget
 from core.operations.evaluation import Candidate, Retrieval
 from core.operations.evaluation.history import run_history
 from core.operations.presets import BUILTIN_PRESETS, SMALL_TO_BIG, Preset, last_tuned, user_presets
 from core.operations.questions.sets import load_from_folder
 from core.operations.strategies import validated_config
-from core.operations.assemble.budget import TokenBudget
 from core.operations.tune.report import (
     CacheShare,
     Figures,
