@@ -100,7 +100,7 @@ def verdict_section(results: Sequence[CandidateResult]) -> Section:
     body += ('<p class="note">Sign test over the questions that are not ties, each '
              "configuration against the first; the intervals are bootstrap intervals over the "
              "questions, so a small set gives wide ones.</p>")
-    if (best := best_configuration(results)) is not None:  # three or more configurations
+    if (best := best_configuration(list(results))) is not None:  # three or more configurations
         body += f'<h3>Which is best</h3><p class="verdict">{esc(best.sentence())}</p>'
         body += figure_html(probability_bars(best.probabilities))
     return Section("verdict", "Verdict", body)
