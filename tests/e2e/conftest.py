@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -39,11 +40,45 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def start_app(tmp_path_factory) -> Iterator[Callable[..., str]]:
-    procs: list[subprocess.Popen] = []
+@dataclass
+class _Apps:
+    """The apps a session started; all but the shared one stop when the test file that started
+    them ends (each is a Streamlit server of half a gigabyte or more: kept to the end of the
+    session, a full run's apps would fill the machine's memory)."""
 
-    def start(env: dict[str, str] | None = None) -> str:
+    procs: list[subprocess.Popen] = field(default_factory=list)
+    shared: set[int] = field(default_factory=set)  # pids of apps every file may use
+
+    def stop(self, procs: list[subprocess.Popen]) -> None:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.procs = [p for p in self.procs if p not in procs]
+
+
+@pytest.fixture(scope="session")
+def _apps() -> Iterator[_Apps]:
+    apps = _Apps()
+    yield apps
+    apps.stop(list(apps.procs))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _apps_of_this_file(_apps: _Apps) -> Iterator[None]:
+    before = set(map(id, _apps.procs))
+    yield
+    _apps.stop([p for p in _apps.procs if id(p) not in before and p.pid not in _apps.shared])
+
+
+@pytest.fixture(scope="session")
+def start_app(tmp_path_factory, _apps: _Apps) -> Iterator[Callable[..., str]]:
+    procs = _apps.procs
+
+    def start(env: dict[str, str] | None = None, shared: bool = False) -> str:
         port = _free_port()
         full_env = {
             **os.environ,
@@ -58,6 +93,8 @@ def start_app(tmp_path_factory) -> Iterator[Callable[..., str]]:
             cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
         )
         procs.append(proc)
+        if shared:
+            _apps.shared.add(proc.pid)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -72,17 +109,11 @@ def start_app(tmp_path_factory) -> Iterator[Callable[..., str]]:
         raise RuntimeError(f"streamlit did not become healthy in 90 s; see {log.name}")
 
     yield start
-    for proc in procs:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="session")
 def app_url(start_app) -> str:
-    return start_app()
+    return start_app(shared=True)
 
 
 @pytest.fixture(scope="session")
