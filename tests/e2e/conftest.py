@@ -42,8 +42,9 @@ def _free_port() -> int:
 
 @dataclass
 class _Apps:
-    """The apps a session started; all but the shared one stop when the test file that started
-    them ends (each is a Streamlit server of half a gigabyte or more: kept to the end of the
+    """The apps a session started. An app stops when the test that started it ends, or, when a
+    file's fixture started it, at the end of that file; the shared one at the end of the
+    session (each is a Streamlit server of half a gigabyte or more: kept to the end of the
     session, a full run's apps would fill the machine's memory)."""
 
     procs: list[subprocess.Popen] = field(default_factory=list)
@@ -67,11 +68,23 @@ def _apps() -> Iterator[_Apps]:
     apps.stop(list(apps.procs))
 
 
+def _started_since(apps: _Apps, before: set[int]) -> list[subprocess.Popen]:
+    return [p for p in apps.procs if id(p) not in before and p.pid not in apps.shared]
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _apps_of_this_file(_apps: _Apps) -> Iterator[None]:
     before = set(map(id, _apps.procs))
     yield
-    _apps.stop([p for p in _apps.procs if id(p) not in before and p.pid not in _apps.shared])
+    _apps.stop(_started_since(_apps, before))
+
+
+@pytest.fixture(autouse=True)
+def _apps_of_this_test(_apps: _Apps) -> Iterator[None]:
+    """Set up after every fixture of a wider scope: the apps it sees start are the test's."""
+    before = set(map(id, _apps.procs))
+    yield
+    _apps.stop(_started_since(_apps, before))
 
 
 @pytest.fixture(scope="session")
