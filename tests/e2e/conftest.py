@@ -58,7 +58,7 @@ class _Apps:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        self.procs = [p for p in self.procs if p not in procs]
+        self.procs[:] = [p for p in self.procs if p not in procs]  # in place: start() holds it
 
 
 @pytest.fixture(scope="session")
