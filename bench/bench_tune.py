@@ -42,7 +42,7 @@ from pathlib import Path
 from bench.quick import add_quick
 from core.documents import convert
 from core.evaluation.stats import compare_paired, format_p
-from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.presets import BUILTIN_PRESETS
 from core.operations.questions.sets import load_from_folder
 from core.operations.tune.report import Figures
@@ -137,7 +137,7 @@ def _presets_on_held_back(folder: Path, out: dict) -> None:
     best = Candidate(config["label"], config["strategy"], config["settings"],
                      ranking=config["ranking"], merge_adjacent=config["merge_adjacent"])
     [mine] = evaluate(split.held_back, loaded.documents, [best], ranking=config["ranking"],
-                      k=config["k"], budget=config["budget"])
+                      retrieval=Retrieval(k=config["k"], budget=config["budget"]))
     objective = out["objective"]
     figures = Figures.of(mine, objective)
     print(f"held back ({figures.questions} questions), {objective}; B = the recommendation:")

@@ -333,7 +333,7 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
     st.html(_budget_chart(assembled.budget))
     st.caption(budget.explain())
     if budget.to_keep_one():
-        st.warning(budget.to_keep_one())
+        st.warning(md_escape(budget.to_keep_one()))
     elif budget.over_budget:
         st.warning("The base prompt and the headroom alone exceed the context size: no pack fits.")
     if not packs:

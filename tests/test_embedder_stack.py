@@ -16,7 +16,7 @@ from core.cli import main
 from core.embeddings import BUILTIN, resolve
 from core.errors import EmbeddingError, StoreError
 from core.evaluation.metrics import METRICS
-from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.evaluation.stacks import expand
 from core.operations.ingest.run import Source, ingest, sources_from_paths
 from core.operations.questions.sets import load_from_folder
@@ -220,7 +220,8 @@ def test_an_endpoint_that_fails_mid_evaluation_is_that_configurations_failed_row
     fractions: list[float] = []
     fake_embed.fail_after(1)  # the questions are embedded, the first candidate's chunks fail
     evaluation = evaluate(loaded.questions, loaded.documents, candidates,
-                          embedding=fake_embed.settings(), use_cache=False, autocut=1, k=10,
+                          embedding=fake_embed.settings(), use_cache=False,
+                          retrieval=Retrieval(k=10, autocut=1),
                           progress=lambda p: fractions.append(p.fraction))
     labels = [o.candidate.label for o in evaluation.outcomes]
     assert labels == [c.label for c in candidates]  # every configuration, in the order asked

@@ -10,7 +10,7 @@ import pytest
 
 from core.cli import main
 from core.errors import ChunkingError
-from core.operations.evaluation import Candidate, evaluate
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.evaluation import run as runner
 from core.operations.evaluation.history import history_csv, record_run, run_history
 from core.operations.evaluation.report import results_csv
@@ -79,7 +79,7 @@ def test_the_run_history_and_exports_list_the_failure(question_set, documents, o
 
 def test_mean_tokens_are_what_each_question_retrieved(question_set, documents):  # noqa: F811
     [result] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
-                        k=1)
+                        retrieval=Retrieval(k=1))
     per_question = []
     for q in result.questions:
         text = POLICY if q.corpus_id == "policy" else MANUAL
@@ -89,7 +89,7 @@ def test_mean_tokens_are_what_each_question_retrieved(question_set, documents): 
     assert result.metrics.overall.mean_tokens == pytest.approx(sum(per_question) / 3)
     assert result.metrics.per_corpus["manual"].mean_tokens == per_question[2]
     [wider] = evaluate(question_set, documents, [Candidate("para", "stub")], ranking="bm25",
-                       k=3)
+                       retrieval=Retrieval(k=3))
     assert wider.metrics.overall.mean_tokens > result.metrics.overall.mean_tokens
     rows = list(csv.DictReader(io.StringIO(results_csv([result]).decode())))
     assert [int(r["tokens"]) for r in rows] == per_question

@@ -70,7 +70,7 @@ def test_the_evaluation_scores_a_run_as_one_range(monkeypatch, tmp_path):
         (Reference(TEXT[start:end], start, end),)),))
     plain, merged = evaluate(questions, {"bakery": document}, [
         Candidate("plain", "stub", ranking="bm25"),
-        Candidate("merged", "stub", ranking="bm25", merge_adjacent=True)], k=2)
+        Candidate("merged", "stub", ranking="bm25", merge_adjacent=True)], retrieval=Retrieval(k=2))
     assert merged.ranking == plain.ranking == "bm25"
     assert len(plain.questions[0].retrieved) == 2 and plain.metrics.overall.recall < 0.7
     (hit,) = merged.questions[0].retrieved
@@ -79,7 +79,8 @@ def test_the_evaluation_scores_a_run_as_one_range(monkeypatch, tmp_path):
     assert Candidate("a", "s").key() != Candidate("a", "s", merge_adjacent=True).key()
     at_budget = evaluate(questions, {"bakery": document}, [
         Candidate("plain", "stub", ranking="bm25"),
-        Candidate("merged", "stub", ranking="bm25", merge_adjacent=True)], budget=100)
+        Candidate("merged", "stub", ranking="bm25", merge_adjacent=True)],
+        retrieval=Retrieval(budget=100))
     assert [r.candidate.label for r in at_budget] == ["plain"]  # the other is still measured
     (failure,) = at_budget.failures
     assert failure.candidate.label == "merged" and "top k" in failure.reason
