@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test check lint typecheck bench clean llm
+.PHONY: run test suite check lint typecheck bench clean llm
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,10 +38,14 @@ typecheck: $(VENV)/.test
 check: lint typecheck
 
 # Two workers, a test file each (module fixtures start once): on two cores the browser tests
-# spend much of their time waiting on the app and the browser, so two workers overlap those waits.
+# spend much of their time waiting on the app and the browser, so two workers overlap those waits
+# — and the type check (minutes of one core from a cold cache) runs in those waits too.
 TEST_WORKERS ?= 2
-test: check
+test: lint
 	bash scripts/ensure_chromium.sh
+	$(MAKE) --no-print-directory -j2 typecheck suite
+
+suite: $(VENV)/.test
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Optional, never needed by `run` or `test`: serve a model on this machine with llama.cpp's
