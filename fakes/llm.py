@@ -19,7 +19,7 @@ slot, slots), ``/tokenize``, model ``meta``, ``timings`` in each completion (wit
 tokens read, the rest reused from what the named slot read before), and a context refusal when
 a prompt is larger than the context. Replies can be cut (``Reply.cut``: ``finish_reason:
 "length"``), refused for their size (``Reply.context_refusal``, llama.cpp's or OpenAI's
-wording) or slow (``delay``).
+wording), slow (``delay``) or stuck in a loop (``Reply.looping``).
 
 A request with ``stream: true`` is answered as server-sent events, a word every ``word_delay``
 seconds (:meth:`FakeLLM.serve_slowly`). With ``slots`` set (``serve_llama``) it computes at most
@@ -75,6 +75,16 @@ class Reply:
     def cut(cls, text: str, tokens: int) -> Reply:
         """An answer the server stopped at its token limit (``finish_reason: "length"``)."""
         return cls(text=text, finish_reason="length", completion_tokens=tokens)
+
+    @classmethod
+    def looping(cls, intro: str = "The deductible is 500 EUR per claim [¹].",
+                sentence: str = " Glass damage is not covered by the household policy [²].",
+                tokens: int = 1024) -> Reply:
+        """A model stuck in a loop: ``intro``, then ``sentence`` again and again until the
+        token limit (about four characters a token)."""
+        times = max(tokens * 4 // max(len(sentence), 1), 1)
+        return cls(text=intro + sentence * times, finish_reason="length",
+                   completion_tokens=tokens)
 
     @classmethod
     def context_refusal(cls, server: str = "llama.cpp", prompt_tokens: int = 4476,
@@ -552,10 +562,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON list of replies (strings or Reply fields)")
     parser.add_argument("--llama", action="store_true",
                         help="answer like a llama.cpp server too (/props, /tokenize, meta)")
+    parser.add_argument("--loop", action="store_true",
+                        help="answer like a model stuck in a loop, a word every 0.05 s")
     args = parser.parse_args(argv)
     server = FakeLLM(port=args.port, latency=args.latency)
     if args.llama:
         server.serve_llama()
+    if args.loop:
+        server.serve_slowly(0.05)
+        server.respond(lambda request: Reply.looping())
     if args.script:
         with open(args.script, encoding="utf-8") as handle:
             server.script(json.load(handle))

@@ -121,6 +121,7 @@ class LLMResponse:
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
     # Prompt tokens the server actually read, not taken from its prompt cache (None: not said)
     prompt_processed: int | None = None
+    stopped: str = ""  # why the answer was ended early, e.g. the model was repeating itself
 
 
 # What a server reports about itself (context size, slots, speeds) is read without trusting
@@ -149,6 +150,7 @@ class _Reply:
     first_text_at: float | None = None
     last_text_at: float | None = None
     retry_after: float | None = None  # seconds the server asked to wait before asking again
+    stopped: str = ""  # why the answer was not read to its end (see core.llm.repeats)
 
 
 def _json_body(response: httpx.Response) -> dict[str, Any] | None:
@@ -448,11 +450,13 @@ class LLMClient:
                 heard(so_far)
 
             streamed = read_events(response.iter_lines(), words)
+            if streamed.stopped:
+                call.abort()  # the server stops writing what nobody will read
         if not streamed.complete:
             raise httpx.RemoteProtocolError("the connection closed before the answer was "
                                             "complete")
         return _Reply(response.status_code, "", streamed.body, streamed.first_text_at,
-                      streamed.last_text_at)
+                      streamed.last_text_at, stopped=streamed.stopped)
 
     def _stop_if_closed(self, entry: dict[str, Any], attempt: int, label: str) -> None:
         if self.cancelled:
@@ -489,6 +493,7 @@ class LLMClient:
             answer_speed=answer_speed,
             prompt_speed=prompt_speed,
             prompt_processed=prompt_processed(usage, timings),
+            stopped=reply.stopped,
         )
         if answer_speed:
             SPEEDS.record(self.settings.base_url, model, Speed(answer_speed, prompt_speed))
@@ -506,6 +511,7 @@ class LLMClient:
             status=reply.status,
             response=raw,
             **({"error": reason} if reason else {}),
+            **({"stopped": reply.stopped} if reply.stopped else {}),
         )
         if reason:
             raise AnswerCutError(reason, response=result, label=request.label,
