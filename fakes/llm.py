@@ -9,8 +9,9 @@ Use the pytest fixture ``fake_llm`` (import it, or list this module in ``pytest_
 With neither a script nor a responder it answers every ChunkLab phase sensibly (``auto_answer``),
 reading the phase from the ``X-ChunkLab-Phase`` header and the numbered anchors in the prompt.
 ``/v1/models`` lists one model, ``fake``. With ``structured = True`` it offers structured output:
-the probe gets its JSON, automatic answers come as the JSON rows a ``response_format`` schema
-asks for (:func:`structured_answer`); without, ``response_format`` is ignored. With ``grammar =
+the probe gets its JSON (after ``probe_delay``), automatic answers come as the JSON rows a
+``response_format`` schema asks for (:func:`structured_answer`); without, ``response_format``
+is ignored. With ``grammar =
 True`` as well it takes a GBNF ``grammar`` as llama.cpp does (of the shape
 :mod:`core.llm.grammar` writes): the probe gets the grammar's one answer, the others compact JSON.
 ``serve_llama(...)`` makes it answer like a llama.cpp server too: ``/props`` (context per
@@ -18,13 +19,14 @@ slot, slots), ``/tokenize``, model ``meta``, ``timings`` in each completion (wit
 tokens read, the rest reused from what the named slot read before), and a context refusal when
 a prompt is larger than the context. Replies can be cut (``Reply.cut``: ``finish_reason:
 "length"``), refused for their size (``Reply.context_refusal``, llama.cpp's or OpenAI's
-wording) or slow (``delay``).
+wording), slow (``delay``) or stuck in a loop (``Reply.looping``).
 
 A request with ``stream: true`` is answered as server-sent events, a word every ``word_delay``
 seconds (:meth:`FakeLLM.serve_slowly`). With ``slots`` set (``serve_llama``) it computes at most
 that many requests at once and queues the rest, as llama.cpp does. It notices a client that
 closes its connection — while the request waits, thinks or is being written — and stops
-working on it: ``ended`` records each request's end ("done" or "client left") with its time.
+working on it: ``ended`` records each request's end ("done" or "client left") with its time,
+and ``arrivals`` the phase of each chat completion in the order they came, probes included.
 Run it on its own for the app or a browser::
 
     python -m fakes.llm --port 8765 [--latency 0.2] [--script replies.json] [--llama]
@@ -73,6 +75,16 @@ class Reply:
     def cut(cls, text: str, tokens: int) -> Reply:
         """An answer the server stopped at its token limit (``finish_reason: "length"``)."""
         return cls(text=text, finish_reason="length", completion_tokens=tokens)
+
+    @classmethod
+    def looping(cls, intro: str = "The deductible is 500 EUR per claim [¹].",
+                sentence: str = " Glass damage is not covered by the household policy [²].",
+                tokens: int = 1024) -> Reply:
+        """A model stuck in a loop: ``intro``, then ``sentence`` again and again until the
+        token limit (about four characters a token)."""
+        times = max(tokens * 4 // max(len(sentence), 1), 1)
+        return cls(text=intro + sentence * times, finish_reason="length",
+                   completion_tokens=tokens)
 
     @classmethod
     def context_refusal(cls, server: str = "llama.cpp", prompt_tokens: int = 4476,
@@ -284,7 +296,11 @@ class _Handler(JSONHandler):
                 self.send_json(200, json.dumps({"tokens": list(range(tokens))}))
             return
         request = FakeRequest(self.path, self.headers.get("X-ChunkLab-Phase", ""), body)
+        fake.arrive(request)
         if request.phase == PROBE_PHASE:  # answered by what the server is, never scripted
+            if not self.wait_or_leave(fake.probe_delay):
+                fake.end(request, "client left")
+                return
             literal = str(body.get("grammar") or "").partition("root ::= ")[2]
             probe = Reply(json.loads(literal) if literal and fake.grammar
                           else json.dumps({"ok": True}) if fake.structured else "OK")
@@ -433,6 +449,8 @@ class FakeLLM(FakeServer):
         self.structured = False  # holds answers to a JSON schema (``response_format``)
         self.grammar = False  # and to a GBNF ``grammar``, as llama.cpp does
         self.calls: list[FakeRequest] = []  # chat completions
+        self.arrivals: list[str] = []  # the phase of every chat completion, probes included
+        self.probe_delay = 0.0  # seconds an answer-form probe takes
         self.gets: list[str] = []  # paths of GET requests
         self.word_delay = 0.0  # seconds between the words of a streamed answer
         self.ended: list[tuple[str, str, float]] = []  # (phase, "done" | "client left", when)
@@ -471,6 +489,10 @@ class FakeLLM(FakeServer):
         """Write streamed answers a word every ``word_delay`` seconds."""
         self.word_delay = word_delay
 
+    def arrive(self, request: FakeRequest) -> None:
+        with self._lock:
+            self.arrivals.append(request.phase)
+
     def end(self, request: FakeRequest, how: str) -> None:
         with self._lock:
             self.ended.append((request.phase, how, time.monotonic()))
@@ -500,6 +522,7 @@ class FakeLLM(FakeServer):
         with self._lock:
             self._queue.clear()
             self.calls.clear()
+            self.arrivals.clear()
         self._responder = None
 
     def next_reply(self, request: FakeRequest) -> Reply:
@@ -539,10 +562,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON list of replies (strings or Reply fields)")
     parser.add_argument("--llama", action="store_true",
                         help="answer like a llama.cpp server too (/props, /tokenize, meta)")
+    parser.add_argument("--loop", action="store_true",
+                        help="answer like a model stuck in a loop, a word every 0.05 s")
     args = parser.parse_args(argv)
     server = FakeLLM(port=args.port, latency=args.latency)
     if args.llama:
         server.serve_llama()
+    if args.loop:
+        server.serve_slowly(0.05)
+        server.respond(lambda request: Reply.looping())
     if args.script:
         with open(args.script, encoding="utf-8") as handle:
             server.script(json.load(handle))

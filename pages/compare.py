@@ -15,7 +15,7 @@ from core.errors import ChunkLabError
 from core.llm.run import LLMRun
 from core.operations.chunk_review import ChunkReview, review
 from core.operations.presets import all_presets, save_user_preset
-from core.operations.strategies import Chunking, RunOptions, chunking, uses_llm
+from core.operations.strategies import Chunking, RunOptions, chunking, llm_estimate, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
 from ui.hand_edits import EDITS, EditedColumn, edit_panel, edited_column, set_aside_inputs
@@ -78,7 +78,10 @@ def _llm_chunk(document: Document, config: Configuration, settings_key: str,
         return done[key]
     if key not in done:
         templates = prompt_library()
-        st.caption(md_escape(f"{slot + 1}. {config.label}: the model chunks the document…"))
+        planned = llm_estimate([document], config.strategy, json.loads(settings_key),
+                               RunOptions(llm=llm, library=templates))
+        st.caption(md_escape(f"{slot + 1}. {config.label}: the model chunks the document. "
+                             + (planned.sentence() if planned else "")))
         run = run_live(lambda live: chunking(document, config.strategy,
                                              json.loads(settings_key), RunOptions(
             llm=llm, library=templates, progress=live.progress, cancel=live.cancel,

@@ -16,14 +16,14 @@ from core.errors import ChunkLabError
 from core.operations.ingest import chunk_sets
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, check_set_name
 from core.operations.presets import Preset, all_presets
-from core.operations.strategies import strategy
+from core.operations.strategies import RunOptions, llm_estimate, strategy
 from core.store.info import ChunkSetInfo
 from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
 from ui.llm_warnings import show_failed_documents, show_warnings
 from ui.persist import forget, keep_offered, kept, remember
 from ui.render import md_escape
-from ui.resources import chunk_store, embedding_settings, library, llm_settings
+from ui.resources import chunk_store, embedding_settings, library, llm_settings, prompt_library
 from ui.settings_form import configuration_editor
 from ui.state import show_error
 from ui.store_status import show_store_status
@@ -259,6 +259,9 @@ def create_form(names: set[str]) -> None:
     settings = llm_settings()
     if needs_llm and not settings.configured:
         st.info(md_escape(settings.missing_message()), icon=":material/power_off:")
+    elif needs_llm and chosen:
+        _show_estimate([by_id[i] for i in chosen if i in by_id], config.strategy,
+                       dict(config.settings))
     ready = bool(chosen) and not blocking and confirmed and (
         not needs_llm or settings.configured)
     if st.button("Create and ingest", key="store_create", type="primary", disabled=not ready):
@@ -266,6 +269,19 @@ def create_form(names: set[str]) -> None:
                                               list(chosen), int(batch_size), description,
                                               embedder)
         st.rerun()
+
+
+def _show_estimate(documents: list[Document], strategy_name: str,
+                   settings: dict[str, object]) -> None:
+    """The model calls the chunking will make and their time, before it starts."""
+    try:
+        planned = llm_estimate(documents, strategy_name, settings, RunOptions(
+            llm=llm_settings(), library=prompt_library()))
+    except ChunkLabError as err:  # settings the form will refuse anyway
+        show_error(err)
+        return
+    if planned is not None:
+        st.caption(md_escape(planned.sentence()))
 
 
 def run_job(job: IngestJob, by_id: dict[str, Document]) -> None:

@@ -15,6 +15,7 @@ from core.llm.grammar import cited_lines
 from core.llm.settings import AnswerSettings
 from core.operations.answers.grades import statements, statements_supported
 from core.operations.assemble.run import ask
+from core.operations.llm_connection import check_connection
 from core.retrieval.packs import Pack
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
@@ -53,6 +54,7 @@ def test_the_grammar_asks_every_line_to_end_with_markers_of_the_passages():
 @pytest.mark.parametrize("held", [True, False])
 def test_a_server_with_a_grammar_gets_the_cited_format_unless_switched_off(fake_llm, held):
     fake_llm.structured = fake_llm.grammar = True
+    check_connection(fake_llm.settings())  # the form is learnt: Test connection
     fake_llm.script(["- The deductible is 500 EUR per claim [¹]."])
     run = ask(_assembled(), fake_llm.settings(), AnswerSettings(held_format=held))
     body = fake_llm.requests[-1]

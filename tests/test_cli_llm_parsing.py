@@ -17,8 +17,10 @@ NOTES = b"# Notes\n\nFirst note. Second sentence.\n\n## More\n\nMore notes follo
 
 
 def messages(err: str) -> list[str]:
-    """The stderr lines other than progress bars ("[####....] step…")."""
-    return [line for line in err.strip().splitlines() if not line.startswith("[")]
+    """The stderr lines other than progress bars ("[####....] step…") and the estimate told
+    before the run ("LLM chunking: about …")."""
+    return [line for line in err.strip().splitlines()
+            if not line.startswith(("[", "LLM chunking: about"))]
 
 
 @pytest.fixture

@@ -54,6 +54,8 @@ def test_rows_are_asked_as_json_where_the_server_offers_it(fake_llm):
 
 def test_a_question_is_asked_as_json_held_to_its_schema(fake_llm):
     fake_llm.structured = True
+    check_connection(fake_llm.settings())  # the form is learnt: Test connection
+    fake_llm.reset()
     document = convert(CLAIMS_HANDBOOK.encode(), "claims_handbook.md")
     generated = generate_question_set([document], per_doc=2, settings=fake_llm.settings(),
                                       use_cache=False)
@@ -81,6 +83,7 @@ def test_json_rows_read_back_as_tsv_lines():
 
 def test_chunk_summaries_ask_a_schema_server_for_exactly_the_chunks_asked(fake_llm):
     fake_llm.structured = True
+    check_connection(fake_llm.settings())
     result = run(fake_llm, convert(SMALL_GUIDE, "guide.md"))
     asked = [c.body["response_format"]["json_schema"]["schema"] for c in fake_llm.calls
              if c.phase == "chunk_metadata"]

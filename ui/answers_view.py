@@ -127,6 +127,8 @@ def _show_answer(answer: dict[str, Any], prefix: str) -> None:
         st.error(md_escape(f"No answer: {answer['reason']}"))
         return
     st.html(answer_html(answer["answer"], len(answer["citations"]), prefix))
+    if answer.get("reason"):  # an answer ended early says why
+        st.warning(md_escape(answer["reason"].capitalize()))
     grades = answer["grades"] or {}
     st.caption(" · ".join(
         f"{FIGURE_LABELS[m]} {'–' if grades.get(m) is None else round(grades[m], 2)}"

@@ -20,7 +20,7 @@ from core.documents import convert
 from core.documents.model import Document
 from core.errors import ChunkingError
 from core.operations.presets import preset
-from core.operations.strategies import RunOptions, chunk, validated_config
+from core.operations.strategies import RunOptions, chunk, llm_estimate, validated_config
 
 DEFAULT_STRATEGY = "recursive"
 
@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         _warn(document, f"the preset {args.preset!r} has no hand edits for "
                         f"{args.path.name}; these are its base configuration's chunks")
     options = RunOptions(warn=_warn, progress=show_progress, notice=say_retry)
+    if (planned := llm_estimate([document], strategy_name, settings, options)) is not None:
+        say(planned.sentence())
     if wants_output(args):
         return print_output(args, args.path, document, strategy_name, settings,
                             chunk(document, strategy_name, settings, options))

@@ -16,7 +16,7 @@ from core.cli.output import say, say_retry, show_progress
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.settings import by_name
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, ingest, sources_from_paths
-from core.operations.strategies import RunOptions
+from core.operations.strategies import RunOptions, llm_estimate, uses_llm
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,11 +31,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    sources = sources_from_paths(args.paths)
+    settings = chunking_settings(args)
+    if uses_llm(args.strategy, settings):  # converted twice: cheap beside the model's calls
+        planned = llm_estimate([source.load() for source in sources], args.strategy, settings)
+        if planned is not None:
+            say(planned.sentence())
     summary = ingest(
-        sources_from_paths(args.paths),
+        sources,
         args.chunk_set,
         args.strategy,
-        chunking_settings(args),
+        settings,
         batch_size=args.batch_size,
         description=args.description,
         options=RunOptions(progress=show_progress, notice=say_retry),

@@ -42,17 +42,18 @@ from typing import Any
 
 import httpx
 
-from core.endpoint import MAX_TIMEOUT_S, auth_headers, public_url
+from core.endpoint import MAX_TIMEOUT_S, auth_headers
 from core.http.policy import Failure, Policy, cannot_reach, retry_after, transient, with_retries
 from core.http.transport import STOPPING, Call, abortable_transport, tracked
 from core.llm.errors import ContextExceededError, LLMCancelled, LLMError, context_refusal
+from core.llm.forms import FORMS, probe_now
 from core.llm.gate import Ticket, gate_for
 from core.llm.log import ResponseLog
 from core.llm.settings import LLMSettings
 from core.llm.slots import prompt_processed
 from core.llm.speed import SPEEDS, Speed
 from core.llm.stream import read_events
-from core.llm.structured import PROBE_PHASE, OutputForm, probe
+from core.llm.structured import PROBE_PHASE, OutputForm
 from core.progress import Listener
 from core.tokens import count_tokens
 
@@ -66,8 +67,6 @@ TIMEOUT_SAFETY = 1.5  # a request may take this much longer than the speed says
 ASSUMED_PROMPT_SPEED = 5.0
 ASSUMED_ANSWER_SPEED = 2.0
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
-# How each server and model holds answers to a schema, probed once for the process.
-_FORMS: dict[tuple[str, str], OutputForm] = {}
 
 
 class AnswerCutError(LLMError):
@@ -122,6 +121,7 @@ class LLMResponse:
     prompt_speed: float | None = None  # prompt tokens per second, when the server reports it
     # Prompt tokens the server actually read, not taken from its prompt cache (None: not said)
     prompt_processed: int | None = None
+    stopped: str = ""  # why the answer was ended early, e.g. the model was repeating itself
 
 
 # What a server reports about itself (context size, slots, speeds) is read without trusting
@@ -150,6 +150,7 @@ class _Reply:
     first_text_at: float | None = None
     last_text_at: float | None = None
     retry_after: float | None = None  # seconds the server asked to wait before asking again
+    stopped: str = ""  # why the answer was not read to its end (see core.llm.repeats)
 
 
 def _json_body(response: httpx.Response) -> dict[str, Any] | None:
@@ -199,15 +200,12 @@ class LLMClient:
         self._closed = threading.Event()
         self._cancels = (self._closed, STOPPING, *([cancel] if cancel is not None else []))
         self._gate = gate_for(settings.base_url)
-        self._gate_key = public_url(settings.base_url)
         self._ratio: float | None = None
         self._tokenizer: bool | None = None  # unknown until asked
         self._lock = threading.Lock()
         self._fit_lock = threading.Lock()
         self._fitted = False
         self._local = False  # the server has slots: a local llama.cpp, maybe on a CPU
-        self._form: OutputForm | None = None  # unknown until probed
-        self._probe_lock = threading.Lock()
         self._http = httpx.Client(
             base_url=settings.base_url.rstrip("/") + "/",
             headers=auth_headers(settings),
@@ -312,22 +310,20 @@ class LLMClient:
             return self._ratio
 
     def output_form(self, fresh: bool = False) -> OutputForm:
-        """How the server holds answers to a JSON schema, if it does: probed once per server and
-        model for the process (``fresh``: probed again, as Test connection does after a server
-        restarted with other abilities), never logged (see :func:`core.llm.structured.probe`)."""
+        """How the server holds answers to a JSON schema, as learnt for this server and model
+        (:mod:`core.llm.forms`). Not known yet: the plain form, and it is learnt in the
+        background once the server is idle — never in the way of this request. ``fresh``:
+        probed now (waiting in line), as Test connection does after a server restarted with
+        other abilities. The probe is never logged."""
         self._fit_to_server()
-        with self._probe_lock:
-            key = (self._gate_key, self.settings.model)
-            if fresh:
-                self._form = None
-                _FORMS.pop(key, None)
-            self._form = self._form or _FORMS.get(key)
-            if self._form is None:
-                with self._through_gate() as _, tracked(Call(self._cancels)):
-                    self._form = _FORMS[key] = probe(
-                        self._http, self.settings.model, self.settings.timeout,
-                        {PHASE_HEADER: PROBE_PHASE})
-            return self._form
+        headers = {PHASE_HEADER: PROBE_PHASE}
+        if fresh:
+            return probe_now(self._http, self.settings, headers, self._cancels)
+        form = FORMS.known(self.settings.base_url, self.settings.model)
+        if form is None:
+            FORMS.learn_when_idle(self.settings, headers)
+            return OutputForm()
+        return form
 
     @contextmanager
     def _through_gate(self, prefix: str = "",
@@ -454,11 +450,13 @@ class LLMClient:
                 heard(so_far)
 
             streamed = read_events(response.iter_lines(), words)
+            if streamed.stopped:
+                call.abort()  # the server stops writing what nobody will read
         if not streamed.complete:
             raise httpx.RemoteProtocolError("the connection closed before the answer was "
                                             "complete")
         return _Reply(response.status_code, "", streamed.body, streamed.first_text_at,
-                      streamed.last_text_at)
+                      streamed.last_text_at, stopped=streamed.stopped)
 
     def _stop_if_closed(self, entry: dict[str, Any], attempt: int, label: str) -> None:
         if self.cancelled:
@@ -495,6 +493,7 @@ class LLMClient:
             answer_speed=answer_speed,
             prompt_speed=prompt_speed,
             prompt_processed=prompt_processed(usage, timings),
+            stopped=reply.stopped,
         )
         if answer_speed:
             SPEEDS.record(self.settings.base_url, model, Speed(answer_speed, prompt_speed))
@@ -512,6 +511,7 @@ class LLMClient:
             status=reply.status,
             response=raw,
             **({"error": reason} if reason else {}),
+            **({"stopped": reply.stopped} if reply.stopped else {}),
         )
         if reason:
             raise AnswerCutError(reason, response=result, label=request.label,

@@ -4,7 +4,9 @@ the others queued in the order they came, each knowing its place.
 Every page and session of the app (and every thread of a CLI run) asks a server through its
 :class:`Gate`, so a request never queues inside the server behind requests the process sent
 before it, where its timeout would run while it waits. A request's timeout starts when the gate
-lets it through. A request whose run is cancelled leaves the queue at once.
+lets it through. A request whose run is cancelled leaves the queue at once. Work the process
+does for itself (learning how the server holds answers to a schema) goes through only when the
+gate is idle (:meth:`Gate.enter_if_idle`) and gives way as soon as a request comes.
 
 The gate also chooses llama.cpp's slot for each request it lets through
 (:class:`~core.llm.slots.SlotChooser`), so a shared beginning is read once.
@@ -32,6 +34,9 @@ class Ticket:
     slot: int | None = None
     through: bool = False
     cancels: tuple[threading.Event, ...] = field(default_factory=tuple)
+    # Set once another request waits behind this one, for a ticket that gives way (see
+    # :meth:`Gate.enter_if_idle`): its request should end so the other one can go.
+    give_way: threading.Event | None = None
 
 
 class Gate:
@@ -65,6 +70,9 @@ class Gate:
         told = -1
         with self._cond:
             self._queue.append(ticket)
+            for other in self._through:
+                if other.give_way is not None:
+                    other.give_way.set()
             while True:
                 if any(event.is_set() for event in ticket.cancels):
                     self._queue.remove(ticket)
@@ -88,6 +96,16 @@ class Gate:
                         self._cond.acquire()
                     continue
                 self._cond.wait(POLL_S)
+
+    def enter_if_idle(self) -> Ticket | None:
+        """Through at once when nothing is in flight or waiting, else None. The ticket's
+        ``give_way`` is set as soon as another request waits behind it."""
+        with self._cond:
+            if self._through or self._queue:
+                return None
+            ticket = Ticket(through=True, give_way=threading.Event())
+            self._through.add(ticket)
+            return ticket
 
     def leave(self, ticket: Ticket) -> None:
         with self._cond:

@@ -254,7 +254,11 @@ class OneRequestPhase(Phase[Req, Out]):
 
     def test(self, context: PhaseContext, source: PhaseInput) -> PhaseView:
         request = self.first_request(source, context.template(self), context.settings)
-        return self.view(context.ask(self, request), source)
+        return self.view(self.answered(context, request), source)
+
+    def answered(self, context: PhaseContext, request: Req) -> Out:
+        """The parsed answer to ``request``."""
+        return context.ask(self, request)
 
     @abstractmethod
     def view(self, result: Out, source: PhaseInput) -> PhaseView:

@@ -5,7 +5,9 @@ OpenAI-compatible servers send ``data: {json}`` lines, each with a piece of the 
 ``usage`` (asked for with ``stream_options``) and, from llama.cpp, ``timings``.
 :func:`read_events` gathers them into the body a server that does not stream would have sent,
 so one reader takes both; the pace of the pieces gives the answer speed when the server does
-not say it.
+not say it. A stream whose text falls into a loop is not read further
+(:mod:`core.llm.repeats`): its text is kept up to where the repetition began, and the caller
+ends the request.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from core.llm.repeats import STOPPED_REPEATING, loop_start
 
 
 @dataclass
@@ -26,6 +30,7 @@ class Streamed:
     first_text_at: float | None
     last_text_at: float | None
     complete: bool  # it ended as a stream ends (a finish reason or ``[DONE]``), not cut off
+    stopped: str = ""  # why it was not read to its end (the model was repeating itself)
 
 
 def read_events(lines: Iterable[str], heard: Callable[[str], None] | None = None) -> Streamed:
@@ -35,6 +40,7 @@ def read_events(lines: Iterable[str], heard: Callable[[str], None] | None = None
     finish: str | None = None
     first = last = None
     done = False
+    stopped = ""
     for line in lines:
         if not line.startswith("data:"):
             continue  # blank separators, comments, event names
@@ -60,8 +66,15 @@ def read_events(lines: Iterable[str], heard: Callable[[str], None] | None = None
             last = time.monotonic()
             first = first or last
             text.append(piece)
+            so_far = "".join(text)
+            cut = loop_start(so_far)
+            if cut is not None:
+                text, finish, stopped = [so_far[:cut].rstrip()], "stop", STOPPED_REPEATING
+                if heard is not None:
+                    heard(text[0])
+                break
             if heard is not None:
-                heard("".join(text))
+                heard(so_far)
     body["choices"] = [{"message": {"role": "assistant", "content": "".join(text)},
                         "finish_reason": finish}]
-    return Streamed(body, first, last, done or finish is not None)
+    return Streamed(body, first, last, done or finish is not None, stopped)

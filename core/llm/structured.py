@@ -3,10 +3,10 @@
 Servers that offer it (llama.cpp, vLLM, OpenAI: ``response_format`` of type ``json_schema``)
 are asked for ``{"rows": [{column: value, ...}, ...]}``; the answer is read back into the TSV
 lines the phase's parser reads, so one parser serves both, and the copy checks and the cache
-see the same text. Whether a server offers it is found out once, by a probe (:func:`probe`),
-and shown on Settings; servers without it keep getting TSV. A server that also takes a GBNF
-``grammar`` (llama.cpp) gets the schema of a phase that asks for compact JSON spelt out as one
-(see :mod:`core.llm.grammar`).
+see the same text. Whether a server offers it is found out by a probe (:func:`probe`), kept on
+disk (:mod:`core.llm.forms`) and shown on Settings; servers without it keep getting TSV. A
+server that also takes a GBNF ``grammar`` (llama.cpp) gets the schema of a phase that asks for
+compact JSON spelt out as one (see :mod:`core.llm.grammar`).
 """
 
 from __future__ import annotations
@@ -94,14 +94,18 @@ def _cell(value: object) -> str:
     return " ".join(text.replace("\t", " ").splitlines())
 
 
-def probe(http: httpx.Client, model: str, timeout: float, headers: dict[str, str]) -> OutputForm:
+def probe(http: httpx.Client, model: str, timeout: float,
+          headers: dict[str, str]) -> OutputForm | None:
     """Whether the server answers a tiny request with the JSON its schema asks for, and then
-    whether it holds one to a grammar; a server that ignores the format, refuses it or fails
-    counts as without."""
+    whether it holds one to a grammar; a server that ignores the format or refuses it counts as
+    without. None when the server could not be asked (unreachable, failing, or the request was
+    ended): nothing was learnt."""
     question = [{"role": "user", "content": "Is water wet? Answer in JSON."}]
     base = {"model": model, "max_tokens": 16, "temperature": 0.0, "messages": question}
     answer = _answer(http, {**base, "response_format": response_format("probe", _PROBE_SCHEMA)},
                      timeout, headers)
+    if answer is None:
+        return None
     try:
         data = json.loads(answer)
     except ValueError:
@@ -109,17 +113,24 @@ def probe(http: httpx.Client, model: str, timeout: float, headers: dict[str, str
     if not (isinstance(data, dict) and isinstance(data.get("ok"), bool)):
         return OutputForm()
     grammar = f"root ::= {json.dumps(_PROBE_GRAMMAR_ANSWER)}"
-    return OutputForm(schema=True, grammar=_answer(
-        http, {**base, "grammar": grammar}, timeout, headers) == _PROBE_GRAMMAR_ANSWER)
+    held = _answer(http, {**base, "grammar": grammar}, timeout, headers)
+    return None if held is None else OutputForm(schema=True,
+                                                grammar=held == _PROBE_GRAMMAR_ANSWER)
 
 
 def _answer(http: httpx.Client, body: dict[str, Any], timeout: float,
-            headers: dict[str, str]) -> str:
-    """The answer's text; "" when the request fails."""
+            headers: dict[str, str]) -> str | None:
+    """The answer's text: "" when the server refuses the request, None when it cannot be
+    asked (no connection, a server error)."""
     try:
         response = http.post("chat/completions", json=body, headers=headers, timeout=timeout)
+    except (httpx.HTTPError, RuntimeError):
+        return None
+    if response.status_code >= 500:
+        return None
+    try:
         content = response.json()["choices"][0]["message"]["content"] if (
             response.status_code == 200) else ""
-    except (httpx.HTTPError, RuntimeError, ValueError, KeyError, IndexError, TypeError):
+    except (ValueError, KeyError, IndexError, TypeError):
         return ""
     return str(content or "")

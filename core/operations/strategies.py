@@ -20,6 +20,7 @@ from core.documents.model import Document
 from core.embeddings.port import Embedder
 from core.errors import ChunkingError
 from core.llm.pipeline import LLMConfig
+from core.llm.plan import ChunkingEstimate, chunking_estimate
 from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings, load_settings
 from core.llm.strategy import LLM_STRATEGY, LLMStrategy
@@ -122,6 +123,22 @@ def run_llm(documents: list[Document], settings: Mapping[str, Any],
                             library=options.library or PromptLibrary(),
                             progress=options.progress, cancel=options.cancel,
                             notice=options.notice, listener=options.listener)
+
+
+def llm_estimate(documents: list[Document], strategy_name: str, settings: Mapping[str, Any],
+                 options: RunOptions = DEFAULT_OPTIONS) -> ChunkingEstimate | None:
+    """What chunking ``documents`` with this configuration will cost in model calls before it
+    runs, and their time at the server's measured speed (:mod:`core.llm.plan`); None when it
+    calls no model (hand edits count their base's calls)."""
+    if strategy_name == EDITED:
+        return llm_estimate(documents, str(settings.get("base", "")),
+                            settings.get("base_settings") or {}, options)
+    if not uses_llm(strategy_name, settings):
+        return None
+    config = validated_config(strategy_name, settings)
+    assert isinstance(config, LLMConfig)
+    return chunking_estimate(documents, config, options.llm or load_settings(),
+                             options.library or PromptLibrary())
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ not cached here (asking again shows how answers vary; answer runs keep their own
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.assembly import AssembledPrompt, Citation, CitationCheck, check_citations, marker
 from core.chunking.chunk import Chunk
@@ -41,6 +41,7 @@ class AnswerRequest:
 class Answer:
     text: str
     check: CitationCheck
+    stopped: str = ""  # why the answer was ended early (the model was repeating itself)
 
 
 def test_passages(source: PhaseInput) -> list[Chunk]:
@@ -117,7 +118,12 @@ class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
         return Answer(answer, check_citations(answer, request.citations))
 
     def run(self, context: PhaseContext, assembled: AssembledPrompt) -> Answer:
-        return context.ask(self, AnswerRequest.of(assembled))
+        return self.answered(context, AnswerRequest.of(assembled))
+
+    def answered(self, context: PhaseContext, request: AnswerRequest) -> Answer:
+        """The answer, saying whether it was ended early."""
+        answer = context.ask(self, request)
+        return replace(answer, stopped=context.responses[-1].stopped)
 
     def first_request(self, source: PhaseInput, template: PromptTemplate,
                       settings: LLMSettings) -> AnswerRequest:
@@ -133,7 +139,7 @@ class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
 
     def view(self, result: Answer, source: PhaseInput) -> PhaseView:
         return PhaseView(items=[line for line in result.text.splitlines() if line.strip()],
-                         check=result.check)
+                         check=result.check, warning=result.stopped.capitalize() or None)
 
 
 ANSWER = AnswerPhase()

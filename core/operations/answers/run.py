@@ -372,6 +372,7 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
                 job.row.status, job.row.reason = "failed", str(err)
                 return
             response = context.responses[-1]
+            job.row.reason = result.stopped
             _grade(job, result.text, response.completion_tokens, response.latency_s)
             cache.put(job.key, CACHE_PHASE, json.dumps(
                 {"text": result.text, "tokens": response.completion_tokens,

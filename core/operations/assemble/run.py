@@ -141,13 +141,15 @@ class AnswerRun:
     latency_s: float
     completion_tokens: int = 0
     answer_speed: float | None = None  # tokens per second written, when measured
+    stopped: str = ""  # why the answer was ended early (the model was repeating itself)
 
     def took(self) -> str:
         """How the answer came: its model, temperature, time and pace."""
         pace = f" · {self.answer_speed:.1f} tokens/s" if self.answer_speed else ""
         tokens = f" · {self.completion_tokens:,} tokens" if self.completion_tokens else ""
+        stopped = f" · {self.stopped}" if self.stopped else ""
         return (f"Answer from {self.model} (temperature {self.temperature:g}) in "
-                f"{self.latency_s:.1f} s{tokens}{pace}")
+                f"{self.latency_s:.1f} s{tokens}{pace}{stopped}")
 
     def as_json(self) -> dict[str, object]:
         """The answer with its checked citations, as ``python -m core assemble --ask`` prints
@@ -158,7 +160,8 @@ class AnswerRun:
                 "latency_s": round(self.latency_s, 3),
                 "citations": {"ok": check.ok, "used": check.used, "unknown": check.unknown,
                               "unused": check.unused},
-                "repeats": [r.model_dump() for r in check.repeats]}
+                "repeats": [r.model_dump() for r in check.repeats],
+                **({"stopped": self.stopped} if self.stopped else {})}
 
 
 def ask(assembled: AssembledPrompt, settings: LLMSettings | None = None,
@@ -176,4 +179,5 @@ def ask(assembled: AssembledPrompt, settings: LLMSettings | None = None,
         result = ANSWER.run(context, assembled)
     response = context.responses[-1]
     return AnswerRun(result.text, result.check, response.model, answer.temperature,
-                     response.latency_s, response.completion_tokens, response.answer_speed)
+                     response.latency_s, response.completion_tokens, response.answer_speed,
+                     result.stopped)
