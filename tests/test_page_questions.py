@@ -173,3 +173,21 @@ def test_the_check_panel_lists_what_would_spoil_a_run(data):
     assert "3 findings in 3 questions" in texts(at)
     assert "To tell 10 points of recall apart" in texts(at) and "this one has 3: too few" in \
         texts(at)
+
+
+def test_passages_are_suggested_for_a_new_question_and_found_for_the_set(data):
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.text_input(key="questions_add_text").set_value("How long is the waiting period for "
+                                                      "water damage?").run()
+    at = click(at, "questions_suggest")
+    assert "Passage 1: characters" in texts(at)
+    at = click(at, "questions_suggest_use_1")
+    assert not at.error, [e.value for e in at.error]
+    frame = at.dataframe[0].value
+    assert list(frame["Question"]) == ["How long is the waiting period for water damage?"]
+    assert frame.loc[0, "Excerpt"].startswith("Water damage claims have a waiting period")
+
+    at = click(at, "questions_evidence_go")
+    found = next(d.value for d in at.dataframe if "Passage" in d.value.columns)
+    assert list(found["Rank"])[0] == 1 and bool(list(found["Reference"])[0])
+    assert "among them for 1 of the 1 with a reference" in texts(at)
