@@ -24,6 +24,7 @@ from core.operations.questions.generation import (
 )
 from core.operations.questions.sets import (
     Draft,
+    alternative_from_excerpt,
     delete_saved,
     discard_draft,
     load_draft,
@@ -34,6 +35,7 @@ from core.operations.questions.sets import (
     save_set,
     saved_csv,
     saved_sets,
+    without_alternative,
 )
 from core.operations.tune.run import tune_minimum
 from ui.long_run import LiveRun, run_live
@@ -239,7 +241,8 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
 def _table(questions: list[Question]) -> None:
     st.dataframe(pd.DataFrame([
         {"#": n, "Question": q.question, "Document": q.corpus_id, "Kind": q.kind,
-         "Excerpt": q.references[0].content[:90] if q.references else ""}
+         "Excerpt": q.references[0].content[:90] if q.references else "",
+         "Alternatives": len(q.alternatives)}
         for n, q in enumerate(questions, 1)]), hide_index=True, key="questions_table")
 
 
@@ -273,7 +276,7 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
     reference = question.references[0]
     tag = f"{index}_{question.question}_{reference.start}_{reference.end}"
     st.html(_highlight(document, [r.span for r in question.references]))
-    st.caption("Excerpt: " + reference.content[:300])
+    st.caption(md_escape("Excerpt: " + reference.content[:300]))
     with st.form(f"qe_form_{tag}", border=False):
         text = st.text_input("Question text", value=question.question, key=f"qe_text_{tag}")
         left, middle, right, last = st.columns([1, 1, 1, 1])
@@ -293,12 +296,40 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
                                if unanswerable else "table" if table else "text")
         if len(question.references) > 1 and (start, end) == reference.span:
             edited = replace(edited, references=question.references)
+        if edited.answerable:
+            edited = replace(edited, alternatives=question.alternatives)
         _changed([edited if i == index else q for i, q in enumerate(questions)])
         st.rerun()
+    if question.answerable:
+        _alternatives(questions, index, document, tag)
     if st.button("Delete question", key="questions_delete"):
         _changed([q for i, q in enumerate(questions) if i != index])
         st.session_state.pop(PICKED, None)
         st.rerun()
+
+
+def _alternatives(questions: list[Question], index: int, document: Document, tag: str) -> None:
+    """The other places that answer the picked question as well: listed, removed, added."""
+    question = questions[index]
+
+    def changed(edited: Question) -> None:
+        _changed([edited if i == index else q for i, q in enumerate(questions)])
+        st.rerun()
+
+    st.markdown("**Alternatives** — other places that answer it as well; a run counts "
+                "whichever was found best.")
+    for number, option in enumerate(question.alternatives, 1):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.caption(md_escape(f"Alternative {number}, characters {option[0].start:,}–"
+                               f"{option[-1].end:,}: {option[0].content[:200]}"))
+        if right.button("Remove", key=f"questions_alt_remove_{number}"):
+            changed(without_alternative(question, number))
+    with st.form(f"qe_alt_form_{tag}", border=False):
+        excerpt = st.text_area("Another excerpt that answers it", height=70,
+                               key=f"qe_alt_excerpt_{tag}")
+        added = st.form_submit_button("Add alternative", key="questions_alt_add")
+    if added:
+        changed(alternative_from_excerpt(question, document, excerpt))
 
 
 def _add(documents: dict[str, Document]) -> None:

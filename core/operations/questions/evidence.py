@@ -132,10 +132,9 @@ class PassageIndex:
 
 def question_evidence(question: Question, index: PassageIndex, top: int = TOP) -> QuestionEvidence:
     """The best passages for one question of ``index``'s document."""
-    references = [r.span for r in question.references]
     return QuestionEvidence(question.row, question.corpus_id, question.question,
-                            tuple(index.best(question.question, [references], top)),
-                            bool(references))
+                            tuple(index.best(question.question, question.accepted, top)),
+                            bool(question.references))
 
 
 def find_evidence(loaded: LoadedSet, top: int = TOP) -> SetEvidence:
