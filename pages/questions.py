@@ -369,7 +369,7 @@ def _suggested(document: Document, text: str, kind: str) -> None:
         pages = f", pages {', '.join(map(str, passage.pages))}" if passage.pages else ""
         st.caption(md_escape(f"Passage {rank}: characters {passage.start:,}–{passage.end:,}"
                              f"{pages}"))
-        st.html(_highlight(document, [(passage.start, passage.end)], 150, 140))
+        st.html(_highlight(document, [(passage.start, passage.end)], 80, 170))
         if st.button(f"Add with passage {rank}", key=f"questions_suggest_use_{rank}"):
             _added(make_question(document, text, passage.start, passage.end, kind))
 
