@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
-from tests.e2e.browser import ARTIFACTS, pick, wait_for_app
+from tests.e2e.browser import ARTIFACTS, pick, upload_markdown, wait_for_app
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
@@ -16,12 +16,7 @@ WAIT = 120_000
 
 def test_suggest_add_find_and_add_an_alternative(page, start_app, tmp_path):
     url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path / "data")})
-    page.goto(f"{url}/documents")
-    wait_for_app(page)
-    page.locator("input[type=file]").set_input_files([{
-        "name": "claims_handbook.md", "mimeType": "text/markdown", "buffer": HANDBOOK.encode()}])
-    expect(page.get_by_text(re.compile("claims_handbook.md: .* sections"))).to_be_visible(
-        timeout=WAIT)
+    upload_markdown(page, url, "claims_handbook.md", HANDBOOK)
 
     page.goto(f"{url}/questions")
     wait_for_app(page)
