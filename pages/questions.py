@@ -12,6 +12,7 @@ from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.evaluation.questions import UNANSWERABLE, Question, parse_questions, to_csv
 from core.operations.questions.check import DIFFERENCE, check_questions
+from core.operations.questions.evidence import PassageIndex, evidence_for_questions
 from core.operations.questions.generation import (
     DEFAULT_PER_DOC,
     MAX_UNANSWERABLE,
@@ -23,6 +24,7 @@ from core.operations.questions.generation import (
 )
 from core.operations.questions.sets import (
     Draft,
+    alternative_from_excerpt,
     delete_saved,
     discard_draft,
     load_draft,
@@ -33,6 +35,7 @@ from core.operations.questions.sets import (
     save_set,
     saved_csv,
     saved_sets,
+    without_alternative,
 )
 from core.operations.tune.run import tune_minimum
 from ui.long_run import LiveRun, run_live
@@ -50,6 +53,8 @@ PICKED = "questions_pick"  # the index of the question being edited
 FLASH = "questions_flash"  # a message to show once, after the rerun that follows a change
 FAILED = "questions_failed"  # why the last generation stopped early, shown once
 CHECKED = "questions_checked"  # the last check of the working set: (its questions, SetCheck)
+EVIDENCE = "questions_evidence"  # the last evidence search: (its questions, SetEvidence)
+SUGGESTED = "questions_suggested"  # passages for the question being added: (doc, text, passages)
 EXCERPT_COLOR = "#ffe066"
 CONTEXT_CHARS = 500
 
@@ -146,6 +151,28 @@ def _check(name: str, questions: list[Question], documents: dict[str, Document])
                 hide_index=True, key="questions_check_findings")
 
 
+def _evidence(name: str, questions: list[Question], documents: dict[str, Document]) -> None:
+    """The passages that best match each question's words, and whether its reference is one."""
+    with st.expander("Find the passages that match each question", icon=":material/search:"):
+        st.caption("Lexical (the question's distinctive words), never the embedder a run "
+                   "evaluates, so references picked from these do not favour it.")
+        if st.button("Find passages", key="questions_evidence_go"):
+            st.session_state[EVIDENCE] = (questions, evidence_for_questions(
+                name, questions, documents))
+        if EVIDENCE not in st.session_state:
+            return
+        searched_questions, found = st.session_state[EVIDENCE]
+        if searched_questions != questions:
+            st.caption("The set changed since: find the passages again.")
+        st.info(md_escape(found.summary()))
+        st.dataframe(pd.DataFrame([
+            {"Row": q.row, "Question": q.question, "Rank": rank, "Passage": p.text[:200],
+             "Characters": f"{p.start:,}–{p.end:,}",
+             "Pages": ", ".join(map(str, p.pages)), "Reference": p.reference}
+            for q in found.questions for rank, p in enumerate(q.passages, 1)]),
+            hide_index=True, key="questions_evidence_table")
+
+
 def _generate(documents: dict[str, Document], free: bool) -> None:
     settings = llm_settings()
     with st.expander("Generate from your documents with the LLM", expanded=not saved_sets()):
@@ -214,17 +241,19 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
 def _table(questions: list[Question]) -> None:
     st.dataframe(pd.DataFrame([
         {"#": n, "Question": q.question, "Document": q.corpus_id, "Kind": q.kind,
-         "Excerpt": q.references[0].content[:90] if q.references else ""}
+         "Excerpt": q.references[0].content[:90] if q.references else "",
+         "Alternatives": len(q.alternatives)}
         for n, q in enumerate(questions, 1)]), hide_index=True, key="questions_table")
 
 
-def _highlight(document: Document, spans: list[tuple[int, int]]) -> str:
-    lo = max(0, min(s for s, _ in spans) - CONTEXT_CHARS)
-    hi = min(len(document.text), max(e for _, e in spans) + CONTEXT_CHARS)
+def _highlight(document: Document, spans: list[tuple[int, int]],
+               context: int = CONTEXT_CHARS, height: int = 320) -> str:
+    lo = max(0, min(s for s, _ in spans) - context)
+    hi = min(len(document.text), max(e for _, e in spans) + context)
     marks = [HighlightSpan(s - lo, e - lo, EXCERPT_COLOR, label="excerpt",
                            tooltip=f"characters {s:,}–{e:,}", css_class="cl-reference")
              for s, e in spans]
-    return highlight_html(document.text[lo:hi], marks, height_px=320)
+    return highlight_html(document.text[lo:hi], marks, height_px=height)
 
 
 def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
@@ -247,7 +276,7 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
     reference = question.references[0]
     tag = f"{index}_{question.question}_{reference.start}_{reference.end}"
     st.html(_highlight(document, [r.span for r in question.references]))
-    st.caption("Excerpt: " + reference.content[:300])
+    st.caption(md_escape("Excerpt: " + reference.content[:300]))
     with st.form(f"qe_form_{tag}", border=False):
         text = st.text_input("Question text", value=question.question, key=f"qe_text_{tag}")
         left, middle, right, last = st.columns([1, 1, 1, 1])
@@ -267,12 +296,40 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
                                if unanswerable else "table" if table else "text")
         if len(question.references) > 1 and (start, end) == reference.span:
             edited = replace(edited, references=question.references)
+        if edited.answerable:
+            edited = replace(edited, alternatives=question.alternatives)
         _changed([edited if i == index else q for i, q in enumerate(questions)])
         st.rerun()
+    if question.answerable:
+        _alternatives(questions, index, document, tag)
     if st.button("Delete question", key="questions_delete"):
         _changed([q for i, q in enumerate(questions) if i != index])
         st.session_state.pop(PICKED, None)
         st.rerun()
+
+
+def _alternatives(questions: list[Question], index: int, document: Document, tag: str) -> None:
+    """The other places that answer the picked question as well: listed, removed, added."""
+    question = questions[index]
+
+    def changed(edited: Question) -> None:
+        _changed([edited if i == index else q for i, q in enumerate(questions)])
+        st.rerun()
+
+    st.markdown("**Alternatives** — other places that answer it as well; a run counts "
+                "whichever was found best.")
+    for number, option in enumerate(question.alternatives, 1):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.caption(md_escape(f"Alternative {number}, characters {option[0].start:,}–"
+                               f"{option[-1].end:,}: {option[0].content[:200]}"))
+        if right.button("Remove", key=f"questions_alt_remove_{number}"):
+            changed(without_alternative(question, number))
+    with st.form(f"qe_alt_form_{tag}", border=False):
+        excerpt = st.text_area("Another excerpt that answers it", height=70,
+                               key=f"qe_alt_excerpt_{tag}")
+        added = st.form_submit_button("Add alternative", key="questions_alt_add")
+    if added:
+        changed(alternative_from_excerpt(question, document, excerpt))
 
 
 def _add(documents: dict[str, Document]) -> None:
@@ -289,13 +346,39 @@ def _add(documents: dict[str, Document]) -> None:
             st.html(_highlight(document, [(int(start), int(end))]))
         text = st.text_input("Question", key="questions_add_text")
         table = st.checkbox("Table question", key="questions_add_kind")
-        if st.button("Add question", key="questions_add"):
-            kind = "table" if table else "text"
-            added = (question_from_excerpt(document, text, excerpt, kind) if excerpt.strip()
-                     else make_question(document, text, int(start), int(end), kind))
-            _changed([*_working()["questions"], added])
-            st.session_state[FLASH] = f"Added: {added.question}"
-            st.rerun()
+        kind = "table" if table else "text"
+        left, right = st.columns(2)
+        if left.button("Add question", key="questions_add"):
+            _added(question_from_excerpt(document, text, excerpt, kind) if excerpt.strip()
+                   else make_question(document, text, int(start), int(end), kind))
+        if right.button("Suggest passages", key="questions_suggest", disabled=not text.strip(),
+                        help="The passages of the document that best match the question's "
+                             "words (lexical), to add it with one of them as its excerpt."):
+            st.session_state[SUGGESTED] = (name, text, PassageIndex(document).best(text))
+        _suggested(document, text, kind)
+
+
+def _suggested(document: Document, text: str, kind: str) -> None:
+    """The passages suggested for the question being added, each ready to be its excerpt."""
+    name, asked, passages = st.session_state.get(SUGGESTED, ("", "", []))
+    if name != document.source_name or asked != text:
+        return
+    if not passages:
+        st.caption("No passage shares a content word with the question.")
+    for rank, passage in enumerate(passages, 1):
+        pages = f", pages {', '.join(map(str, passage.pages))}" if passage.pages else ""
+        st.caption(md_escape(f"Passage {rank}: characters {passage.start:,}–{passage.end:,}"
+                             f"{pages}"))
+        st.html(_highlight(document, [(passage.start, passage.end)], 80, 170))
+        if st.button(f"Add with passage {rank}", key=f"questions_suggest_use_{rank}"):
+            _added(make_question(document, text, passage.start, passage.end, kind))
+
+
+def _added(question: Question) -> None:
+    _changed([*_working()["questions"], question])
+    st.session_state.pop(SUGGESTED, None)
+    st.session_state[FLASH] = f"Added: {question.question}"
+    st.rerun()
 
 
 def _save(questions: list[Question]) -> None:
@@ -358,6 +441,7 @@ try:
     if questions:
         _table(questions)
         _check(working["name"], questions, documents)
+        _evidence(working["name"], questions, documents)
         _edit(questions, documents)
     _add(documents)
     _save(_working()["questions"])

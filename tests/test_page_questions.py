@@ -173,3 +173,48 @@ def test_the_check_panel_lists_what_would_spoil_a_run(data):
     assert "3 findings in 3 questions" in texts(at)
     assert "To tell 10 points of recall apart" in texts(at) and "this one has 3: too few" in \
         texts(at)
+
+
+def test_passages_are_suggested_for_a_new_question_and_found_for_the_set(data):
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.text_input(key="questions_add_text").set_value("How long is the waiting period for "
+                                                      "water damage?").run()
+    at = click(at, "questions_suggest")
+    assert "Passage 1: characters" in texts(at)
+    at = click(at, "questions_suggest_use_1")
+    assert not at.error, [e.value for e in at.error]
+    frame = at.dataframe[0].value
+    assert list(frame["Question"]) == ["How long is the waiting period for water damage?"]
+    assert frame.loc[0, "Excerpt"].startswith("Water damage claims have a waiting period")
+
+    at = click(at, "questions_evidence_go")
+    found = next(d.value for d in at.dataframe if "Passage" in d.value.columns)
+    assert list(found["Rank"])[0] == 1 and bool(list(found["Reference"])[0])
+    assert "among them for 1 of the 1 with a reference" in texts(at)
+
+
+def test_an_alternative_is_added_kept_through_an_edit_and_removed(data):
+    document = convert(HANDBOOK.encode(), "claims_handbook.md")
+    start = document.text.index("Claims are reported")
+    save_set("mine", [make_question(document, "How do I report a claim?", start, start + 70)])
+    at = AppTest.from_file(page_path("questions"), default_timeout=120).run()
+    at.selectbox(key="questions_saved").set_value("mine").run()
+    at = click(at, "questions_open")
+    at.text_area(key=_edit_key_area(at, "qe_alt_excerpt_")).set_value(
+        "an adjuster calls back within two working days")
+    at = click(at, "questions_alt_add")
+    assert not at.error, [e.value for e in at.error]
+    assert list(at.dataframe[0].value["Alternatives"]) == [1]
+    at.text_input(key=_edit_key(at, "qe_text_")).set_value("How is a claim reported?")
+    at = click(at, "questions_apply")
+    assert list(at.dataframe[0].value["Alternatives"]) == [1]
+    assert "Alternative 1, characters" in texts(at)
+    at = click(at, "questions_alt_remove_1")
+    assert list(at.dataframe[0].value["Alternatives"]) == [0]
+    at.text_area(key=_edit_key_area(at, "qe_alt_excerpt_")).set_value("not in the handbook")
+    at = click(at, "questions_alt_add")
+    assert any("not in the document" in e.value for e in at.error)
+
+
+def _edit_key_area(at: AppTest, prefix: str) -> str:
+    return next(w.key for w in at.text_area if w.key and w.key.startswith(prefix))

@@ -19,6 +19,11 @@ answer it), all as ``(start, end)`` character offsets into the same ``Document.t
 - hit = some retrieved chunk touches some reference; reciprocal rank = 1 / (1-based rank of the
   first retrieved chunk that touches a reference), 0 when none does.
 
+A question may accept alternatives (other places that answer it as well): it is scored against
+each (:func:`score_alternatives`) and the one found best counts — the highest recall, then IoU,
+then precision — every figure of the question coming from that one, so that any alternative
+found makes a hit.
+
 "Touch" means sharing at least one character. (Chroma's ``intersect_two_ranges`` also counts a
 chunk that merely ends where a reference starts; an empty intersection adds nothing to any
 numerator, so the only difference is which chunks precisionΩ's denominator includes — ours
@@ -141,6 +146,19 @@ def score_question(
         retrieved_chars=retrieved_chars,
         retrieved_tokens=retrieved_tokens,
     )
+
+
+def score_alternatives(
+    retrieved: Sequence[Range], alternatives: Sequence[Sequence[Range]],
+    all_chunks: Sequence[Range], retrieved_tokens: int = 0,
+) -> tuple[QuestionScore, int]:
+    """:func:`score_question` against each of ``alternatives`` (the references, then each
+    alternative); the best score and the index of the alternative it was scored against."""
+    scores = [score_question(retrieved, option, all_chunks, retrieved_tokens)
+              for option in alternatives or [[]]]
+    best = max(range(len(scores)),
+               key=lambda i: (scores[i].recall, scores[i].iou, scores[i].precision, -i))
+    return scores[best], best
 
 
 def _ratio(numerator: int, denominator: int) -> float:

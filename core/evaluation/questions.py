@@ -1,11 +1,19 @@
 """Question sets: Chroma's evaluation CSV (``question``, ``references``, ``corpus_id``, optional
-``kind``), parsed, matched to documents and validated reference by reference.
+``kind`` and ``alternatives``), parsed, matched to documents and validated reference by
+reference.
 
 A question of kind ``unanswerable`` asks what its document does not say: its references may be
 empty (``[]``), and a good answer says the sources do not answer it.
 
 ``references`` is a JSON list of ``{"content", "start_index", "end_index"}`` with offsets into the
 document's ``Document.text``; a reference is valid when ``text[start_index:end_index] == content``.
+
+``alternatives`` (optional: a file without the column, or a row with it empty, has none) names
+other places of the same document that answer the question as well (a figure in a table and in
+the text): a JSON list whose items are each a list of references like ``references`` (a single
+reference object stands for a list of one). Scoring counts whichever of ``references`` and its
+alternatives was found best (:func:`core.evaluation.metrics.score_alternatives`). A set
+without alternatives is written without the column, as before.
 Rows that fail are not evaluated: they come back as :class:`RowProblem` (row number as in a
 spreadsheet, the header being row 1, and the reason), never as a traceback. Problems with the
 file itself (not CSV, a missing column, no rows, no document for a corpus) raise
@@ -53,10 +61,25 @@ class Question:
     corpus_id: str
     references: tuple[Reference, ...]
     kind: str = "text"
+    alternatives: tuple[tuple[Reference, ...], ...] = ()  # other places that answer it as well
 
     @property
     def answerable(self) -> bool:
         return self.kind != UNANSWERABLE
+
+    def named_references(self) -> list[tuple[str, Reference]]:
+        """Every reference with its name in a message: "reference 2", "alternative 1,
+        reference 1"."""
+        options = [("", self.references)] + [
+            (f"alternative {n}, ", option) for n, option in enumerate(self.alternatives, 1)]
+        return [(f"{where}reference {index}", ref) for where, option in options
+                for index, ref in enumerate(option, 1)]
+
+    @property
+    def accepted(self) -> list[list[tuple[int, int]]]:
+        """The spans of ``references`` and of each alternative: any one answers the question."""
+        return [[r.span for r in option] for option in (self.references, *self.alternatives)
+                if option]
 
 
 @dataclass(frozen=True)
@@ -86,19 +109,29 @@ class QuestionSet:
 
 
 CSV_COLUMNS = ("question", "references", "corpus_id", "kind")
+ALTERNATIVES = "alternatives"
 
 
 def to_csv(questions: Iterable[Question]) -> bytes:
-    """The CSV :func:`parse_questions` reads (``references`` as JSON with exact offsets)."""
+    """The CSV :func:`parse_questions` reads (``references`` as JSON with exact offsets); the
+    ``alternatives`` column only when some question has alternatives."""
+    questions = list(questions)
+    with_alternatives = any(q.alternatives for q in questions)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(CSV_COLUMNS + (ALTERNATIVES,) * with_alternatives)
     for q in questions:
-        references = [{"content": r.content, "start_index": r.start, "end_index": r.end}
-                      for r in q.references]
-        writer.writerow([q.question, json.dumps(references, ensure_ascii=False), q.corpus_id,
-                         q.kind])
+        row = [q.question, _references_json(q.references), q.corpus_id, q.kind]
+        if with_alternatives:
+            row.append("[" + ", ".join(_references_json(a) for a in q.alternatives) + "]"
+                       if q.alternatives else "")
+        writer.writerow(row)
     return buffer.getvalue().encode("utf-8")
+
+
+def _references_json(references: Iterable[Reference]) -> str:
+    return json.dumps([{"content": r.content, "start_index": r.start, "end_index": r.end}
+                       for r in references], ensure_ascii=False)
 
 
 def parse_questions(data: bytes | str, name: str = "questions.csv") -> QuestionSet:
@@ -114,7 +147,7 @@ def parse_questions(data: bytes | str, name: str = "questions.csv") -> QuestionS
     if missing:
         raise QuestionSetError(
             f"{name} lacks the column(s) {', '.join(missing)}; a question set needs "
-            f"{', '.join(REQUIRED_COLUMNS)} and optionally kind."
+            f"{', '.join(REQUIRED_COLUMNS)} and optionally kind and {ALTERNATIVES}."
         )
     questions: list[Question] = []
     problems: list[RowProblem] = []
@@ -146,7 +179,31 @@ def _parse_row(number: int, row: dict[str, str]) -> Question:
         raise ValueError("references must be a non-empty JSON list (empty only for an "
                          "unanswerable question)")
     references = tuple(_reference(index, item) for index, item in enumerate(items, 1))
-    return Question(number, question, corpus_id, references, kind)
+    alternatives = _alternatives(row.get(ALTERNATIVES, ""))
+    if alternatives and not references:
+        raise ValueError("an unanswerable question has no alternatives")
+    return Question(number, question, corpus_id, references, kind, alternatives)
+
+
+def _alternatives(cell: str) -> tuple[tuple[Reference, ...], ...]:
+    if not cell.strip():
+        return ()
+    try:
+        items = json.loads(cell)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{ALTERNATIVES} is not valid JSON ({err.msg})") from None
+    if not isinstance(items, list):
+        raise ValueError(f"{ALTERNATIVES} must be a JSON list of alternatives")
+    found = []
+    for number, item in enumerate(items, 1):
+        option = item if isinstance(item, list) else [item]
+        if not option:
+            raise ValueError(f"alternative {number} is empty")
+        try:
+            found.append(tuple(_reference(i, ref) for i, ref in enumerate(option, 1)))
+        except ValueError as err:
+            raise ValueError(f"alternative {number}: {err}") from None
+    return tuple(found)
 
 
 def _reference(index: int, item: object) -> Reference:
@@ -181,14 +238,13 @@ def _reference_problem(question: Question, document: Document | None) -> str | N
     if document is None:
         return f"no document for corpus_id {question.corpus_id!r}"
     text = document.text
-    for index, ref in enumerate(question.references, 1):
+    for name, ref in question.named_references():
         if ref.end > len(text):
-            return (f"reference {index} ends at {ref.end}, beyond the document's "
-                    f"{len(text)} characters")
+            return f"{name} ends at {ref.end}, beyond the document's {len(text)} characters"
         found = text[ref.start : ref.end]
         if found != ref.content:
-            return (f"reference {index}: text[{ref.start}:{ref.end}] is {_shorten(found)} "
-                    f"but content is {_shorten(ref.content)}")
+            return (f"{name}: text[{ref.start}:{ref.end}] is {_shorten(found)} but content is "
+                    f"{_shorten(ref.content)}")
     return None
 
 

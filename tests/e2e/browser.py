@@ -5,6 +5,7 @@ chart."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -165,6 +166,18 @@ def open_pdf_on_documents(page: Page, start_app: Callable[..., str], data: Path,
     page.goto(f"{url}/documents")
     wait_for_app(page)
     pick(page, "stSelectbox", "Document", f"{pdf.name}  ·  PDF")
+
+
+def upload_markdown(page: Page, url: str, name: str, text: str) -> None:
+    """Upload the Markdown ``text`` as ``name`` on Documents, as a hand does, and wait until it
+    is converted."""
+    page.goto(f"{url}/documents")
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Documents")).to_be_visible(timeout=120_000)
+    page.locator("input[type=file]").set_input_files([{
+        "name": name, "mimeType": "text/markdown", "buffer": text.encode()}])
+    expect(page.get_by_text(re.compile(re.escape(name) + ": .* sections"))).to_be_visible(
+        timeout=120_000)
 
 
 def type_number(page: Page, label: str, value: int) -> None:

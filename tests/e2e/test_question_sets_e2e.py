@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from core.evaluation.questions import parse_questions, to_csv
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.docfactory import CLAIMS_HANDBOOK as HANDBOOK
-from tests.e2e.browser import ARTIFACTS, pick, wait_for_app
+from tests.e2e.browser import ARTIFACTS, pick, upload_markdown, wait_for_app
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
@@ -30,13 +30,7 @@ def _edit(page: Page, text: str) -> None:
 def test_generate_edit_and_evaluate_with_a_verdict(page, start_app, tmp_path, fake_llm):  # noqa: F811
     url = start_app(env={"CHUNKLAB_DATA_DIR": str(tmp_path / "data"),
                          "LLM_BASE_URL": fake_llm.base_url, "LLM_MODEL": "fake"})
-    page.goto(f"{url}/documents")
-    wait_for_app(page)
-    expect(page.get_by_role("heading", name="Documents")).to_be_visible(timeout=WAIT)
-    page.locator("input[type=file]").set_input_files([{
-        "name": "claims_handbook.md", "mimeType": "text/markdown", "buffer": HANDBOOK.encode()}])
-    expect(page.get_by_text(re.compile("claims_handbook.md: .* sections"))).to_be_visible(
-        timeout=WAIT)
+    upload_markdown(page, url, "claims_handbook.md", HANDBOOK)
 
     page.goto(f"{url}/questions")
     wait_for_app(page)

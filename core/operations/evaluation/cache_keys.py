@@ -45,6 +45,7 @@ def _questions_key(
         "k": k,
         "questions": [
             [q.row, q.question, q.corpus_id, q.kind, [r.span for r in q.references]]
+            + ([q.accepted[1:]] if q.alternatives else [])  # keys without them unchanged
             for q in questions
         ],
         "documents": {cid: text_hash(doc.text) for cid, doc in sorted(documents.items())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from core.chunking.chunk import Chunk
 from core.embeddings import Embedder
 from core.evaluation.budget import within_budget
-from core.evaluation.metrics import Range, aggregate, score_question, touches
+from core.evaluation.metrics import Range, aggregate, score_alternatives, touches
 from core.evaluation.questions import Question
 from core.operations.evaluation.candidates import Candidate, Retrieval
 from core.operations.evaluation.results import CandidateResult, QuestionResult, RetrievedChunk
@@ -91,10 +92,15 @@ def score_candidate(
                 ranked = reorder(ranked)[: None if budget else k]
             ranked = cut(ranked, [s for _, s in ranked], autocut, retrieval.floor)
             retrieved = _retrieved(ranked, doc_chunks, refs, budget)
-        score = score_question(
-            [(r.start, r.end) for r in retrieved], refs, [(c.start, c.end) for c in doc_chunks],
+        score, chosen = score_alternatives(
+            [(r.start, r.end) for r in retrieved], q.accepted,
+            [(c.start, c.end) for c in doc_chunks],
             retrieved_tokens=sum(tokens.of(q.corpus_id, r.start, r.end) for r in retrieved),
         )
+        if chosen:  # an alternative counted: the result shows it as the reference
+            refs = q.accepted[chosen]
+            retrieved = [replace(r, touches_reference=touches((r.start, r.end), refs))
+                         for r in retrieved]
         return QuestionResult(row=q.row, question=q.question, corpus_id=q.corpus_id,
                               kind=q.kind, references=refs, retrieved=retrieved, scores=score)
 

@@ -117,13 +117,13 @@ def _own_findings(question: Question, loaded: LoadedSet) -> list[Finding]:
     if (empty := empty_question(question.question)) is not None:
         out.append(found(NO_CONTENT, empty))
     document = loaded.documents[question.corpus_id]
-    for number, reference in enumerate(question.references, 1):
+    for name, reference in question.named_references():
         role = document.matter_of(reference.start, reference.end)
         if role is not None:
-            out.append(found(FRONT_MATTER, f"reference {number} lies in the document's "
-                                           f"{role}, which retrieval leaves out"))
+            out.append(found(FRONT_MATTER, f"{name} lies in the document's {role}, which "
+                                           "retrieval leaves out"))
         elif (weak := rejection(reference.span, document)) is not None:
-            out.append(found(SHORT, f"reference {number}: {weak}"))
+            out.append(found(SHORT, f"{name}: {weak}"))
     return out
 
 

@@ -192,15 +192,41 @@ def make_question(document: Document, question: str, start: int, end: int,
                     (Reference(document.text[start:end], start, end),), kind)
 
 
+def with_alternative(question: Question, document: Document, start: int, end: int) -> Question:
+    """``question`` accepting ``text[start:end]`` as well as its references (another place that
+    answers it); refused with a sentence when the span cannot serve or is accepted already."""
+    span = make_question(document, question.question, start, end).references
+    if any(option == [span[0].span] for option in question.accepted):
+        raise QuestionSetError("That excerpt is already accepted for this question.")
+    if not question.references:
+        raise QuestionSetError("An unanswerable question has no alternatives.")
+    return replace(question, alternatives=(*question.alternatives, span))
+
+
+def without_alternative(question: Question, number: int) -> Question:
+    """``question`` without its alternative ``number`` (1-based)."""
+    kept = tuple(a for n, a in enumerate(question.alternatives, 1) if n != number)
+    return replace(question, alternatives=kept)
+
+
 def question_from_excerpt(document: Document, question: str, excerpt: str,
                           kind: str = "text") -> Question:
     """:func:`make_question` for an excerpt pasted from the document (located exactly, or
     with whitespace and case tolerated)."""
+    return make_question(document, question, *_located(excerpt, document), kind)
+
+
+def alternative_from_excerpt(question: Question, document: Document, excerpt: str) -> Question:
+    """:func:`with_alternative` for an excerpt pasted from the document."""
+    return with_alternative(question, document, *_located(excerpt, document))
+
+
+def _located(excerpt: str, document: Document) -> tuple[int, int]:
     span = locate(excerpt, document.text)
     if span is None:
         raise QuestionSetError("That excerpt is not in the document; copy it from the text "
                                "shown (spaces and capitals may differ).")
-    return make_question(document, question, *span, kind)
+    return span
 
 
 def renumbered(questions: Sequence[Question]) -> list[Question]:
