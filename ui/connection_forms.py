@@ -12,33 +12,22 @@ from dataclasses import replace
 
 import streamlit as st
 
-from core.embeddings.settings import ENV_KEYS as EMBEDDING_ENV
-from core.embeddings.settings import (
-    EmbeddingSettings,
-    load_embedding_settings,
-    save_embedding_settings,
-)
+from core.embeddings.settings import SOURCE as EMBEDDING_SOURCE
+from core.embeddings.settings import EmbeddingSettings
 from core.endpoint import EndpointSettings
 from core.llm.settings import (
     ENDPOINT_PRESETS,
     ENV_KEYS,
     JUDGE_SOURCE,
+    SOURCE,
     AnswerSettings,
     LLMSettings,
-    load_judge_endpoint,
-    load_settings,
     save_answer_settings,
-    save_judge_settings,
-    save_settings,
 )
 from core.operations.endpoint_checks import check_embedder, check_reranker
 from core.operations.llm_connection import ConnectionReport, check_connection
-from core.retrieval.rerank_settings import ENV_KEYS as RERANK_ENV
-from core.retrieval.rerank_settings import (
-    RerankSettings,
-    load_rerank_settings,
-    save_rerank_settings,
-)
+from core.retrieval.rerank_settings import SOURCE as RERANK_SOURCE
+from core.retrieval.rerank_settings import RerankSettings
 from ui.endpoint_form import (
     COMMON,
     CONCURRENCY,
@@ -187,8 +176,8 @@ LLM_FORM = EndpointForm(
     prefix="llm", title="Connection",
     caption="The LLM connection used by LLM chunking, the Structure page, prompt tests and "
             "answers: any server that speaks the OpenAI chat-completions API.",
-    session_key=LLM_SETTINGS, kind=LLMSettings, load=load_settings, save=save_settings,
-    env=ENV_KEYS, columns=2, test_label="Test connection", stale=(REPORT, MODEL_PICK),
+    session_key=LLM_SETTINGS, kind=LLMSettings, source=SOURCE, columns=2,
+    test_label="Test connection", stale=(REPORT, MODEL_PICK),
     numbers=(
         NumberField("temperature", "Temperature of the structured phases", 0.0, 2.0, 0.05,
                     "Chunking, metadata, prefixes, summaries; 0.3 suits them. Answers have "
@@ -208,8 +197,7 @@ JUDGE_FORM = EndpointForm(
     caption="Optional: another model that grades the answers on the Answers page and the "
             "command line's answer runs (a larger model grading a small one). Left empty, the "
             "answer model judges.",
-    session_key=JUDGE_SETTINGS, kind=LLMSettings, load=load_judge_endpoint,
-    save=save_judge_settings, env=JUDGE_SOURCE.env, numbers=COMMON,
+    session_key=JUDGE_SETTINGS, kind=LLMSettings, source=JUDGE_SOURCE, numbers=COMMON,
     test=_test_judge, test_label="Test connection")
 EMBEDDING_FORM = EndpointForm(
     prefix="embedding", title="Embeddings",
@@ -217,8 +205,7 @@ EMBEDDING_FORM = EndpointForm(
             "/v1/embeddings (OpenAI, Ollama, llama.cpp --embedding, vLLM, LM Studio, Text "
             "Embeddings Inference). Chunk sets and evaluations choose it by name; Test reports "
             "its vector size and speed.",
-    session_key=EMBEDDING_SETTINGS, kind=EmbeddingSettings, load=load_embedding_settings,
-    save=save_embedding_settings, env=EMBEDDING_ENV,
+    session_key=EMBEDDING_SETTINGS, kind=EmbeddingSettings, source=EMBEDDING_SOURCE,
     numbers=(NumberField("batch_size", "Texts per request", 1, 2048, 1), *COMMON),
     test=_test_embedder, url_example="http://127.0.0.1:11434/v1")
 RERANK_FORM = EndpointForm(
@@ -226,8 +213,7 @@ RERANK_FORM = EndpointForm(
     caption="An optional reranker that reorders the best hits before the cut, on Assemble and "
             "Evaluate: a /v1/rerank endpoint (llama.cpp --reranking, Text Embeddings "
             "Inference; the Jina/Cohere request shape).",
-    session_key=RERANK_SETTINGS, kind=RerankSettings, load=load_rerank_settings,
-    save=save_rerank_settings, env=RERANK_ENV,
+    session_key=RERANK_SETTINGS, kind=RerankSettings, source=RERANK_SOURCE,
     numbers=(NumberField("top_n", "Hits reordered (top N)", 2, 200, 1,
                          "How many of the best ranked hits the reranker reorders."), *COMMON),
     test=_test_reranker, url_example="http://127.0.0.1:8080/v1")

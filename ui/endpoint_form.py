@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import streamlit as st
 from pydantic import SecretStr, ValidationError
 
-from core.endpoint import EndpointSettings
+from core.endpoint import EndpointSettings, SettingsSource
 from core.errors import ChunkLabError
 from ui.render import md_escape
 from ui.state import show_error
@@ -104,9 +103,7 @@ class EndpointForm:
     caption: str
     session_key: str  # where this session's settings (with the key) live
     kind: type[EndpointSettings]
-    load: Callable[[], EndpointSettings]
-    save: Callable[[Any], Path]
-    env: Mapping[str, str]  # field -> environment variable
+    source: SettingsSource  # where they are saved and read from
     numbers: tuple[NumberField, ...]  # drawn in rows of ``columns``
     test: Callable[[Any], Tested]  # raises ChunkLabError when the endpoint fails
     url_example: str = ""
@@ -151,7 +148,7 @@ def _save(form: EndpointForm) -> None:
     if draft is None:
         return
     st.session_state[form.session_key] = draft
-    path = form.save(draft)
+    path = form.source.save(draft)
     _say(form, "success", f"Saved for this session; the settings without the key are in {path}.")
 
 
@@ -205,7 +202,7 @@ def _show_message(form: EndpointForm) -> None:
 def endpoint_section(form: EndpointForm) -> EndpointSettings:
     """Draw the form; returns this session's settings."""
     if form.session_key not in st.session_state:
-        st.session_state[form.session_key] = form.load()
+        st.session_state[form.session_key] = form.source.load(form.kind)
     current: EndpointSettings = st.session_state[form.session_key]
     st.session_state.setdefault(_text_widget(form, "base_url"), current.base_url)
     st.session_state.setdefault(_text_widget(form, "model"), current.model)
@@ -234,7 +231,7 @@ def endpoint_section(form: EndpointForm) -> EndpointSettings:
     _show_message(form)
     if form.below:
         form.below(current)
-    st.caption(f"API key: {key_state(form.prefix, has_key)}. Environment variables "
-               f"{', '.join(form.env.values())} and `.streamlit/secrets.toml` are read at start "
-               "and override saved settings.")
+    env = ", ".join(form.source.env.values())
+    st.caption(f"API key: {key_state(form.prefix, has_key)}. Environment variables {env} and "
+               "`.streamlit/secrets.toml` are read at start and override saved settings.")
     return current

@@ -83,20 +83,10 @@ def load_settings() -> LLMSettings:
     return SOURCE.load(LLMSettings)
 
 
-def load_judge_endpoint() -> LLMSettings:
-    """The answer judge's own endpoint as the Settings page edits it (empty when none is set)."""
-    return JUDGE_SOURCE.load(LLMSettings)
-
-
 def load_judge_settings() -> LLMSettings | None:
     """The answer judge's own endpoint, when one is configured (else the answers' judge)."""
-    judge = load_judge_endpoint()
-    return judge if judge.configured else None
-
-
-def save_judge_settings(settings: LLMSettings) -> Path:
-    """Persist the judge's non-secret settings; the API key is never written."""
-    return JUDGE_SOURCE.save(settings)
+    judge = JUDGE_SOURCE.load(LLMSettings)
+    return judge if judge.base_url and judge.model else None
 
 
 def save_settings(settings: LLMSettings) -> Path:
