@@ -209,7 +209,7 @@ def test_the_judge_has_its_own_form_tested_and_saved_without_its_key(fake_llm): 
     at.text_input(key="judge_base_url").input(fake_llm.base_url)
     at.text_input(key="judge_model").input("fake")
     at.text_input(key="judge_api_key_input").input(SECRET)
-    _judge_button(at, "Test connection").click()
+    _judge_button(at, "Test").click()
     at.run()
     assert not at.exception
     assert any(s.value.startswith("Connected: fake answered in") for s in at.success)

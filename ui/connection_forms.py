@@ -198,7 +198,7 @@ JUDGE_FORM = EndpointForm(
             "command line's answer runs (a larger model grading a small one). Left empty, the "
             "answer model judges.",
     session_key=JUDGE_SETTINGS, kind=LLMSettings, source=JUDGE_SOURCE, numbers=COMMON,
-    test=_test_judge, test_label="Test connection")
+    test=_test_judge)
 EMBEDDING_FORM = EndpointForm(
     prefix="embedding", title="Embeddings",
     caption="Your own embedding model beside the built-in MiniLM: any OpenAI-compatible "
