@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.llm.settings import LLMSettings, save_settings, settings_path
+from core.llm.settings import (
+    JUDGE_SOURCE,
+    LLMSettings,
+    load_judge_settings,
+    save_settings,
+    settings_path,
+)
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.pages import shown
-from ui.resources import LLM_SETTINGS
+from ui.resources import JUDGE_SETTINGS, LLM_SETTINGS
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "settings.py")
 SECRET = "sk-page-secret-987"
@@ -23,7 +29,7 @@ SECRET = "sk-page-secret-987"
 def clean_env(tmp_path, monkeypatch):
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
     monkeypatch.chdir(tmp_path)  # no .streamlit/secrets.toml here
-    for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"):
+    for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", *JUDGE_SOURCE.env.values()):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -191,3 +197,31 @@ def test_a_key_typed_and_tested_but_not_saved_reads_not_saved_yet(fake_llm):
     assert _key_caption(at).startswith("API key: typed, not saved yet")
     press(at, "Save")
     assert _key_caption(at).startswith("API key: set for this session")
+
+
+def _judge_button(at: AppTest, label: str):
+    return next(b for b in at.button
+                if b.label == label and b.key.startswith("FormSubmitter:judge_form"))
+
+
+def test_the_judge_has_its_own_form_tested_and_saved_without_its_key(fake_llm):  # noqa: F811
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.text_input(key="judge_base_url").input(fake_llm.base_url)
+    at.text_input(key="judge_model").input("fake")
+    at.text_input(key="judge_api_key_input").input(SECRET)
+    _judge_button(at, "Test").click()
+    at.run()
+    assert not at.exception
+    assert any(s.value.startswith("Connected: fake answered in") for s in at.success)
+    assert fake_llm.phases == ["connection_test"]
+    assert not JUDGE_SOURCE.path().exists()  # tested, not saved
+    assert at.session_state[LLM_SETTINGS].model == ""  # the connection is another form's
+    at.text_input(key="judge_api_key_input").input(SECRET)
+    _judge_button(at, "Save").click()
+    at.run()
+    saved: LLMSettings = at.session_state[JUDGE_SETTINGS]
+    assert (saved.model, saved.api_key.get_secret_value()) == ("fake", SECRET)
+    on_disk = JUDGE_SOURCE.path().read_text()
+    assert SECRET not in on_disk and json.loads(on_disk)["model"] == "fake"
+    assert load_judge_settings().model == "fake"  # what answer runs judge with
+    assert SECRET not in shown_text(at)

@@ -1,7 +1,7 @@
 """Every resource the pages share, held once: the document library, the chunk store, the prompt
 library, token counts, the HTML drawn from content (highlighted text, bar charts), the maps of
-chunks, page images (a region highlighted on them), and this session's LLM, answer, embedding
-and reranking settings.
+chunks, page images (a region highlighted on them), and this session's LLM, answer, judge,
+embedding and reranking settings.
 
 Nothing else in the app caches a resource or drawn HTML. The store and the prompt library are
 keyed by where they live (data folder, Chroma server), so a test or a second data folder gets its
@@ -43,6 +43,7 @@ from core.tokens import count_tokens, prepare_tokens
 LLM_SETTINGS = "llm_settings"  # session key: this session's LLMSettings (API key included)
 EMBEDDING_SETTINGS = "embedding_settings"  # … its EmbeddingSettings
 RERANK_SETTINGS = "rerank_settings"  # … its RerankSettings
+JUDGE_SETTINGS = "judge_settings"  # … the answer judge's own LLMSettings (maybe unconfigured)
 SAMPLES_DIR = config.SAMPLES_DIR
 
 
@@ -189,7 +190,11 @@ def llm_settings() -> LLMSettings:
 
 
 def judge_settings() -> LLMSettings | None:
-    """The answer judge's own endpoint (environment or secrets), else None: the answer model."""
+    """The answer judge's own endpoint (typed on Settings, with its key, else the saved one,
+    the environment or secrets), else None: the answer model judges."""
+    settings = st.session_state.get(JUDGE_SETTINGS)
+    if isinstance(settings, LLMSettings):
+        return settings if settings.configured else None
     return load_judge_settings()
 
 
