@@ -13,8 +13,9 @@ from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.llm.run import LLMRun
-from core.operations.chunk_review import ChunkReview, review
+from core.operations.chunk_review import FIGURE_DETAILS, ChunkReview, review, shown_figures
 from core.operations.presets import all_presets, save_user_preset
+from core.operations.report.compare import ComparedConfiguration, compare_report
 from core.operations.strategies import Chunking, RunOptions, chunking, llm_estimate, uses_llm
 from ui.chunk_views import badges, chunk_color, exports, highlight, inspect_key, inspector
 from ui.clickable import clickable_html
@@ -26,7 +27,6 @@ from ui.render import Bar, histogram_html, md_escape, palette, strip_html
 from ui.resources import llm_settings, prompt_library
 from ui.settings_form import Configuration, configuration_editor
 from ui.state import pick_document, show_error, warn_missing_key
-from ui.wording import share
 
 EDIT_OPEN = "cmp_edit_open"  # the hand edit panel is open (kept across page visits)
 LLM_RUNS = "cmp_llm_runs"  # the model's chunkings of this session (see _llm_chunk)
@@ -34,23 +34,8 @@ LLM_RUNS_KEPT = 16
 DEFAULT_SLOTS = ["fixed 1000 chars", "recursive 500/50", "semantic", "recursive 500/50 by section"]
 KEPT = ("cmp_count", "cmp0:", "cmp1:", "cmp2:", "cmp3:", "cmp_inspect_", "cmp_edit_",
         "cmp_save_slot", "cmp_preset_name", EDITS)  # inputs kept across page visits and restarts
-STATS_LABELS = {
-    "chunks": "chunks", "table_chunks": "table chunks", "mean_tokens": "mean tokens",
-    "median_tokens": "median tokens", "max_tokens": "max tokens",
-    "within_target": "within the chosen size", "boundaries_on_section": "starts on a section",
-    "boundaries_on_break": "starts on a section or paragraph",
-    "overlap_tokens": "overlap tokens", "mean_overlap_tokens": "mean overlap tokens",
-}
-ROW_DETAILS = (
-    "**within the chosen size**: the share of chunks no longer than the size set (counted "
-    "in tokens; a size in characters is not counted). **starts on a section / paragraph**: "
-    "the share of chunks that begin where the document does. **text read when searching**: "
-    "the share of the chunks' text the built-in embedder (MiniLM) reads; a chunk longer "
-    "than it reads at once is embedded in overlapping windows, so every word counts. "
-    "**pieces embedded**: the vectors stored for the chunks, one per chunk, more for a long "
-    "chunk's windows (a table embedded by its summary is one).")
+ROW_DETAILS = " ".join(f"**{row}**: {meaning}" for row, meaning in FIGURE_DETAILS.items())
 SECTION_SHADES = ("#e4e7ec", "#c9ced6")  # neighbouring sections on the strip
-SHARES = {"within_target", "boundaries_on_section", "boundaries_on_break"}
 
 
 @st.cache_data(show_spinner="Chunking…", max_entries=64)
@@ -94,22 +79,6 @@ def _llm_chunk(document: Document, config: Configuration, settings_key: str,
 
 def _llm_note(config: Configuration) -> str:
     return llm_settings().missing_message() if uses_llm(config.strategy, config.settings) else ""
-
-
-def _stats_column(figures: ChunkReview) -> dict[str, str]:
-    """The stats as the table shows them: counts with separators, shares as percentages."""
-    stats, shown = figures.stats, {}
-    for field, label in STATS_LABELS.items():
-        value = getattr(stats, field)
-        if value is None:
-            shown[label] = "no size in tokens" if field == "within_target" else "–"
-        elif field in SHARES:
-            shown[label] = f"{value:.0%}"
-        else:
-            shown[label] = f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
-    shown["tables kept whole"] = f"{stats.tables_intact} of {stats.tables}"
-    shown["tables split by rows"] = f"{stats.tables_split} of {stats.tables}"
-    return shown
 
 
 def _strip(results: list[tuple[str, list[Chunk]]], document: Document) -> str:
@@ -174,10 +143,7 @@ def _stats_table(columns: list[EditedColumn], reviews: dict[int, ChunkReview]) -
     table = {}
     for slot, column in enumerate(columns):
         if slot in reviews:
-            shown = _stats_column(reviews[slot])
-            shown["text read when searching"] = share(reviews[slot].read)
-            shown["pieces embedded"] = f"{reviews[slot].views:,}"
-            table[f"{slot + 1}. {column.label}"] = shown
+            table[f"{slot + 1}. {column.label}"] = shown_figures(reviews[slot])
     if table:
         st.table(pd.DataFrame(table))
         with st.expander("Details: what the rows count"):
@@ -229,6 +195,15 @@ def main() -> None:
     reviews = {slot: review(document, column.chunks, column.base_settings)
                for slot, column in enumerate(columns) if column.chunks}
     _stats_table(columns, reviews)
+    compared = [ComparedConfiguration(c.label, c.base_strategy, c.base_settings,
+                                      reviews.get(slot), problems.get(slot, ""))
+                for slot, c in enumerate(columns)]
+    st.download_button(
+        "Download report", lambda: compare_report(document, compared), key="cmp_report",
+        file_name=f"compare-{document.source_name}.html", mime="text/html",
+        icon=":material/download:",
+        help="One HTML file that opens in any browser without a network: the configurations, "
+             "their figures and their integrity checks.")
 
     for slot, place in enumerate(st.columns(count)):
         column = columns[slot]

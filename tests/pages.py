@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 import ui.resources
@@ -55,3 +57,27 @@ def click(at: AppTest, key: str) -> AppTest:
     at = next(b for b in at.button if b.key == key).click().run()
     assert not at.exception, at.exception
     return at
+
+
+def record_downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, Callable[[], object]]:
+    """The data makers of the download buttons the runs draw, by the deferred file id their
+    button carries: AppTest drops its runtime after each run, so they are kept here."""
+    made: dict[str, Callable[[], object]] = {}
+    register = MediaFileManager.add_deferred
+
+    def keep(self: MediaFileManager, data_callable: Callable[[], Any], *args: Any,
+             **kwargs: Any) -> str:
+        file_id = register(self, data_callable, *args, **kwargs)
+        made[file_id] = data_callable
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    return made
+
+
+def download(at: AppTest, key: str, made: dict[str, Callable[[], object]]) -> bytes:
+    """What the download button ``key`` gives when clicked (its data made now)."""
+    button = next(b for b in at.get("download_button") if b.key == key)
+    data = made[button.proto.deferred_file_id]()
+    assert isinstance(data, bytes)
+    return data

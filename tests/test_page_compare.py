@@ -14,10 +14,12 @@ from core.operations.presets import preset, user_presets
 from core.operations.strategies import chunk
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.fakellm_slips import slipping_llm  # noqa: F401  (fixture)
-from tests.pages import page_path, shown, use_samples
+from tests.pages import download, page_path, record_downloads, shown, use_samples
+from tests.report_helpers import outside_references
 from ui.resources import LLM_SETTINGS
 
 PAGE = page_path("compare")
+REPORT = "cmp_report"  # the Download report button
 TABLE = "| Plan | Deductible | Limit |\n|---|---|---|\n" + "".join(
     f"| Plan {i} | ${i}00 | ${i},000 |\n" for i in range(40))
 MARKDOWN = (
@@ -234,7 +236,7 @@ def test_table_chunks_show_as_a_table_and_exports_are_offered(data_dir) -> None:
     tables = [d.value for d in at.dataframe]
     assert any(list(t.columns) == ["Plan", "Deductible", "Limit"] and len(t) == 40
                for t in tables)
-    downloads = [e for e in at.get("download_button")]
+    downloads = [e for e in at.get("download_button") if e.key != REPORT]
     assert len(downloads) == 6  # three shapes per column
     assert any("chunk(document, 'recursive', settings)" in c.value for c in at.code)
 
@@ -248,13 +250,14 @@ def test_a_typed_label_wins_over_the_automatic_one(data_dir) -> None:
 
 def test_closed_panels_draw_nothing_until_opened(data_dir) -> None:
     at = run(panels=False)
-    assert not at.get("download_button") and not [b for b in at.button if b.key == "cmpb_split"]
+    assert [b.key for b in at.get("download_button")] == [REPORT]  # no export
+    assert not [b for b in at.button if b.key == "cmpb_split"]
     assert not [n for n in at.number_input if n.key.endswith(":size")]  # closed settings: a
     # summary line instead of widgets
     assert at.caption[0].value.startswith("fixed · size 1000 · overlap 0 · unit chars · tables no")
     at.session_state["cmp_export_1"] = True  # what opening the expander does
     run(at)
-    assert len(at.get("download_button")) == 3  # the second column's exports only
+    assert len(at.get("download_button")) == 1 + 3  # the report, the second column's exports
     assert not [b for b in at.button if b.key == "cmpb_split"]
 
 
@@ -395,3 +398,30 @@ def test_cluster_chunking_is_offered_with_its_own_settings(data_dir) -> None:
     table = stats(at)
     assert list(table) == ["1. fixed 1000 chars", "2. cluster 150"]
     assert table["2. cluster 150"]["tables kept whole"] == "1 of 1"
+
+
+def test_the_report_holds_each_configuration_as_the_page_shows_it(data_dir, monkeypatch
+                                                                  ) -> None:
+    made = record_downloads(monkeypatch)
+    at = run()
+    at.radio(key="cmp_count").set_value(3)
+    at.session_state["cmp2:settings_open"] = True
+    at.text_input(key="cmp0:label").set_value("<b>mine</b>")
+    run(at)
+    html = download(at, REPORT, made).decode("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<title>Compare on policy.md</title>" in html
+    labels = list(stats(at))
+    assert len(labels) == 3
+    for label in labels[1:]:
+        assert f"<th class=\"num\">{label}</th>" in html  # a column of the figures table
+        assert f"<h3>{label}</h3>" in html  # its integrity checks
+    assert "&lt;b&gt;mine&lt;/b&gt;" in html and "<b>mine</b>" not in html
+    for row, value in stats(at)[labels[1]].items():
+        assert f"<td>{row}</td>" in html and value in html
+    for slot in range(3):  # the badges of each column's checks, or that every check passes
+        found = [b.label for b in at.button if b.key.startswith(f"cmpb_badge_{slot}_")]
+        assert all(label in html for label in found)
+        assert found or "Every check passes" in html
+    assert html.count("Every check passes") == sum(
+        1 for t in at.caption if "Every check passes" in t.value)
+    assert outside_references(html) == []

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.chunking.checks import CheckKind, IntegrityReport, Place
+from core.chunking.checks import CheckKind, IntegrityReport
 from core.chunking.chunk import Chunk
 from core.documents.model import Document
 from core.operations.export import SHAPES, export_chunks, python_snippet
@@ -75,7 +75,7 @@ def badges(slot: int, report: IntegrityReport) -> set[int]:
         return set()
     row = st.container(horizontal=True)
     for item in found:
-        row.button(f"{item.label}: {item.count:,}", key=f"cmpb_badge_{slot}_{item.kind}",
+        row.button(item.summary(), key=f"cmpb_badge_{slot}_{item.kind}",
                    icon=":material/error:" if item.invariant else ":material/warning:",
                    type="primary" if item.invariant else "secondary",
                    help=("A broken promise" if item.invariant else "A warning")
@@ -88,17 +88,12 @@ def badges(slot: int, report: IntegrityReport) -> set[int]:
     places = list(check.places)
     choice = st.selectbox(f"Where: {check.label}", range(len(places)),
                           key=f"cmp_place_{slot}_{check.kind}",
-                          format_func=lambda i: _place_text(places[i]))
+                          format_func=lambda i: places[i].describe())
     chunk = places[choice].chunk
     if chunk is not None and st.session_state.get(f"_cmp_place_seen_{slot}") != (focused, choice):
         st.session_state[f"_cmp_place_seen_{slot}"] = (focused, choice)
         st.session_state[inspect_key(slot)] = chunk + 1
     return {p.chunk for p in places if p.chunk is not None}
-
-
-def _place_text(place: Place) -> str:
-    where = f"chunk {place.chunk + 1} · " if place.chunk is not None else ""
-    return f"{where}chars {place.start:,}–{place.end:,} · {place.note}"
 
 
 def _unique(names: list[str]) -> list[str]:

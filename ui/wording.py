@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 DASH = "–"  # a value that does not apply (explained where it is shown)
 
 
@@ -19,13 +17,3 @@ def number(value: float | int | None, digits: int = 1) -> str:
 def count(value: int, word: str, plural: str | None = None) -> str:
     """``1 table``, ``3 tables``, ``1,204 chunks`` (``plural`` for irregular words)."""
     return f"{value:,} {word if value == 1 else plural or word + 's'}"
-
-
-def share(value: float) -> str:
-    """``73 %`` rounded down, so a share below one never reads ``100 %`` (``99.7 %`` near
-    it, ``0.4 %`` near zero)."""
-    percent = value * 100
-    if percent >= 100:
-        return "100 %"
-    digits = 1 if percent > 99 or 0 < percent < 1 else 0
-    return f"{math.floor(percent * 10**digits) / 10**digits:.{digits}f} %"

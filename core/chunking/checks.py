@@ -88,6 +88,11 @@ class Place:
     chunk: int | None
     note: str
 
+    def describe(self) -> str:
+        """``chunk 3 · chars 1,200–1,240 · note``, as Compare lists it."""
+        where = f"chunk {self.chunk + 1} · " if self.chunk is not None else ""
+        return f"{where}chars {self.start:,}–{self.end:,} · {self.note}"
+
 
 @dataclass(frozen=True)
 class Check:
@@ -105,6 +110,10 @@ class Check:
     @property
     def label(self) -> str:
         return LABELS[self.kind]
+
+    def summary(self) -> str:
+        """``cut words: 3``, as Compare's badge reads."""
+        return f"{self.label}: {self.count:,}"
 
 
 @dataclass(frozen=True)
