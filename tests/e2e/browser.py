@@ -1,7 +1,7 @@
 """Helpers the browser tests share: where screenshots go, waiting for Streamlit to finish,
-opening a page, choosing an option, typing a number, a PDF opened on Documents, an app whose
-library holds the guide and whose LLM is a fake server, and clicking a point of a Plotly
-chart."""
+opening a page, choosing an option, typing a number, a PDF opened on Documents, apps whose LLM
+is a fake server (Answers open on two prompt variants; a library holding the guide), and
+clicking a point of a Plotly chart."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from core.library import DocumentLibrary
+from core.prompts.library import PromptLibrary
 from fakes.llm import FakeLLM
+from tests.answer_variants import no_citation_text, quote_first_passage
 from tests.docfactory import GUIDE_MARKDOWN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,6 +188,22 @@ def type_number(page: Page, label: str, value: int) -> None:
     box.fill(str(value))
     box.press("Enter")
     wait_for_app(page)
+
+
+def two_variants_on_the_manual(page: Page, start_app: Callable[..., str], data: Path,
+                               llm: FakeLLM, questions: int) -> str:
+    """Start an app on ``data`` whose endpoint is the fake ``llm`` quoting the first passage,
+    with a variant of the answer prompt that never cites; open Answers on the shipped product
+    manual's set, its first ``questions`` asked under the shipped prompt and that variant.
+    The app's URL."""
+    PromptLibrary(data / "prompts").save_variant("rag_system", "no cites", no_citation_text())
+    llm.respond(quote_first_passage)
+    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data), "LLM_BASE_URL": llm.base_url,
+                         "LLM_MODEL": "fake"})
+    open_page(page, f"{url}/answers", "Answers")
+    pick(page, "stSelectbox", "Question set", "product_manual")
+    type_number(page, "Questions (0: all)", questions)
+    return url
 
 
 def guide_app_with_llm(start_app: Callable[..., str], data: Path, llm: FakeLLM) -> str:

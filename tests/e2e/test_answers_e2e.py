@@ -5,31 +5,22 @@ passage."""
 import pytest
 from playwright.sync_api import expect
 
-from core.prompts.library import PromptLibrary
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
-from tests.answer_variants import no_citation_text, quote_first_passage
-from tests.e2e.browser import ARTIFACTS, open_page, pick, type_number, wait_for_app
+from tests.e2e.browser import (
+    ARTIFACTS,
+    open_page,
+    pick,
+    two_variants_on_the_manual,
+    type_number,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
 
 
-def _two_variants_on_the_manual(page, start_app, tmp_path, fake_llm, questions: int) -> None:  # noqa: F811
-    """Answers open on the shipped product manual's set, its first ``questions`` asked under
-    the shipped answer prompt and a variant that never cites, of a fake model quoting the first
-    passage."""
-    data = tmp_path / "data"
-    PromptLibrary(data / "prompts").save_variant("rag_system", "no cites", no_citation_text())
-    fake_llm.respond(quote_first_passage)
-    url = start_app(env={"CHUNKLAB_DATA_DIR": str(data), "LLM_BASE_URL": fake_llm.base_url,
-                         "LLM_MODEL": "fake"})
-    open_page(page, f"{url}/answers", "Answers")
-    pick(page, "stSelectbox", "Question set", "product_manual")
-    type_number(page, "Questions (0: all)", questions)
-
-
 def test_two_variants_and_the_verdict(page, start_app, tmp_path, fake_llm):  # noqa: F811
-    _two_variants_on_the_manual(page, start_app, tmp_path, fake_llm, 8)
+    two_variants_on_the_manual(page, start_app, tmp_path / "data", fake_llm, 8)
     expect(page.get_by_text("16 answers to grade")).to_be_visible()
 
     page.get_by_role("button", name="Run", exact=True).click()
@@ -108,7 +99,7 @@ MAIN_HEIGHT = ("() => document.querySelector('[data-testid=\"stMainBlockContaine
 
 def test_a_short_run_shows_the_answers_then_only_the_cited_passages(
         page, start_app, tmp_path, fake_llm):  # noqa: F811
-    _two_variants_on_the_manual(page, start_app, tmp_path, fake_llm, 3)
+    two_variants_on_the_manual(page, start_app, tmp_path / "data", fake_llm, 3)
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.get_by_text("citing a source").first).to_be_visible(timeout=600_000)
     wait_for_app(page)
