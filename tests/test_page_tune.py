@@ -16,6 +16,7 @@ from core.operations.presets import user_presets
 from core.operations.questions.sets import save_set
 from tests.pages import page_path, texts
 from ui.persist import SHADOW
+from ui.render import md_escape
 
 PAGE = page_path("tune")
 
@@ -69,6 +70,19 @@ def test_front_table_and_trials_are_shown(ran):
     trials = next(f for cols, f in frames.items() if "Trial" in cols)
     assert list(trials["Trial"]) == [1, 2, 3, 4]
     assert len(ran.get("plotly_chart")) == 1
+
+
+def test_the_space_and_each_strategys_best_pair_are_shown(ran):
+    [space] = [e for e in ran.expander if e.label == "What Tune tries"]
+    shown = "\n".join(m.value for m in space.markdown)
+    assert md_escape("floor: 0, 1, 2, 3 (retrieve autocut)") in shown
+    assert md_escape("budget: 250, 500, 1000, 1500, 2000 (retrieve budget)") in shown  # ≤ 2,000
+    result = ran.session_state["tune_result"]["result"]
+    frames = {tuple(d.value.columns): d.value for d in ran.dataframe}
+    table = next(f for cols, f in frames.items() if "Best configuration" in cols)
+    assert list(table["Strategy"]) == [b.strategy for b in result.best_per_strategy()]
+    assert {o.plan.candidate.strategy for o in result.trials} == set(table["Strategy"])
+    assert md_escape(result.best_found_sentence()) in [i.value for i in ran.info]
 
 
 def test_save_the_winner_as_a_preset(ran):
