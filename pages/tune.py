@@ -19,6 +19,7 @@ from core.operations.tune.run import (
     DEFAULT_TRIALS,
     HELD_BACK_SHARE,
     TuneResult,
+    space_lines,
     stored_result,
     too_few,
     tune,
@@ -29,7 +30,7 @@ from ui.question_picker import pick_question_set
 from ui.render import md_escape
 from ui.resources import chunk_store, embedding_settings
 from ui.state import show_error
-from ui.tune_view import show_front, show_recommendation
+from ui.tune_view import show_front, show_recommendation, show_strategies
 from ui.wording import count
 
 RESULT = "tune_result"  # {"result": TuneResult, "documents": {...}, "set": name}
@@ -166,6 +167,10 @@ if loaded:
                f"{count(len(question_set.corpus_ids), 'document')} · "
                f"version {md_escape(question_set.version)}")
     inputs = _inputs()
+    with st.expander("What Tune tries"):
+        st.caption("A line a dimension: its values, and when it is drawn.")
+        st.markdown("\n".join(f"- {md_escape(line)}" for line in space_lines(
+            inputs.budget, embedding=embedding_settings())))
     if problem:
         st.warning(md_escape(problem) + " Add questions on the Question sets page.",
                    icon=":material/block:")
@@ -195,6 +200,7 @@ if state:
     st.divider()
     st.caption(md_escape(f"Result for “{state['set']}”. {state.get('note', '')}"))
     show_recommendation(state["result"])
+    show_strategies(state["result"])
     st.download_button(
         "Download report", lambda: tune_report(state["result"]), key="tune_report",
         file_name=f"tune-{state['set']}.html", mime="text/html", icon=":material/download:",

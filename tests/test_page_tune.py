@@ -16,6 +16,7 @@ from core.operations.presets import user_presets
 from core.operations.questions.sets import save_set
 from tests.pages import page_path, texts
 from ui.persist import SHADOW
+from ui.render import md_escape
 
 PAGE = page_path("tune")
 
@@ -45,11 +46,14 @@ def test_recommendation_says_what_and_how_sure_on_the_held_back_questions(ran):
 def test_which_held_back_configuration_is_best_is_said_in_one_sentence(ran):
     state = ran.session_state["tune_result"]
     result = state["result"]
-    assert result.held_back_best() is None  # the two held back: the recommendation says it
-    figures = next(iter(result.held_back.values()))
-    third = next(o for o in result.trials if o.plan.key() not in result.held_back)
-    held = {**result.held_back,
-            third.plan.key(): replace(figures, values=(0.0,) * len(figures.values))}
+    best = result.recommendation.outcome.plan.key()
+    two = {best: result.held_back[best],
+           **dict([next((k, f) for k, f in result.held_back.items() if k != best)])}
+    # two held back: the recommendation's comparison says it
+    assert replace(result, held_back=two).held_back_best() is None
+    figures = two[best]
+    third = next(o for o in result.trials if o.plan.key() not in two)
+    held = {**two, third.plan.key(): replace(figures, values=(0.0,) * len(figures.values))}
     at = AppTest.from_file(PAGE, default_timeout=600)
     at.session_state["tune_result"] = {**state, "result": replace(result, held_back=held)}
     at.run()
@@ -68,7 +72,20 @@ def test_front_table_and_trials_are_shown(ran):
     assert "★" in set(front[""])
     trials = next(f for cols, f in frames.items() if "Trial" in cols)
     assert list(trials["Trial"]) == [1, 2, 3, 4]
-    assert len(ran.get("plotly_chart")) == 1
+    assert [c.key for c in ran.get("plotly_chart")].count("tune_pareto") == 1
+
+
+def test_the_space_and_each_strategys_best_pair_are_shown(ran):
+    [space] = [e for e in ran.expander if e.label == "What Tune tries"]
+    shown = "\n".join(m.value for m in space.markdown)
+    assert md_escape("floor: 0, 1, 2, 3 (retrieve autocut)") in shown
+    assert md_escape("budget: 250, 500, 1000, 1500, 2000 (retrieve budget)") in shown  # ≤ 2,000
+    result = ran.session_state["tune_result"]["result"]
+    frames = {tuple(d.value.columns): d.value for d in ran.dataframe}
+    table = next(f for cols, f in frames.items() if "Best configuration" in cols)
+    assert list(table["Strategy"]) == [b.strategy for b in result.best_per_strategy()]
+    assert {o.plan.candidate.strategy for o in result.trials} == set(table["Strategy"])
+    assert md_escape(result.best_found_sentence()) in [i.value for i in ran.info]
 
 
 def test_save_the_winner_as_a_preset(ran):
@@ -117,7 +134,7 @@ def test_the_budget_and_the_knee_are_shown(ran):
     assert any("Budget: no answer model is configured: 2,000 tokens" in c.value
                for c in ran.caption)
     assert all(o.search.tokens <= 2000 for o in [result.recommendation.outcome])
-    [chart] = ran.get("plotly_chart")
+    [chart] = [c for c in ran.get("plotly_chart") if c.key == "tune_pareto"]
     figure = chart.proto.spec
     assert "budget 2,000 tokens" in figure and "recommended (the knee)" in figure
 

@@ -95,19 +95,21 @@ def test_every_point_of_the_space_is_a_valid_configuration():
     import random
 
     rng = random.Random(1)
-    seen_merge_with_budget = False
+    seen_merge_with_budget = seen_merge_with_autocut = False
     for _ in range(300):
         point = draw(space, lambda name, choices: rng.choice(choices))
         plan = plan_for(point, space, presets)
         validated_config(plan.candidate.strategy, plan.candidate.settings)
         merges, budget = plan.candidate.merge_adjacent, plan.retrieval.budget
         seen_merge_with_budget |= merges and budget is not None
+        seen_merge_with_autocut |= merges and plan.retrieval.autocut is not None
         if point["strategy"] == PRESET:
             assert plan.preset == point["preset"]
             assert plan.candidate.label.startswith(point["preset"])
         if point.get("unit") == "chars":
             assert plan.candidate.settings["size"] == 4 * point["size"]
-    assert not seen_merge_with_budget  # small-to-big is measured at top k only
+    assert not seen_merge_with_budget  # small-to-big is measured at top k or by autocut
+    assert seen_merge_with_autocut
 
 
 def test_plan_labels_and_settings():

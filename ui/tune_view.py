@@ -1,7 +1,7 @@
 """The Tune page's result views: the recommendation with its evidence and one-click preset, the
 Pareto plot (quality against mean retrieved tokens per question, IoU as colour, 95 % intervals,
-a click opens the configuration in Compare beside the best), the table of the front, the split
-and every trial."""
+a click opens the configuration in Compare beside the best), the table of the front, each
+strategy's best recall-with-IoU pair, the split and every trial."""
 
 from __future__ import annotations
 
@@ -52,6 +52,27 @@ def trials_table(result: TuneResult) -> pd.DataFrame:
          "IoU": round(o.search.iou, 3), "Tokens": round(o.search.tokens),
          "Seconds": round(o.seconds, 1), "From cache": "yes" if o.from_cache else "no"}
         for n, o in enumerate(result.trials, 1)])
+
+
+def strategies_table(result: TuneResult) -> pd.DataFrame:
+    """Each strategy tried at its best trial that reaches the recall floor (or, marked, its
+    highest-recall one), on the search questions."""
+    return pd.DataFrame([
+        {"": "" if b.meets_floor else "below the floor", "Strategy": b.strategy,
+         "Best configuration": b.outcome.label, "Recall": round(b.outcome.search.recall, 3),
+         "IoU": round(b.outcome.search.iou, 3), "Tokens": round(b.outcome.search.tokens)}
+        for b in result.best_per_strategy()])
+
+
+def show_strategies(result: TuneResult) -> None:
+    """The best configuration found that reaches the recall floor, and each strategy's best."""
+    if not result.trials:
+        return
+    st.subheader("Best recall-with-IoU pair per strategy")
+    st.info(md_escape(result.best_found_sentence()), icon=":material/trophy:")
+    st.dataframe(strategies_table(result), hide_index=True, key="tune_strategies")
+    st.caption("On the search questions, whatever the tokens: a strategy none of whose trials "
+               "reached the recall floor is shown at its highest-recall trial.")
 
 
 def open_in_compare(outcome: TrialOutcome, best: TrialOutcome | None,

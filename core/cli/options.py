@@ -17,11 +17,12 @@ SIZED = ("size", "overlap", "unit", "overlap_mode", "table_split", "table_max_to
 FLAGS = {"parsing": "llm-parsing", "summaries": "no-llm-summaries"}
 
 
-def add_question_set_options(parser: argparse.ArgumentParser) -> None:
-    """``--questions`` and ``--docs``: a question set and the folder of its documents."""
-    parser.add_argument("--questions", type=Path, required=True,
+def add_question_set_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """``--questions`` and ``--docs``: a question set and the folder of its documents
+    (not ``required``: the command checks they are given when it needs them)."""
+    parser.add_argument("--questions", type=Path, required=required,
                         help="question set CSV (question, references, corpus_id[, kind])")
-    parser.add_argument("--docs", type=Path, required=True,
+    parser.add_argument("--docs", type=Path, required=required,
                         help="folder of the documents; corpus_id = file name with or without "
                              "extension")
 

@@ -26,6 +26,8 @@ NAME`` (an Optuna storage URL, such as ``sqlite:///tune.db``) adds this process'
 study other processes share; ``study`` gives its name and how many trials it holds, and the
 recommendation is drawn from all of them. ``--report FILE.html`` also writes the tune as one
 self-contained HTML file (the recommendation, the Pareto front with the knee, every trial).
+``--space`` prints what a tune with the given ``--budget`` and ``--embedder`` would try — each
+dimension, its values and when it is drawn — and runs nothing (no question set needed).
 """
 
 from __future__ import annotations
@@ -35,14 +37,20 @@ import json
 import sys
 
 from core.cli.options import add_front_matter_option, add_question_set_options, add_report_option
-from core.cli.output import say, show_progress, write_report
+from core.cli.output import one_line, say, show_progress, write_report
 from core.cli.stack_options import add_embedder_option
 from core.embeddings.settings import by_name
-from core.operations.assemble.budget import FALLBACK_TOKENS, given_budget
+from core.operations.assemble.budget import FALLBACK_TOKENS, default_budget, given_budget
 from core.operations.questions.sets import load_from_folder
 from core.operations.report.tune import tune_report
 from core.operations.tune.report import OBJECTIVES
-from core.operations.tune.run import DEFAULT_TRIALS, HELD_BACK_SHARE, save_recommended, tune
+from core.operations.tune.run import (
+    DEFAULT_TRIALS,
+    HELD_BACK_SHARE,
+    save_recommended,
+    space_lines,
+    tune,
+)
 from core.progress import Progress
 
 SHARING = (  # a study several tune processes add trials to
@@ -54,7 +62,10 @@ SHARING = (  # a study several tune processes add trials to
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_question_set_options(parser)
+    add_question_set_options(parser, required=False)
+    parser.add_argument("--space", action="store_true",
+                        help="print the search space for these options (each dimension, its "
+                             "values, when it is drawn) and run nothing")
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                         help=f"configurations to try in all (default {DEFAULT_TRIALS})")
     parser.add_argument("--budget", type=_budget, metavar="N|none",
@@ -99,6 +110,16 @@ def _budget(text: str) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     embedders = [by_name(name) for name in args.embedder] if args.embedder else None
+    budget = given_budget(args.budget) if hasattr(args, "budget") else None
+    if args.space:
+        print(f"Tune's search space, budget {(budget or default_budget()).source}; a line "
+              "a dimension — its values (when it is drawn):")
+        for line in space_lines(budget, embedders):
+            print(one_line(line))
+        return 0
+    if args.questions is None or args.docs is None:
+        say("error: tune needs --questions and --docs (or --space)")
+        return 2
     loaded = load_from_folder(args.questions, args.docs)
     for problem in loaded.questions.problems:
         say(f"warning: {args.questions.name} {problem}")
@@ -109,7 +130,6 @@ def run(args: argparse.Namespace) -> int:
             shown[0] = int(progress.done)
             show_progress(progress)
 
-    budget = given_budget(args.budget) if hasattr(args, "budget") else None
     result = tune(loaded.questions, loaded.documents, trials=args.trials,
                   objective=args.objective, budget=budget, min_recall=args.min_recall,
                   resume=args.resume, held_back_share=args.held_back, embedders=embedders,

@@ -1,7 +1,7 @@
 """The report of a tune: what the Tune page shows, in one file — the recommendation in words
 with its evidence, the inputs (question set, objective, budget, split, embedders tried), the
 Pareto front of quality against cost with the knee marked, the front's figures on the search
-and held-back questions, and every trial."""
+and held-back questions, each strategy's best recall-with-IoU pair, and every trial."""
 
 from __future__ import annotations
 
@@ -43,6 +43,15 @@ def tune_report(result: TuneResult, version: str = "") -> bytes:
                    "Held-back recall", "Held-back IoU", "Held-back tokens"], [
         ["★" if o.plan.key() == best else "", esc(o.label), *_figures(o.search),
          *_figures(result.held(o))] for o in result.front], numeric=(2, 3, 4, 5, 6, 7))
+    floor = f" with recall at least {result.min_recall:.2f}" if result.min_recall else ""
+    strategies = (f'<p class="verdict">{esc(result.best_found_sentence())}</p>' + table(
+        ["", "Strategy", "Best configuration", "Recall", "IoU", "Tokens"], [
+            ["" if b.meets_floor else "below the floor", esc(b.strategy), esc(b.outcome.label),
+             f"{b.outcome.search.recall:.3f}", f"{b.outcome.search.iou:.3f}",
+             f"{b.outcome.search.tokens:,.0f}"] for b in result.best_per_strategy()],
+        numeric=(3, 4, 5)) + f'<p class="note">Each chunking strategy tried at its best trial '
+        f"on {OBJECTIVE_NAMES[result.objective]}{floor}, on the search questions; a strategy "
+        "none of whose trials reached the floor at its highest-recall trial, marked.</p>")
     trials = table(["Trial", "Configuration", "Recall", "IoU", "Tokens", "Seconds"], [
         [str(n), esc(o.label), f"{o.search.recall:.3f}", f"{o.search.iou:.3f}",
          f"{o.search.tokens:,.0f}", f"{o.seconds:.1f}"]
@@ -54,6 +63,7 @@ def tune_report(result: TuneResult, version: str = "") -> bytes:
                 figure_html(pareto_figure(result)) + '<p class="note">Every configuration tried '
                 "at its search-part figures, the front joined, the recommendation (the knee) "
                 "starred.</p>" + front),
+        Section("strategies", "Best recall-with-IoU pair per strategy", strategies),
         Section("trials", "Every trial", trials
                 + "".join(f'<p class="note">Could not run: {esc(line)}</p>'
                           for line in result.failed)),

@@ -64,6 +64,7 @@ from core.operations.tune.space import (
     Dimension,
     TrialPlan,
     baseline_points,
+    describe,
     draw,
     embedders_by_label,
     plan_for,
@@ -256,16 +257,31 @@ def _space_for(questions: QuestionSet, documents: Mapping[str, Document], object
                embedding: EmbeddingSettings | None, include_front_matter: bool) -> _Space:
     """The space to search (the user's presets and embedders by default) and its key (front
     matter included names a study of its own)."""
-    by_label = embedders_by_label(choices(embedding) if embedders is None
-                                  else embedders)
-    offered = tunable_presets(all_presets() if presets is None else presets,
-                              list(by_label.values()))
-    dimensions = search_space(offered, budget.tokens, tuple(by_label))
+    dimensions, offered, by_label = searched(budget, presets, embedders, embedding)
     settings = [budget.tokens, min_recall, *(["front matter"] if include_front_matter else [])]
     inputs = study_key(questions, documents, objective, settings, split)
     return _Space(study_key(questions, documents, objective, settings, split,
                             signature(dimensions)), dimensions, offered, by_label, inputs,
                   include_front_matter)
+
+
+def searched(budget: TokenBudget, presets: Mapping[str, Preset] | None = None,
+             embedders: list[EmbedderRef] | None = None,
+             embedding: EmbeddingSettings | None = None
+             ) -> tuple[tuple[Dimension, ...], dict[str, Preset], dict[str, EmbedderRef]]:
+    """The space a tune within ``budget`` searches — its dimensions, the presets and the
+    embedders (by label) it draws from: the user's presets and embedders by default."""
+    by_label = embedders_by_label(choices(embedding) if embedders is None else embedders)
+    offered = tunable_presets(all_presets() if presets is None else presets,
+                              list(by_label.values()))
+    return search_space(offered, budget.tokens, tuple(by_label)), offered, by_label
+
+
+def space_lines(budget: TokenBudget | None = None, embedders: list[EmbedderRef] | None = None,
+                embedding: EmbeddingSettings | None = None) -> list[str]:
+    """What a tune with these options would try, a dimension a line (nothing is run)."""
+    dimensions, _, by_label = searched(budget or default_budget(), None, embedders, embedding)
+    return describe(dimensions, tuple(by_label))
 
 
 def _notes(search: _Search, name: str | None, resume: bool) -> list[str]:

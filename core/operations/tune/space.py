@@ -49,7 +49,8 @@ SIZED = (*CUT, "semantic", "cluster")
 # The presets a tune starts from: the default, and the best of the built-ins on the benchmark
 # corpus (bench_retrieval_quality); the others are in reach through the preset dimension.
 BASELINES = ("recursive 500/50", SMALL_TO_BIG)
-SPACE_VERSION = 2  # bump when what a point means changes: stored tunes are not resumed
+SPACE_VERSION = 3  # bump when what a point means or which points there are changes: stored
+# tunes of another version are not resumed
 
 Value = str | int | float | bool
 Point = Mapping[str, Any]
@@ -68,6 +69,7 @@ class Dimension:
     choices: tuple[Value, ...]
     target: Target
     when: Callable[[Point], bool] = _always
+    drawn: str = "always"  # ``when`` in words, for the description of the space
 
 
 @dataclass(frozen=True)
@@ -119,43 +121,75 @@ def search_space(presets: Mapping[str, Preset], cap: int | None = None,
         return lambda p: p["strategy"] != PRESET or not getattr(presets[p["preset"]], field)
 
     budgets = tuple(b for b in BUDGETS if cap is None or b <= cap) or (cap or BUDGETS[0],)
+    preset_brings = "unless the preset brings its own"
     return (
         Dimension("strategy", ("recursive", "fixed", "semantic", "cluster",
                                *((PRESET,) if presets else ())), "chunking"),
-        Dimension("preset", tuple(presets), "chunking", lambda p: p["strategy"] == PRESET),
-        Dimension("size", SIZES, "chunking", lambda p: p["strategy"] in SIZED),
-        Dimension("overlap", OVERLAPS, "chunking", lambda p: p["strategy"] in CUT),
-        Dimension("unit", ("tokens", "chars"), "chunking", lambda p: p["strategy"] in CUT),
+        Dimension("preset", tuple(presets), "chunking", lambda p: p["strategy"] == PRESET,
+                  f"strategy {PRESET}"),
+        Dimension("size", SIZES, "chunking", lambda p: p["strategy"] in SIZED, ", ".join(SIZED)),
+        Dimension("overlap", OVERLAPS, "chunking", lambda p: p["strategy"] in CUT,
+                  ", ".join(CUT)),
+        Dimension("unit", ("tokens", "chars"), "chunking", lambda p: p["strategy"] in CUT,
+                  ", ".join(CUT)),
         Dimension("tables", (WHOLE, ROW_GROUPS, AS_TEXT), "chunking",
-                  lambda p: p["strategy"] in SIZED),
-        Dimension("ranking", RANK_MODES, "configuration", own("ranking")),
-        Dimension("merge_adjacent", (False, True), "configuration",
-                  lambda p: own("merge_adjacent")(p) and not _budgeted(p, presets)),
-        *([Dimension("embedder", tuple(embedders), "embedder", own("embedder"))]
+                  lambda p: p["strategy"] in SIZED, ", ".join(SIZED)),
+        Dimension("ranking", RANK_MODES, "configuration", own("ranking"), preset_brings),
+        *([Dimension("embedder", tuple(embedders), "embedder", own("embedder"), preset_brings)]
           if len(embedders) > 1 else []),
         Dimension("retrieve", (TOP_K, BUDGET, AUTOCUT), "retrieval",
-                  lambda p: own("retrieval")(p) and not _merges(p, presets)),
+                  lambda p: own("retrieval")(p) and not _preset_merges(p, presets),
+                  f"{preset_brings}, or merges neighbours"),
+        Dimension("merge_adjacent", (False, True), "configuration",
+                  lambda p: own("merge_adjacent")(p) and not _budgeted(p, presets),
+                  f"{preset_brings}; not with a token budget"),
         Dimension("k", KS, "retrieval",
-                  lambda p: own("retrieval")(p) and p.get("retrieve", TOP_K) == TOP_K),
-        Dimension("budget", budgets, "retrieval", lambda p: p.get("retrieve") == BUDGET),
-        Dimension("cap", AUTOCUTS, "retrieval", lambda p: p.get("retrieve") == AUTOCUT),
-        Dimension("floor", FLOORS, "retrieval", lambda p: p.get("retrieve") == AUTOCUT),
+                  lambda p: own("retrieval")(p) and p.get("retrieve", TOP_K) == TOP_K,
+                  f"retrieve {TOP_K}"),
+        Dimension("budget", budgets, "retrieval", lambda p: p.get("retrieve") == BUDGET,
+                  f"retrieve {BUDGET}"),
+        Dimension("cap", AUTOCUTS, "retrieval", lambda p: p.get("retrieve") == AUTOCUT,
+                  f"retrieve {AUTOCUT}"),
+        Dimension("floor", FLOORS, "retrieval", lambda p: p.get("retrieve") == AUTOCUT,
+                  f"retrieve {AUTOCUT}"),
     )
 
 
 def _budgeted(point: Point, presets: Mapping[str, Preset]) -> bool:
-    """A preset that retrieves by a token budget of its own (small-to-big cannot join it)."""
+    """Retrieval by a token budget, drawn or the preset's own (small-to-big cannot join it:
+    it is measured at top k or by autocut)."""
+    if point.get("retrieve") == BUDGET:
+        return True
     if point["strategy"] != PRESET:
         return False
     retrieval = presets[point["preset"]].retrieval
     return retrieval is not None and retrieval.budget is not None
 
 
-def _merges(point: Point, presets: Mapping[str, Preset]) -> bool:
-    """Small-to-big retrieval (measured at top k only)."""
-    if point.get("merge_adjacent"):
-        return True
+def _preset_merges(point: Point, presets: Mapping[str, Preset]) -> bool:
+    """A small-to-big preset (it retrieves its top k, drawn alone)."""
     return point["strategy"] == PRESET and presets[point["preset"]].merge_adjacent
+
+
+def describe(space: tuple[Dimension, ...], embedders: Sequence[str] = ()) -> list[str]:
+    """The space in words, a dimension a line in the order they are drawn: its values and
+    when it is drawn — "overlap: 0, 0.1, 0.2 (fixed, recursive)"; ``embedders``: the labels
+    of those tried (one alone is not drawn, and is named as such)."""
+    def value(v: Value) -> str:
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    lines = []
+    for d in space:
+        if not d.choices:  # no preset to try: never drawn
+            continue
+        values = [value(v) for v in d.choices]
+        joined = ("; " if any(", " in v for v in values) else ", ").join(values)
+        lines.append(f"{d.name}: {joined}" + ("" if d.drawn == "always" else f" ({d.drawn})"))
+    if len(embedders) == 1:
+        lines.append(f"embedder: {embedders[0]} (the only one: not drawn)")
+    return lines
 
 
 def signature(space: tuple[Dimension, ...]) -> str:
