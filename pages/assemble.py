@@ -30,7 +30,7 @@ from ui.ingest_run import ingest_with_progress
 from ui.llm_warnings import show_warnings
 from ui.long_run import run_live
 from ui.page_view import show_on_page
-from ui.persist import kept, remember
+from ui.persist import keep_offered, kept, remember
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import (
     answer_settings,
@@ -205,7 +205,7 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                      "retrieval: their page numbers and dot leaders answer no question. Tick "
                      "to retrieve them too.")
     docs_key = kept("assemble_docs", [])
-    st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
+    keep_offered(docs_key, documents)
     samples = library().sample_ids() & set(documents)
     own = tuple(d for d in documents if d not in samples)
     mixed = bool(own and samples)  # the samples are searched only when chosen
