@@ -26,6 +26,7 @@ from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
 from core.retrieval.packs import Pack
 from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
+from ui.front_matter import include_front_matter
 from ui.ingest_run import ingest_with_progress
 from ui.llm_warnings import show_warnings
 from ui.long_run import run_live
@@ -200,10 +201,7 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
               help="Keep the ranked hits only up to the first large drop in their scores "
                    "(after any reranking) instead of always the limit (the limit is then the "
                    "most).")
-    g2.checkbox("Include front matter", key=kept("assemble_front_matter", False),
-                help="Covers, contents pages, lists of figures and indexes are left out of "
-                     "retrieval: their page numbers and dot leaders answer no question. Tick "
-                     "to retrieve them too.")
+    include_front_matter("assemble_front_matter", where=g2, durable=False)
     docs_key = kept("assemble_docs", [])
     keep_offered(docs_key, documents)
     samples = library().sample_ids() & set(documents)
