@@ -20,6 +20,7 @@ from core.assembly import (
 )
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from core.operations.assemble.budget import default_budget
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
 from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
@@ -161,7 +162,13 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                     disabled=merge,
                     help="Chunks added on each side of a hit, merged into contiguous spans "
                          "(not with neighbouring hits merged).")
-    c4.number_input("Headroom tokens", 0, 100_000, step=50, key=kept("assemble_headroom", 300))
+    budget = default_budget(llm_settings())
+    c4.number_input("Headroom tokens", 0, 100_000, step=50,
+                    key=kept("assemble_headroom", budget.tokens),
+                    help=md_escape(f"With the budget by context size off, the most tokens the "
+                                   f"prompt may take; by default the passage budget Tune uses, "
+                                   f"{budget.source}. With it on, the tokens kept free for the "
+                                   "answer."))
     d1, d2, d3, d4 = st.columns(4)
     d1.selectbox("Style", STYLES, key=kept("assemble_style", STYLES[0]))
     d2.selectbox("Citation style", CITATION_STYLES,
@@ -176,7 +183,7 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                  help="The answer prompt is the one the Prompts page edits and answer runs "
                       "send; the built-in one is the style's (a summary's).")
     e1, e2, e3 = st.columns([1, 1, 2])
-    use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", True),
+    use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", False),
                             help="Off: the context may use the headroom, whatever the model's "
                                  "context size.")
     e2.number_input("Context size (tokens)", 256, 2_000_000, step=1024,
