@@ -24,6 +24,7 @@ from core.operations.presets import all_presets
 from core.operations.questions.sets import LoadedSet
 from core.operations.report.answers import answers_report
 from ui.answers_view import show_comparisons, show_figures, show_history, show_questions
+from ui.front_matter import include_front_matter
 from ui.long_run import run_live, say_if_cancelled
 from ui.persist import kept
 from ui.question_picker import pick_question_set
@@ -98,9 +99,11 @@ def _inputs() -> tuple[list[str], list[str], AnswerOptions]:
                              "answer, reported apart from the grades made without an LLM. It "
                              "asks the answer model unless JUDGE_BASE_URL and JUDGE_MODEL "
                              "(environment, or a [judge] table in secrets.toml) name another.")
+    front_matter = include_front_matter("answers_front_matter")
     options = AnswerOptions(temperature=float(temperature), k=int(k),
                             limit=int(limit) or None, model=answer_settings().model,
-                            locale=answer_settings().locale, judge=bool(judge))
+                            locale=answer_settings().locale, judge=bool(judge),
+                            include_front_matter=bool(front_matter))
     return variants, chosen, options
 
 

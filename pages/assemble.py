@@ -20,17 +20,19 @@ from core.assembly import (
 )
 from core.documents.model import Document
 from core.errors import ChunkLabError
+from core.operations.assemble.budget import default_budget
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
 from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
 from core.retrieval.packs import Pack
 from core.store import ChunkSetInfo, ChunkStore
 from ui.answer import show_answer
+from ui.front_matter import include_front_matter
 from ui.ingest_run import ingest_with_progress
 from ui.llm_warnings import show_warnings
 from ui.long_run import run_live
 from ui.page_view import show_on_page
-from ui.persist import kept, remember
+from ui.persist import keep_offered, kept, remember
 from ui.render import Bar, HighlightSpan, highlight_html, md_escape, palette, strip_html
 from ui.resources import (
     answer_settings,
@@ -160,7 +162,13 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                     disabled=merge,
                     help="Chunks added on each side of a hit, merged into contiguous spans "
                          "(not with neighbouring hits merged).")
-    c4.number_input("Headroom tokens", 0, 100_000, step=50, key=kept("assemble_headroom", 300))
+    budget = default_budget(llm_settings())
+    c4.number_input("Headroom tokens", 0, 100_000, step=50,
+                    key=kept("assemble_headroom", budget.tokens),
+                    help=md_escape(f"With the budget by context size off, the most tokens the "
+                                   f"prompt may take; by default the passage budget Tune uses, "
+                                   f"{budget.source}. With it on, the tokens kept free for the "
+                                   "answer."))
     d1, d2, d3, d4 = st.columns(4)
     d1.selectbox("Style", STYLES, key=kept("assemble_style", STYLES[0]))
     d2.selectbox("Citation style", CITATION_STYLES,
@@ -175,7 +183,7 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                  help="The answer prompt is the one the Prompts page edits and answer runs "
                       "send; the built-in one is the style's (a summary's).")
     e1, e2, e3 = st.columns([1, 1, 2])
-    use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", True),
+    use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", False),
                             help="Off: the context may use the headroom, whatever the model's "
                                  "context size.")
     e2.number_input("Context size (tokens)", 256, 2_000_000, step=1024,
@@ -200,12 +208,9 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
               help="Keep the ranked hits only up to the first large drop in their scores "
                    "(after any reranking) instead of always the limit (the limit is then the "
                    "most).")
-    g2.checkbox("Include front matter", key=kept("assemble_front_matter", False),
-                help="Covers, contents pages, lists of figures and indexes are left out of "
-                     "retrieval: their page numbers and dot leaders answer no question. Tick "
-                     "to retrieve them too.")
+    include_front_matter("assemble_front_matter", where=g2, durable=False)
     docs_key = kept("assemble_docs", [])
-    st.session_state[docs_key] = [d for d in st.session_state[docs_key] if d in documents]
+    keep_offered(docs_key, documents)
     samples = library().sample_ids() & set(documents)
     own = tuple(d for d in documents if d not in samples)
     mixed = bool(own and samples)  # the samples are searched only when chosen

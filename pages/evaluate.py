@@ -34,6 +34,7 @@ from ui.evaluation_view import (
     show_metrics,
     show_table_rule,
 )
+from ui.front_matter import include_front_matter
 from ui.persist import keep_offered, kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
@@ -206,10 +207,7 @@ if loaded:
         key=kept("evaluate_contextual", False, durable=True),
         help="Contextual retrieval: the same chunks embedded with and without the sentence the "
         "LLM writes to situate each chunk; the delta is shown.")
-    front_matter = st.checkbox(
-        "Include front matter", key=kept("evaluate_front_matter", False, durable=True),
-        help="Covers, contents pages, lists of figures and indexes are left out of retrieval, "
-             "as on Assemble: they answer no question. Tick to retrieve them too.")
+    front_matter = include_front_matter("evaluate_front_matter")
     retrievals = [replace(r, include_front_matter=front_matter) for r in retrievals]
     inputs = {"Question set": question_set.name, "version": question_set.version,
               "Configurations": ", ".join(c.label for c in candidates), "Ranking": ranking,

@@ -25,6 +25,7 @@ from core.operations.tune.run import (
     tune,
 )
 from core.progress import Progress
+from ui.front_matter import include_front_matter
 from ui.persist import kept
 from ui.question_picker import pick_question_set
 from ui.render import md_escape
@@ -47,6 +48,7 @@ class Inputs:
     held: float
     storage: str | None
     study: str | None
+    front_matter: bool
 
 
 def _inputs() -> Inputs:
@@ -77,6 +79,7 @@ def _inputs() -> Inputs:
                                help="Recommend among configurations whose recall on the search "
                                "questions reaches this (0: no floor); with IoU maximised, the "
                                "sharpest that still finds the references.")
+    front_matter = include_front_matter("tune_front_matter")
     budget = given_budget(None) if not capped else model if cap == model.tokens \
         else given_budget(int(cap))
     st.caption(md_escape(f"Budget: {budget.source}." + (
@@ -92,7 +95,8 @@ def _inputs() -> Inputs:
                               "recommendation is drawn from all of them.")
     shared = bool(storage.strip() and study.strip())
     return Inputs(int(trials), str(objective), budget, float(floor) or None, float(held),
-                  storage.strip() if shared else None, study.strip() if shared else None)
+                  storage.strip() if shared else None, study.strip() if shared else None,
+                  bool(front_matter))
 
 
 def _run(loaded: LoadedSet, inputs: Inputs, resume: bool) -> None:
@@ -111,7 +115,8 @@ def _run(loaded: LoadedSet, inputs: Inputs, resume: bool) -> None:
                       progress=advance, store=chunk_store(), embedding=embedding_settings(),
                       objective=inputs.objective, budget=inputs.budget,
                       min_recall=inputs.min_recall, held_back_share=inputs.held,
-                      storage=inputs.storage, study=inputs.study)
+                      storage=inputs.storage, study=inputs.study,
+                      include_front_matter=inputs.front_matter)
     except ChunkLabError as err:
         show_error(err)
         return
@@ -135,7 +140,7 @@ def _stored(loaded: LoadedSet, inputs: Inputs, note: str) -> bool:
                                embedding=embedding_settings(), objective=inputs.objective,
                                budget=inputs.budget, min_recall=inputs.min_recall,
                                held_back_share=inputs.held, storage=inputs.storage,
-                               study=inputs.study)
+                               study=inputs.study, include_front_matter=inputs.front_matter)
     except ChunkLabError as err:
         show_error(err)
         return False

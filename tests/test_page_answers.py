@@ -9,7 +9,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import core.operations.answers.run
 import ui.resources
+from core.errors import ChunkLabError
 from core.operations.evaluation import Retrieval
 from core.operations.presets import save_user_preset
 from core.prompts.library import PromptLibrary
@@ -140,3 +142,20 @@ def test_answers_are_escaped():
                             "text": "<i>0123456789</i>abcdefghij"}, [[20, 25]], "p", 1, True)
     assert "<i>" not in passage and "&lt;b&gt;.md" in passage
     assert "<mark" in passage
+
+
+def test_include_front_matter_reaches_the_answer_run(page, monkeypatch):
+    asked = []
+
+    def answers_seen(questions, documents, arms, settings, options, **_):
+        asked.append(options.include_front_matter)
+        raise ChunkLabError("stopped before any question")
+
+    monkeypatch.setattr(core.operations.answers.run, "run_answers", answers_seen)
+    at = page
+    at.selectbox(key="answers_set").set_value("product_manual").run()
+    at.button(key="answers_run").click().run()
+    assert at.checkbox(key="answers_front_matter").label == "Include front matter"
+    at.checkbox(key="answers_front_matter").check().run()
+    at.button(key="answers_run").click().run()
+    assert asked == [False, True]

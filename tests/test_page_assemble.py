@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 import ui.resources
 from core.library import default_library
 from core.llm.settings import AnswerSettings, save_answer_settings, save_settings
+from core.operations.assemble.budget import default_budget
 from core.operations.presets import SMALL_TO_BIG
 from core.store import ChunkSetInfo, ChunkStore
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
@@ -72,7 +73,7 @@ def budget_charts(at) -> int:
 
 
 def test_shows_packs_prompt_citations_and_budget(one_set):
-    at = run_page(assemble_question=QUESTION, assemble_rank="hybrid")
+    at = run_page(assemble_question=QUESTION, assemble_rank="hybrid", assemble_use_context=True)
     assert not at.exception and not at.error
     user_prompt = at.code[1].value
     assert user_prompt.startswith(QUESTION + "\n\nContext:\n\n[¹]\nDoc: ")
@@ -108,7 +109,8 @@ def test_no_pack_kept_says_so_with_the_change_that_keeps_one(one_set):
 
 
 def test_the_budget_bar_adds_up_to_the_figure_left_for_the_answer(one_set):
-    at = run_page(assemble_question=QUESTION, assemble_context=4096, assemble_headroom=300)
+    at = run_page(assemble_question=QUESTION, assemble_use_context=True, assemble_context=4096,
+                  assemble_headroom=300)
     left = at.metric[2].value
     [chart] = [h.proto.body for h in at.get("html") if "cl-chart" in h.proto.body]
     assert f"left for the answer ({left}, of which the headroom 300)" in chart
@@ -136,7 +138,8 @@ def test_ask_the_llm_checks_the_answer_markers(one_set, fake_llm, monkeypatch): 
     monkeypatch.setenv("LLM_MODEL", "fake")
     fake_llm.respond(lambda request: "**Two** coordinators may fail [¹]. See also [⁹]. "
                      "<script>alert(1)</script> [click](javascript:alert(1)) costs $5 and $6")
-    at = run_page(assemble_question=QUESTION, assemble_limit=2, assemble_headroom=300)
+    at = run_page(assemble_question=QUESTION, assemble_limit=2, assemble_use_context=True,
+                  assemble_headroom=300)
     at.button(key="ask_a").click().run()
     assert not at.exception
     assert "[⁹]" in shown(at.error[0].value)  # unknown marker flagged
@@ -286,3 +289,17 @@ def test_an_answer_that_repeats_itself_is_flagged(one_set, fake_llm):  # noqa: F
     assert not at.exception
     assert any("The answer says “The limit is not stated in the sources [¹].” 3 times"
                in shown(w.value) for w in at.warning)
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_the_default_budget_is_tunes_not_the_whole_context(one_set, monkeypatch, configured):
+    if configured:
+        monkeypatch.setenv("LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        monkeypatch.setenv("LLM_MODEL", "answerer")
+    budget = default_budget()
+    assert budget.tokens is not None
+    at = run_page(assemble_question=QUESTION)
+    assert not at.exception
+    assert at.toggle(key="assemble_use_context").value is False
+    assert at.number_input(key="assemble_headroom").value == budget.tokens
+    assert budget.tokens < 8192 // 4 + 1  # a quarter of the context at most, not all of it

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import core.operations.tune.run
 from core.config import SAMPLE_QUESTIONS_DIR
+from core.errors import ChunkLabError
 from core.evaluation.questions import parse_questions
 from core.operations.presets import user_presets
 from core.operations.questions.sets import save_set
@@ -172,3 +174,28 @@ def test_question_sets_page_says_what_tune_needs():
     at = AppTest.from_file(page_path("questions"), default_timeout=120)
     at.run()
     assert any("Tune needs at least 8 valid questions" in c.value for c in at.caption)
+
+
+def test_include_front_matter_reaches_the_tune_and_its_stored_result(monkeypatch):
+    tuned, looked_up = [], []
+
+    def tune_seen(*_, include_front_matter, **__):
+        tuned.append(include_front_matter)
+        raise ChunkLabError("stopped before any trial")
+
+    def stored_seen(*_, include_front_matter, **__):
+        looked_up.append(include_front_matter)
+
+    monkeypatch.setattr(core.operations.tune.run, "tune", tune_seen)
+    monkeypatch.setattr(core.operations.tune.run, "stored_result", stored_seen)
+    at = AppTest.from_file(PAGE, default_timeout=600)
+    at.run()
+    at.selectbox(key="tune_set").set_value("technical_handbook").run()
+    assert at.checkbox(key="tune_front_matter").label == "Include front matter"
+    at.checkbox(key="tune_front_matter").check().run()
+    at.button(key="tune_run").click().run()
+    assert tuned == [True]
+    assert looked_up and looked_up[-1] is True
+    at.checkbox(key="tune_front_matter").uncheck().run()
+    at.button(key="tune_run").click().run()
+    assert tuned == [True, False]

@@ -46,7 +46,11 @@ def pick_document(label: str = "Document", key: str = "doc_id",
     if fits is not None and not fits(by_id[current]):
         current = next((d.doc_id for d in documents if fits(d)), current)
     widget_key = f"_pick_{key}"
-    st.session_state[widget_key] = current
+    # Set from code only when the picker should show another document (first drawn, picked on
+    # another page, or no longer there): a value set from code goes to the browser with the
+    # run's output, so a run still on its way there would undo a document picked meanwhile.
+    if st.session_state.get(widget_key) != current:
+        st.session_state[widget_key] = current
     chosen = st.selectbox(
         label,
         options=list(by_id),
