@@ -5,9 +5,9 @@ keep the connection's temperature."""
 from __future__ import annotations
 
 from core.assembly import assemble_prompt
-from core.llm.phase import PhaseInput
 from core.llm.settings import AnswerSettings
-from core.operations import prompt_tests
+from core.llm.trial import PhaseInput
+from core.operations.prompts import trials as prompt_tests
 from core.operations.assemble.run import ask
 from core.prompts.library import PromptLibrary
 from core.retrieval.packs import Pack

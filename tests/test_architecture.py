@@ -191,6 +191,10 @@ MODEL_TYPES = {
                                "every evaluation view shows",
     "core.prompts.rag_fields": "the answer prompt's fields (RagField) read from and written into "
                                "its JSON: what the answer-prompt form edits",
+    "core.prompts.template": "a prompt template (PromptTemplate: its text, version, placeholders "
+                             "and answer format), which the Prompts page edits and shows",
+    "core.llm.trial": "what a template is tried on (PhaseInput, Conversation) and what a trial "
+                      "shows (PhaseView), which the Prompts page's input widgets build",
 }
 SESSION_HOLDERS = {
     "ui.resources": "the one place that holds core's resources for a session (store, library, "
@@ -202,18 +206,6 @@ NOT_YET_THROUGH_OPERATIONS = {
     "pages.assemble -> core.assembly",
     "pages.assemble -> core.retrieval.packs",
     "pages.assemble -> core.store",
-    "pages.prompts -> core.llm.phase",
-    "pages.prompts -> core.llm.phases",
-    "pages.prompts -> core.llm.phases.answer",
-    "pages.prompts -> core.prompts.checks",
-    "pages.prompts -> core.prompts.library",
-    "pages.prompts -> core.tokens",
-    "ui.answer -> core.assembly",
-    "ui.phase_inputs -> core.llm",
-    "ui.phase_inputs -> core.llm.anchors",
-    "ui.phase_inputs -> core.llm.phase",
-    "ui.phase_inputs -> core.llm.phases",
-    "ui.phase_inputs -> core.prompts.library",
 }
 
 

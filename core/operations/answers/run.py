@@ -47,8 +47,9 @@ from core.operations.evaluation import (
 )
 from core.operations.presets import all_presets, last_tuned, preset
 from core.progress import Listener, ProgressFn, Tracker
-from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
+from core.prompts.library import PromptLibrary
 from core.prompts.locales import TEMPLATE_NAME
+from core.prompts.template import DEFAULT, PromptTemplate
 from core.retrieval.modes import RankMode
 from core.retrieval.packs import Pack
 from core.store import ChunkStore

@@ -34,8 +34,9 @@ from core.llm.settings import (
     load_settings,
 )
 from core.progress import Listener
-from core.prompts.library import PromptLibrary, PromptTemplate
+from core.prompts.library import PromptLibrary
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
+from core.prompts.template import PromptTemplate
 from core.retrieval.front_matter import SetApart
 from core.retrieval.modes import RankMode
 from core.retrieval.packs import Pack
