@@ -7,10 +7,10 @@ from __future__ import annotations
 from core.assembly import assemble_prompt
 from core.llm.settings import AnswerSettings
 from core.llm.trial import PhaseInput
-from core.operations.prompts import trials as prompt_tests
 from core.operations.assemble.run import ask
+from core.operations.prompts import trials as prompt_tests
 from core.prompts.library import PromptLibrary
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 PACK = Pack(id="p1", score=0.9, order=0, doc_id="policy", heading_path=["Cover"],

@@ -2,24 +2,21 @@
 check of an answer's citation markers against it."""
 
 from core.assembly.citations import CitationCheck, MarkerHit, check_citations
-from core.assembly.prompt import (
+from core.assembly.model import (
     CITATION_STYLES,
     ESTIMATORS,
     STYLES,
     AssembledPrompt,
-    AssemblyError,
     Budget,
     Citation,
     CitationStyle,
     Estimator,
     PromptPair,
     Style,
-    SystemPrompt,
-    assemble_prompt,
     characters_label,
-    marker,
     page_label,
 )
+from core.assembly.prompt import AssemblyError, SystemPrompt, assemble_prompt, marker
 
 __all__ = [
     "CITATION_STYLES", "ESTIMATORS", "STYLES", "AssembledPrompt", "AssemblyError", "Budget",

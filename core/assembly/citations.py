@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from core.assembly.prompt import Citation, CitationStyle, marker
+from core.assembly.model import Citation, CitationStyle
+from core.assembly.prompt import marker
 
 _PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 # What :func:`check_citations` reads as a citation, in words for the people writing prompts.

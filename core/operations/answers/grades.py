@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.assembly.citations import CitationCheck
-from core.assembly.prompt import Citation
+from core.assembly.model import Citation
 
 Span = tuple[int, int]
 

@@ -51,7 +51,7 @@ from core.prompts.library import PromptLibrary
 from core.prompts.locales import TEMPLATE_NAME
 from core.prompts.template import DEFAULT, PromptTemplate
 from core.retrieval.modes import RankMode
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from core.store import ChunkStore
 
 CACHE_PHASE = "answer_eval"

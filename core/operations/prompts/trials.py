@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from core.assembly.prompt import fits
+from core.assembly.model import fits
 from core.errors import TemplateError
 from core.llm.client import LLMClient
 from core.llm.errors import TSVError
