@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Lowest first. A module may import modules of its own room or of rooms listed before it.
 ROOMS = [
     ["core.config", "core.endpoint", "core.errors", "core.files", "core.http", "core.progress",
-     "core.tokens"],
+     "core.text", "core.tokens"],
     ["core.documents", "core.embeddings"],
     ["core.chunking", "core.library"],
     ["core.store", "core.evaluation", "core.prompts"],

@@ -17,10 +17,10 @@ from core.documents.model import Document
 from core.llm.errors import ParsedLine, TSVError
 from core.llm.replies.repairs import Repairs
 from core.prompts.template import Mode as Mode  # anchors or offsets, as the template says
+from core.text.sentences import sentence_starts
 from core.tokens import count_tokens
 
 _PARAGRAPH = re.compile(r"\S(?:.*?)(?=\n\s*\n|\Z)", re.DOTALL)
-_SENTENCE_START = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
 _WORD_START = re.compile(r"(?<=\s)(?=\S)")
 _LINE_MARKUP = re.compile(r"[ \t]*(?:#{1,6}|[-*+>•]|\d{1,3}[.)])?[ \t]*")
 ANCHOR_OVERHEAD_TOKENS = 4  # "[123] " plus a line break
@@ -145,9 +145,9 @@ def boundary_candidates(
             found.add(block.start)
         if block.kind == "table" or block.end <= start or block.start >= end:
             continue
-        for match in _SENTENCE_START.finditer(document.text, block.start, block.end):
-            if start <= match.end() <= end:
-                found.add(match.end())
+        for at in sentence_starts(document.text, block.start, block.end, line_breaks=False):
+            if start <= at <= end:
+                found.add(at)
     return sorted(found)
 
 
