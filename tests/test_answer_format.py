@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from core.assembly import assemble_prompt
 from core.assembly.citations import check_citations
 from core.assembly.model import Citation
+from core.assembly.prompt import assemble_prompt
 from core.llm.grammar import cited_lines
 from core.llm.settings import AnswerSettings
 from core.operations.answers.grades import statements, statements_supported

@@ -4,7 +4,7 @@ keep the connection's temperature."""
 
 from __future__ import annotations
 
-from core.assembly import assemble_prompt
+from core.assembly.prompt import assemble_prompt
 from core.llm.settings import AnswerSettings
 from core.llm.trial import PhaseInput
 from core.operations.assemble.run import ask

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.assembly import marker
+from core.assembly.prompt import marker
 from core.cli import build_parser
 from core.documents import convert
 from core.llm.phases.answer import reference_citations, reference_entries

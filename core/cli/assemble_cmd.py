@@ -1,6 +1,6 @@
 """`python -m core assemble`: retrieve from a chunk set and print the assembled prompt as JSON.
 
-The JSON is :class:`core.assembly.AssembledPrompt` (``prompt.system``, ``prompt.user``,
+The JSON is :class:`core.assembly.model.AssembledPrompt` (``prompt.system``, ``prompt.user``,
 ``citations``, ``tokens_estimated``, ``budget``…); with ``--with-packs`` it is the Assemble
 page's export (:meth:`~core.operations.assemble.run.Assembly.export`): ``{"chunk_set",
 "question", "settings", "assembled", "packs"}``, so the retrieved text and spans can be
@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 
-from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
+from core.assembly.model import CITATION_STYLES, ESTIMATORS, STYLES
 from core.cli.options import add_autocut_option, add_front_matter_option
 from core.cli.output import AnswerEcho, say
 from core.cli.stack_options import add_rerank_option

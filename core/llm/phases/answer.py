@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.assembly import AssembledPrompt, Citation, CitationCheck, check_citations, marker
+from core.assembly.citations import CitationCheck, check_citations
+from core.assembly.model import AssembledPrompt, Citation
+from core.assembly.prompt import marker
 from core.chunking.chunk import Chunk
 from core.chunking.registry import build_chunker
 from core.llm.client import LLMRequest

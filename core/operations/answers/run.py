@@ -22,7 +22,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from core.assembly import AssembledPrompt, assemble_prompt, check_citations
+from core.assembly.citations import check_citations
+from core.assembly.model import AssembledPrompt
+from core.assembly.prompt import assemble_prompt
 from core.documents.model import Document
 from core.embeddings import EmbeddingSettings
 from core.errors import ChunkLabError

@@ -12,15 +12,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from core.assembly import (
-    AssembledPrompt,
-    CitationCheck,
-    CitationStyle,
-    Estimator,
-    Style,
-    SystemPrompt,
-    assemble_prompt,
-)
+from core.assembly.citations import CitationCheck
+from core.assembly.model import AssembledPrompt, CitationStyle, Estimator, Style
+from core.assembly.prompt import SystemPrompt, assemble_prompt
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import RerankError
 from core.library import default_library
