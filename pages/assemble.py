@@ -4,11 +4,10 @@ with its citations and token budget, and optionally ask the configured LLM."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 import streamlit as st
 
-from core.assembly import (
+from core.assembly.model import (
     CITATION_STYLES,
     ESTIMATORS,
     STYLES,
@@ -24,8 +23,8 @@ from core.operations.assemble.budget import default_budget
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
 from core.operations.presets import BUILTIN_PRESETS, built_with
 from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
-from core.retrieval.packs import Pack
-from core.store import ChunkSetInfo, ChunkStore
+from core.retrieval.pack import Pack
+from core.store.info import ChunkSetInfo
 from ui.answer import show_answer
 from ui.front_matter import include_front_matter
 from ui.ingest_run import ingest_with_progress
@@ -346,10 +345,8 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
     if result.set_apart.chunks:
         st.caption(f"{result.set_apart.sentence()}: covers, contents and indexes answer no "
                    "question (tick “Include front matter” to retrieve them).")
-    export = {"chunk_set": name, "question": question, "settings": asdict(options),
-              "packs": [p.model_dump(mode="json") for p in packs],
-              "assembled": assembled.model_dump(mode="json")}
-    st.download_button("Export as JSON", json.dumps(export, ensure_ascii=False, indent=2),
+    st.download_button("Export as JSON",
+                       json.dumps(result.export(question, options), ensure_ascii=False, indent=2),
                        file_name=f"assembled-{name}.json", mime="application/json",
                        key=f"export_{slot}")
     st.markdown("#### Prompt")
@@ -360,7 +357,7 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
     _show_packs(slot, packs, assembled)
 
 
-def _quick_start(store: ChunkStore) -> None:
+def _quick_start() -> None:
     """No chunk set yet: offer to build one from the user's documents in one click."""
     st.info("No chunk sets yet. Build one here from your documents (the shipped samples while "
             "you have none of your own), or create your own on the **Chunk sets** page (pick "
@@ -386,7 +383,7 @@ def _quick_start(store: ChunkStore) -> None:
     if summary.failed:
         st.error(md_escape(" ".join(f"{name}: {error}" for name, error in summary.failed)))
     if summary.documents:
-        store.activate(summary.chunk_set)
+        chunk_store().activate(summary.chunk_set)
         st.rerun()
 
 
@@ -402,7 +399,7 @@ def main() -> None:
         show_error(err)
         return
     if not sets:
-        _quick_start(store)
+        _quick_start()
         return
     names = [s.name for s in sets]
     first = names.index(active) if active in names else 0

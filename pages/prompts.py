@@ -1,7 +1,7 @@
 """Prompts: edit every prompt template live, check it, preview it, test it, A/B it.
 
 The phase that sends the chosen template says what input it is tried on; this page draws the
-editor and those inputs and shows what ``core.operations.prompt_tests`` returns.
+editor and those inputs and shows what ``core.operations.prompts`` returns.
 """
 
 from __future__ import annotations
@@ -13,13 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import ChunkLabError
-from core.llm.phase import PhaseInput
-from core.llm.phases import PHASES, phase_of
-from core.llm.phases.answer import reference_entries
-from core.operations import prompt_tests
-from core.prompts.checks import check_template
-from core.prompts.library import DEFAULT, PromptTemplate
-from core.tokens import count_tokens
+from core.llm.trial import PhaseInput
+from core.operations.prompts import inputs, templates, trials
+from core.prompts.template import DEFAULT, PromptTemplate
 from ui.answer import show_answer
 from ui.long_run import LiveRun, run_live
 from ui.persist import forget, kept, kept_value, remember
@@ -90,34 +86,21 @@ def flash() -> None:
         (st.success if kind == "success" else st.error)(md_escape(text))
 
 
-def draw(run: prompt_tests.TestRun, template: PromptTemplate, source: PhaseInput,
+def draw(run: trials.TestRun, template: PromptTemplate, source: PhaseInput,
          height: int) -> None:
     """The run's sections / chunks on the document (only the section for boundary prompts)."""
     spans_found = run.view.spans
     if not spans_found or source.document is None:
         return
-    start, end = 0, len(source.document.text)
-    if "section" in phase_of(template).inputs and source.section is not None:
-        start, end = source.section.start, source.section.end
+    start, end = inputs.needs(template).shown(source)
     spans = [HighlightSpan(s - start, e - start, palette(i), label=label, tooltip=label)
              for i, (s, e, label) in enumerate(spans_found)]
     st.html(highlight_html(source.document.text[start:end], spans, height_px=height))
 
 
-def template_names() -> list[str]:
-    """Templates in the order their phases run (structure first), then by name."""
-    order = list(PHASES)
-
-    def rank(name: str) -> tuple[int, str]:
-        phase = library.default(name).phase
-        return (order.index(phase) if phase in order else len(order), name)
-
-    return sorted(library.names(), key=rank)
-
-
 def choose_template() -> tuple[str, str, PromptTemplate]:
     top = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
-    names = template_names()
+    names = templates.names_in_phase_order(library)
     name = top[0].selectbox("Template", names,
                             key=kept("pw_template", names[0], durable=True, valid=names),
                             format_func=lambda n: library.default(n).title)
@@ -182,14 +165,13 @@ def edit(name: str, variant: str, stored: PromptTemplate) -> PromptTemplate:
 
 def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
     """Checks and placeholders; True when the template has errors."""
-    checks = check_template(working)
+    checks = templates.review(working)
     for problem in checks.errors:
         st.error(md_escape(problem), icon=":material/error:")
     for problem in checks.warnings:
         st.warning(md_escape(problem), icon=":material/warning:")
-    if not checks.errors and not checks.warnings:
-        st.success("Every field of every locale is filled." if working.syntax == "rag_json"
-                   else "Every placeholder is known and used.", icon=":material/check_circle:")
+    if checks.passed:
+        st.success(checks.passed, icon=":material/check_circle:")
     with st.container(border=True):
         st.markdown("**Placeholders**")
         if working.syntax == "rag_json":
@@ -224,7 +206,7 @@ def show_format(working: PromptTemplate) -> None:
 def show_preview(working: PromptTemplate, source: PhaseInput) -> None:
     settings = llm_settings()
     try:
-        preview = prompt_tests.preview(working, source, settings)
+        preview = trials.preview(working, source, settings)
     except ChunkLabError as err:
         show_error(err)
         return
@@ -234,19 +216,18 @@ def show_preview(working: PromptTemplate, source: PhaseInput) -> None:
         st.warning("No value for " + md_escape(", ".join(f"{{{{{m}}}}}" for m in preview.missing))
                    + " with this input: it stays in the prompt as written.",
                    icon=":material/warning:")
-    tokens = count_tokens(preview.text)
-    context, room = settings.context_tokens, settings.context_tokens - settings.max_tokens
+    tokens, context = preview.tokens, preview.context_tokens
     st.progress(min(tokens / context, 1.0),
                 text=f"{tokens:,} prompt tokens of the {context:,}-token context of "
                      f"{md_escape(settings.model or 'the model')} "
-                     f"({settings.max_tokens:,} kept for the answer)")
-    if tokens > room:
-        st.error(f"The prompt is {tokens - room:,} tokens too long for the context window "
+                     f"({preview.answer_tokens:,} kept for the answer)")
+    if preview.over_by:
+        st.error(f"The prompt is {preview.over_by:,} tokens too long for the context window "
                  "once the answer's tokens are reserved.", icon=":material/error:")
     st.code(preview.text, language=None, wrap_lines=True, height=460)
 
 
-def show_run(run: prompt_tests.TestRun, working: PromptTemplate, source: PhaseInput,
+def show_run(run: trials.TestRun, working: PromptTemplate, source: PhaseInput,
              height: int, metrics: int = 4) -> None:
     cols = st.columns(metrics)
     cols[0].metric("Requests", run.requests)
@@ -265,7 +246,7 @@ def show_run(run: prompt_tests.TestRun, working: PromptTemplate, source: PhaseIn
     if run.view.check is not None:
         st.markdown("**The answer**, as a reader sees it (markers link to their references)")
         show_answer(run.raw, run.view.check, lambda n: f"pw-ref-{n}")
-        for n, entry in enumerate(reference_entries(source), start=1):
+        for n, entry in enumerate(run.view.references, start=1):
             title, _, text = entry.partition("\n")
             st.subheader(md_escape(title), anchor=f"pw-ref-{n}")
             st.caption(md_escape(text[:400] + ("…" if len(text) > 400 else "")))
@@ -294,7 +275,7 @@ def test_tab(name: str, working: PromptTemplate, source: PhaseInput, has_errors:
     settings = llm_settings()
     answer = answer_settings()
     run = run_button("Run test", "pw_run", disabled=has_errors, stream=True,
-                     run=lambda live: prompt_tests.run_template(
+                     run=lambda live: trials.run_template(
                          settings, working, source, answer=answer, cancel=live.cancel,
                          listener=live.listener(stream=True)))
     if run is not None:
@@ -325,7 +306,7 @@ def ab_tab(name: str, working: PromptTemplate, source: PhaseInput) -> None:
                 icon=":material/compare_arrows:")
     a, b, answer = pick(first), pick(second), answer_settings()
     ran = run_button("Run A and B", "pw_ab_run",
-                     run=lambda live: prompt_tests.run_ab(settings, a, b, source, answer=answer,
+                     run=lambda live: trials.run_ab(settings, a, b, source, answer=answer,
                                                           cancel=live.cancel,
                                                           listen=live.listener))
     if ran is not None:
@@ -403,7 +384,7 @@ if compare_tab.open:
         ab_tab(name, working, source)
 if diff_tab.open:
     with diff_tab:
-        diff = prompt_tests.text_diff(library.default(name).text, working.text, "default",
+        diff = trials.text_diff(library.default(name).text, working.text, "default",
                                       f"{variant} (editor)")
         if diff:
             st.code(diff, language="diff")

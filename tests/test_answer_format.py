@@ -8,15 +8,15 @@ import re
 
 import pytest
 
-from core.assembly import assemble_prompt
 from core.assembly.citations import check_citations
-from core.assembly.prompt import Citation
+from core.assembly.model import Citation
+from core.assembly.prompt import assemble_prompt
 from core.llm.grammar import cited_lines
 from core.llm.settings import AnswerSettings
 from core.operations.answers.grades import statements, statements_supported
 from core.operations.assemble.run import ask
 from core.operations.llm_connection import check_connection
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 # ruff: noqa: F811  (the fixture is redefined as an argument)

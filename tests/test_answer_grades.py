@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.assembly import Citation, check_citations
+from core.assembly.citations import check_citations
+from core.assembly.model import Citation
 from core.evaluation.questions import parse_questions
 from core.operations.answers.grades import abstains, content_words, grade_answer
 

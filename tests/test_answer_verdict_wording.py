@@ -5,7 +5,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from core.assembly.citations import check_citations
-from core.assembly.prompt import Citation
+from core.assembly.model import Citation
 from core.evaluation.stats import compare_paired, questions_to_separate
 from core.operations.answers.report import GradeComparison, verdict
 

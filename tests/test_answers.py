@@ -4,13 +4,13 @@ keep the connection's temperature."""
 
 from __future__ import annotations
 
-from core.assembly import assemble_prompt
-from core.llm.phase import PhaseInput
+from core.assembly.prompt import assemble_prompt
 from core.llm.settings import AnswerSettings
-from core.operations import prompt_tests
+from core.llm.trial import PhaseInput
 from core.operations.assemble.run import ask
+from core.operations.prompts import trials as prompt_tests
 from core.prompts.library import PromptLibrary
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 PACK = Pack(id="p1", score=0.9, order=0, doc_id="policy", heading_path=["Cover"],

@@ -7,12 +7,17 @@ import re
 
 import pytest
 
-from core.assembly import AssemblyError, assemble_prompt, check_citations, marker
-from core.assembly.citations import repeats
-from core.assembly.prompt import builtin_system_prompt, context_block
+from core.assembly.citations import check_citations, repeats
+from core.assembly.prompt import (
+    AssemblyError,
+    assemble_prompt,
+    builtin_system_prompt,
+    context_block,
+    marker,
+)
 from core.operations.assemble.run import library_system_prompt
 from core.prompts.library import PromptLibrary
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 
 
 def pack(n: int, score: float, text: str = "", path=("Chapter 3", "Section 3.2"), order=None,

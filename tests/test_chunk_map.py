@@ -21,7 +21,7 @@ from core.operations.chunk_map import (
     retrieval_question,
 )
 from core.operations.evaluation import QuestionResult, RetrievedChunk
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from core.retrieval.projection import pca
 from core.store import ChunkStore
 from tests.docfactory import inspection_markdown

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from core.assembly.prompt import assemble_prompt, page_label
+from core.assembly.model import page_label
+from core.assembly.prompt import assemble_prompt
 from core.documents import convert
 from core.documents.model import Document
 from core.operations.export import export_chunks

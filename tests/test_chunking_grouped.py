@@ -13,7 +13,6 @@ import pytest
 
 from core.chunking import semantic
 from core.chunking.chunk import Chunk
-from core.chunking.span_edges import strip_span
 from core.documents import convert
 from core.documents.model import Document
 from core.embeddings import BUILTIN, resolve
@@ -23,6 +22,7 @@ from core.operations.evaluation import Candidate
 from core.operations.ingest.run import Source, ingest
 from core.operations.strategies import RunOptions, chunk
 from core.store import ChunkStore
+from core.text.spans import strip_span
 from tests.docfactory import chunk_document
 from tests.fakeembed import FakeEmbed
 from tests.fakeembed import fake_embed as fake_server  # noqa: F401  (a fixture)

@@ -9,13 +9,13 @@ import pytest
 from core.chunking import semantic
 from core.chunking.grouping import best_split
 from core.chunking.registry import LOCAL_STRATEGIES, build_chunker
-from core.chunking.span_edges import sentence_spans
 from core.chunking.stats import chunk_stats
 from core.documents import convert
 from core.documents.model import Block, Document, Section, Table
 from core.errors import ChunkingError
 from core.operations.presets import BUILTIN_PRESETS
 from core.operations.strategies import validated_config
+from core.text.sentences import sentence_spans
 from core.tokens import count_tokens
 from tests.docfactory import chunk_document
 from tests.fakes import fake_embed

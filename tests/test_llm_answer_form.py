@@ -17,7 +17,7 @@ from core.llm.structured import PROBE_PHASE, OutputForm
 from core.operations.assemble.run import ask
 from core.operations.llm_connection import check_connection
 from core.progress import Listener
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 
 # ruff: noqa: F811  (the fixture is redefined as an argument)

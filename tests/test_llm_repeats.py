@@ -12,7 +12,7 @@ from core.llm.repeats import STOPPED_REPEATING, loop_start
 from core.llm.settings import AnswerSettings
 from core.operations.assemble.run import ask
 from core.progress import Listener
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from fakes.llm import Reply, fake_llm  # noqa: F401  (fixture)
 
 # ruff: noqa: F811  (the fixture is redefined as an argument)

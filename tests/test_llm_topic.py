@@ -1,8 +1,9 @@
 import pytest
 
-from core.llm.phase import Conversation, PhaseContext
+from core.llm.phase import PhaseContext
 from core.llm.phases import TOPIC
 from core.llm.phases.topic import parse_topic_answer
+from core.llm.trial import Conversation
 from core.prompts.library import PromptLibrary
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.assembly import marker
+from core.assembly.prompt import marker
 from core.cli import build_parser
 from core.documents import convert
-from core.llm.phase import PhaseInput
 from core.llm.phases.answer import reference_citations, reference_entries
+from core.llm.trial import PhaseInput
 from core.operations.assemble.run import AssemblyOptions
 from core.prompts.library import PromptLibrary
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 import ui.resources
+from core.cli import main
 from core.library import default_library
 from core.llm.settings import AnswerSettings, save_answer_settings, save_settings
 from core.operations.assemble.budget import default_budget
@@ -85,6 +88,25 @@ def test_shows_packs_prompt_citations_and_budget(one_set):
     assert "[[¹]](#cite-a-1) **technical_handbook.md** · " in citation_map  # name, not the id
     assert any("context size" in c.value and "left for the answer" in c.value for c in at.caption)
     assert budget_charts(at) == 1 and at.get("download_button")
+
+
+def test_the_export_is_what_the_cli_prints_with_packs(one_set, monkeypatch, capsys):
+    downloads: list[str] = []
+    store = MemoryMediaFileStorage.load_and_get_id
+
+    def keep(self, data, mimetype, kind, filename=None):
+        if filename and filename.endswith(".json"):
+            downloads.append(data if isinstance(data, str) else data.decode("utf-8"))
+        return store(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    at = run_page(assemble_question=QUESTION, assemble_rank="hybrid", assemble_context=8192)
+    assert not at.exception and len(downloads) == 1
+    assert main(["assemble", "--chunk-set", one_set, "--question", QUESTION, "--rank", "hybrid",
+                 "--headroom", "300", "--context-tokens", "8192", "--with-packs"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == downloads[0] + "\n"
+    assert json.loads(printed)["packs"] and json.loads(printed)["chunk_set"] == one_set
 
 
 def test_smaller_headroom_drops_packs(one_set):

@@ -4,12 +4,12 @@ import pytest
 
 from core.documents import convert
 from core.errors import TemplateError
-from core.llm import anchors
 from core.llm.cache import LLMCache
-from core.llm.phase import Conversation, PhaseInput
 from core.llm.phases import BOUNDARIES, PHASES, phase_of
 from core.llm.settings import LLMSettings
-from core.operations import prompt_tests
+from core.llm.trial import Conversation, PhaseInput
+from core.operations.prompts import inputs, templates
+from core.operations.prompts import trials as prompt_tests
 from core.prompts.checks import check_template
 from core.prompts.library import PromptLibrary
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
@@ -30,8 +30,8 @@ def lib():
 
 @pytest.fixture(scope="module")
 def source(doc):
-    section = next(s for s in doc.sections if len(anchors.passages(doc, s)) > 1)
-    return PhaseInput(document=doc, section=section, chunk=anchors.passages(doc, section)[0],
+    section = next(s for s in doc.sections if len(inputs.passages(doc, s)) > 1)
+    return PhaseInput(document=doc, section=section, chunk=inputs.passages(doc, section)[0],
                       table=doc.tables[0] if doc.tables else None,
                       conversation=Conversation("", "user: hi", "How do I cook pasta?"),
                       locale="ja-JP")
@@ -86,6 +86,34 @@ def test_preview_says_what_the_input_lacks(lib, doc):
     assert "{{table_markdown}}" in preview.text and "table_markdown" in preview.missing
 
 
+def test_preview_counts_the_prompt_against_the_context_less_the_answer(lib, source):
+    template = lib.default("topic_detection")
+    roomy = prompt_tests.preview(template, source, SETTINGS)
+    assert roomy.tokens > 0 and roomy.over_by == 0
+    tight = LLMSettings(context_tokens=2048, max_tokens=2098 - roomy.tokens)
+    assert prompt_tests.preview(template, source, tight).over_by == 50
+    exact = LLMSettings(context_tokens=2048, max_tokens=2048 - roomy.tokens)
+    assert prompt_tests.preview(template, source, exact).over_by == 0
+
+
+def test_the_editor_lists_templates_as_their_phases_run_and_says_a_clean_one_passed(lib):
+    names = templates.names_in_phase_order(lib)
+    order = list(PHASES)
+    ranks = [order.index(lib.default(n).phase) for n in names]
+    assert sorted(names) == sorted(lib.names()) and ranks == sorted(ranks)
+    assert templates.review(lib.default("rag_system")).passed.startswith("Every field")
+    assert templates.review(lib.default("topic_detection")).passed.startswith("Every placeholder")
+    broken = templates.review(lib.default("topic_detection").with_text("{{ nope }}", "x"))
+    assert broken.warnings and broken.passed == ""
+
+
+def test_a_trial_is_drawn_on_the_section_its_phase_reads(lib, source):
+    assert inputs.needs(lib.default("boundary_detection")).shown(source) == (
+        source.section.start, source.section.end)
+    assert inputs.needs(lib.default("chunk_metadata")).shown(source) == (
+        0, len(source.document.text))
+
+
 def test_run_anchor_phases_against_fake_llm(fake_llm, lib, source):  # noqa: F811
     settings = fake_llm.settings()
     structure = prompt_tests.run_template(settings, lib.default("structure_analysis"), source)
@@ -126,6 +154,7 @@ def test_rag_run_sends_system_prompt_and_question(fake_llm, lib, source):  # noq
     assert prompt.startswith("あなたは") and "[²] " in prompt  # labelled as the check names it
     assert prompt.endswith("# Question\nWhy?")
     assert run.raw == "- Answer [1]"
+    assert [r.split("\n")[0].split(" ")[0] for r in run.view.references] == ["[¹]", "[²]"]
 
 
 def test_missing_input_is_a_sentence(fake_llm, lib, doc):  # noqa: F811

@@ -3,8 +3,9 @@ import json
 import pytest
 
 from core.errors import TemplateError
-from core.prompts.library import PromptLibrary, text_version
+from core.prompts.library import PromptLibrary
 from core.prompts.substitution import substitute
+from core.prompts.template import text_version
 
 # Binding names from CONTRACTS.md: the LLM engineer fills exactly these. The anchor templates
 # also name the first and last block number shown (StructurePhase.values and

@@ -6,8 +6,8 @@ import json
 
 from core.documents import convert
 from core.evaluation.excerpts import unanswered
-from core.llm.phase import PhaseInput
 from core.llm.phases.question_generation import QUESTION_GENERATION, parse_generated
+from core.llm.trial import PhaseInput
 from core.operations.questions.generation import generate_question_set
 from fakes.llm import FakeRequest, fake_llm  # noqa: F401  (fixture)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.assembly import assemble_prompt
+from core.assembly.prompt import assemble_prompt
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore
 from tests.retrieval_helpers import handbook_set

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from core.assembly import CitationCheck
+from core.assembly.citations import CitationCheck
 from ui.render import md_escape
 
 UNSAFE = re.compile(r"([\[\]$<\\])")

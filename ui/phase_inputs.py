@@ -1,19 +1,15 @@
 """The inputs a prompt template is tried on, drawn from what its phase asks for
-(:attr:`core.llm.phase.Phase.inputs`): a document and a section, chunk or table of it, a
-conversation, or a question for the RAG answer."""
+(:func:`core.operations.prompts.inputs.needs`): a document and a section, chunk or table of it,
+a conversation, or a question for the RAG answer."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import streamlit as st
 
-from core.documents.model import Document
-from core.llm import anchors
-from core.llm.phase import Conversation, PhaseInput
-from core.llm.phases import phase_of
-from core.prompts.library import PromptTemplate
+from core.llm.trial import Conversation, PhaseInput
+from core.operations.prompts import inputs
 from core.prompts.rag_fields import locale_names
+from core.prompts.template import PromptTemplate
 from ui.render import md_escape
 from ui.resources import answer_settings
 from ui.state import pick_document
@@ -26,20 +22,9 @@ SAMPLE_CONVERSATION = Conversation(
 )
 
 
-def _fits(needs: tuple[str, ...]) -> Callable[[Document], bool]:
-    """Whether a document has what the phase is tried on (a table, a section to split)."""
-    def fits(document: Document) -> bool:
-        if "table" in needs:
-            return bool(document.tables)
-        if "section" in needs:
-            return bool(document.sections)
-        return True
-    return fits
-
-
 def choose_input(working: PromptTemplate) -> PhaseInput:
     """The widgets for what the template's phase is tried on."""
-    needs = phase_of(working).inputs
+    needs = inputs.needs(working)
     cols = st.columns([3, 3, 2])
     if "conversation" in needs:
         talk = SAMPLE_CONVERSATION
@@ -52,7 +37,7 @@ def choose_input(working: PromptTemplate) -> PhaseInput:
                                       height=100),
         ))
     with cols[0]:
-        document = pick_document(key="pw_doc", fits=_fits(needs))
+        document = pick_document(key="pw_doc", fits=needs.document_fits)
     if document is None:
         return PhaseInput()
     source = PhaseInput(document=document)
@@ -63,7 +48,7 @@ def choose_input(working: PromptTemplate) -> PhaseInput:
             return source
         index = cols[1].selectbox(
             "Section", range(len(sections)), key="pw_section",
-            index=anchors.default_section(document),
+            index=inputs.default_section(document),
             format_func=lambda i: "  " * (sections[i].level - 1) + sections[i].title)
         source = PhaseInput(document=document, section=sections[index])
     if "max_tokens" in needs:
@@ -72,7 +57,7 @@ def choose_input(working: PromptTemplate) -> PhaseInput:
         source = PhaseInput(document=document, section=source.section,
                             max_tokens=int(max_tokens))
     if "chunk" in needs and source.section is not None:
-        passages = anchors.passages(document, source.section)
+        passages = inputs.passages(document, source.section)
         index = cols[2].selectbox(
             "Chunk", range(len(passages)), key="pw_chunk",
             format_func=lambda i: f"#{i + 1} · {document.slice(passages[i])[:40]}…")

@@ -1,29 +1,3 @@
 """Assembly: the RAG prompt from retrieval packs (numbered citations, token budget), and the
-check of an answer's citation markers against it."""
-
-from core.assembly.citations import CitationCheck, MarkerHit, check_citations
-from core.assembly.prompt import (
-    CITATION_STYLES,
-    ESTIMATORS,
-    STYLES,
-    AssembledPrompt,
-    AssemblyError,
-    Budget,
-    Citation,
-    CitationStyle,
-    Estimator,
-    PromptPair,
-    Style,
-    SystemPrompt,
-    assemble_prompt,
-    characters_label,
-    marker,
-    page_label,
-)
-
-__all__ = [
-    "CITATION_STYLES", "ESTIMATORS", "STYLES", "AssembledPrompt", "AssemblyError", "Budget",
-    "Citation", "CitationCheck", "CitationStyle", "Estimator", "MarkerHit", "PromptPair", "Style",
-    "SystemPrompt", "assemble_prompt", "characters_label", "check_citations", "marker",
-    "page_label",
-]
+check of an answer's citation markers against it. ``model`` holds the assembled prompt as data,
+``prompt`` builds it, ``citations`` checks an answer's markers."""

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from core.assembly.prompt import Citation, CitationStyle, marker
+from core.assembly.model import Citation, CitationStyle
+from core.assembly.prompt import marker
+from core.text.sentences import sentences
 
 _PLAIN = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 # What :func:`check_citations` reads as a citation, in words for the people writing prompts.
@@ -77,7 +79,6 @@ def check_citations(answer: str, citations: Sequence[Citation]) -> CitationCheck
     )
 
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _WORD = re.compile(r"\w+")
 MIN_REPEAT_WORDS = 5  # shorter sentences ("See above.") may well come twice
 
@@ -87,8 +88,7 @@ def repeats(answer: str) -> list[Repeat]:
     (compared without markers, case or spacing): a small model looping, often when the
     sources do not hold what was asked."""
     seen: dict[str, tuple[str, int]] = {}
-    for match in _SENTENCE.finditer(answer):
-        sentence = match.group(0).strip()
+    for sentence in sentences(answer):
         words = _WORD.findall(_MARKER.sub(" ", sentence).lower())
         if len(words) >= MIN_REPEAT_WORDS:
             key = " ".join(words)

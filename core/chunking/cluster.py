@@ -23,10 +23,10 @@ from pydantic import Field
 
 from core.chunking.grouping import GroupedChunker, GroupedConfig, Span
 from core.chunking.recursive import RecursiveChunker, RecursiveConfig
-from core.chunking.span_edges import sentence_spans
 from core.chunking.table_aware import Size
 from core.chunking.token_index import TokenIndex
 from core.embeddings.port import MiniLM
+from core.text.sentences import sentence_spans
 
 
 class ClusterConfig(GroupedConfig):

@@ -30,10 +30,10 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from core.chunking.chunk import Chunk
-from core.chunking.span_edges import strip_span
 from core.chunking.table_aware import Cut, SegmentChunker, SizedConfig
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document
+from core.text.spans import strip_span
 
 Span = tuple[int, int]
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from core.chunking.span_edges import non_space, sentence_starts, word_starts
+from core.chunking.span_edges import non_space, word_starts
 from core.chunking.token_index import TokenIndex
+from core.text.sentences import sentence_starts
 
 C = TypeVar("C", bound=tuple[int, int, int])  # a core: start, end, tokens
 ESTIMATE_MARGIN = 8  # token estimates this close to a bound are checked by exact count

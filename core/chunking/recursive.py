@@ -42,7 +42,6 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from core.chunking.span_edges import strip_span
 from core.chunking.table_aware import (
     Cut,
     Overlap,
@@ -52,6 +51,7 @@ from core.chunking.table_aware import (
     Tables,
 )
 from core.chunking.token_index import TokenIndex
+from core.text.spans import strip_span
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", ". ", " ")
 EXACT_MARGIN = 4  # token estimates this close to the target are checked exactly

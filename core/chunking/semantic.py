@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from core.chunking.grouping import GroupedChunker, GroupedConfig, Span
-from core.chunking.span_edges import sentence_spans
 from core.chunking.table_aware import Size
 from core.chunking.token_index import TokenIndex
 from core.embeddings import embed
+from core.text.sentences import sentence_spans
 
 
 class SemanticConfig(GroupedConfig):

@@ -21,10 +21,10 @@ from pydantic import Field, model_validator
 
 from core.chunking.base import Chunk, Chunker, ChunkerConfig
 from core.chunking.overlap import OverlapPlanner
-from core.chunking.span_edges import strip_span
 from core.chunking.table_parts import TablePart, table_parts
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document, Table
+from core.text.spans import strip_span
 from core.tokens import ENCODINGS
 
 SizeUnit = Literal["tokens", "chars"]

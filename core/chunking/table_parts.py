@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from core.chunking.span_edges import strip_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Table
+from core.text.spans import strip_span
 
 RULE = re.compile(r"\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?")
 

@@ -49,7 +49,7 @@ from core.operations.answers.run import (
 from core.operations.evaluation import DEFAULT_K, Candidate
 from core.operations.questions.sets import load_from_folder
 from core.operations.report.answers import answers_report
-from core.prompts.library import DEFAULT
+from core.prompts.template import DEFAULT
 from core.retrieval.modes import RANK_MODES
 
 PARTIAL = 3

@@ -1,8 +1,10 @@
 """`python -m core assemble`: retrieve from a chunk set and print the assembled prompt as JSON.
 
-The JSON is :class:`core.assembly.AssembledPrompt` (``prompt.system``, ``prompt.user``,
-``citations``, ``tokens_estimated``, ``budget``…); with ``--with-packs`` it is wrapped as
-``{"assembled": …, "packs": […]}`` so the retrieved text and spans can be inspected too.
+The JSON is :class:`core.assembly.model.AssembledPrompt` (``prompt.system``, ``prompt.user``,
+``citations``, ``tokens_estimated``, ``budget``…); with ``--with-packs`` it is the Assemble
+page's export (:meth:`~core.operations.assemble.run.Assembly.export`): ``{"chunk_set",
+"question", "settings", "assembled", "packs"}``, so the retrieved text and spans can be
+inspected too.
 The best packs are kept while they fit the budget: by default the passages may use the tokens
 the configured answer model allows (:func:`~core.operations.assemble.budget.default_budget`,
 said on stderr); with ``--headroom`` alone the context may use that many tokens; with
@@ -24,7 +26,7 @@ import argparse
 import json
 import sys
 
-from core.assembly import CITATION_STYLES, ESTIMATORS, STYLES
+from core.assembly.model import CITATION_STYLES, ESTIMATORS, STYLES
 from core.cli.options import add_autocut_option, add_front_matter_option
 from core.cli.output import AnswerEcho, say
 from core.cli.stack_options import add_rerank_option
@@ -107,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         say(answer.took())
         output = answer.as_json() | ({"packs": packs} if args.with_packs else {})
     elif args.with_packs:
-        output = {"assembled": output, "packs": packs}
+        output = result.export(args.question, options)
     for note in filter(None, notes):  # after the answer, so a failed request is one line
         say(note)
     json.dump(output, sys.stdout, ensure_ascii=False, indent=2)

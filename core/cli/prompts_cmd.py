@@ -14,7 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from core.prompts.library import DEFAULT, PromptLibrary
+from core.prompts.library import PromptLibrary
+from core.prompts.template import DEFAULT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from core.documents.model import Block, FrontMatter, MatterRole
+from core.text.sentences import ends_sentence
 
 CONTENTS_TITLE = re.compile(
     r"^(table of contents|contents|sommaire|table des matières|inhalt|inhaltsverzeichnis"
@@ -45,7 +46,6 @@ HINT = re.compile(r"(\.\s?){4,}\s*[0-9ivxlc]+\s*$|…\s*[0-9ivxlc]+\s*$|^\W*(tab
                   r"|contenuto|inhoud|list of \w+|figures|tables|table des figures|liste des \w+"
                   r"|\w*verzeichnis|(\w+ )?index)\W*$", re.IGNORECASE | re.MULTILINE)
 NAMES_FIGURE = re.compile(r"^(figure|fig\.|table|tab\.|exhibit|illustration)\s", re.IGNORECASE)
-SENTENCE_END = re.compile(r"[.!?]['\"”’)]*$")
 MARKER = re.compile(r"[ \t]*(#{1,6}|[-*+]|\d{1,3}[.)])?[ \t]*")
 MIN_ENTRIES = 3
 ENTRY_WORDS = 16  # a contents entry, a list item of a contents list: at most this many words
@@ -119,14 +119,14 @@ def is_entry(unit: _Unit, role: MatterRole) -> bool:
         return True
     short = _words(text) <= ENTRY_WORDS
     return short and (ENDS_IN_PAGE.search(text) is not None
-                      or (unit.list_item and not SENTENCE_END.search(text)))
+                      or (unit.list_item and not ends_sentence(text)))
 
 
 def _wrapped(unit: _Unit) -> bool:
     """A short line that may be the first line of an entry wrapped over two (or an index's
     letter divider)."""
     return (not unit.heading and bool(unit.text) and _words(unit.text) <= ENTRY_WORDS
-            and not SENTENCE_END.search(unit.text))
+            and not ends_sentence(unit.text))
 
 
 def _listing(units: list[_Unit], first: int, role: MatterRole) -> int:

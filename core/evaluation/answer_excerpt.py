@@ -21,7 +21,9 @@ from core.evaluation.excerpts import MIN_EXCERPT_CHARS, content_stems, locate
 
 ANSWER_RECALL = 0.5  # share of the answer's content words a sentence must hold more than
 MAX_SENTENCES = 3  # an answer quoted over more sentences than this is not one fact
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
+# a stricter break than a sentence's end: before a capital, a digit or an opening quote, so an
+# answer's excerpt is not cut after "e.g." or "approx."
+_BREAK_BEFORE_CAPITAL = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _RULE = frozenset("|-: ")
 
@@ -69,7 +71,7 @@ def _rows(text: str, start: int, end: int, block: int) -> Iterator[Unit]:
 
 
 def _sentences(text: str, start: int, end: int, block: int) -> Iterator[Unit]:
-    breaks = list(_SENTENCE_END.finditer(text, start, end))
+    breaks = list(_BREAK_BEFORE_CAPITAL.finditer(text, start, end))
     for a, b in zip([start, *(m.end() for m in breaks)], [*(m.start() for m in breaks), end],
                     strict=True):
         a, b = _trimmed(text, a, b, " \t\n")

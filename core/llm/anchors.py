@@ -13,18 +13,17 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from core.documents.model import Document, Section, TextSpan
+from core.documents.model import Document
 from core.llm.errors import ParsedLine, TSVError
 from core.llm.replies.repairs import Repairs
-from core.prompts.library import Mode as Mode  # anchors or offsets, as the template says
+from core.prompts.template import Mode as Mode  # anchors or offsets, as the template says
+from core.text.sentences import sentence_starts
 from core.tokens import count_tokens
 
 _PARAGRAPH = re.compile(r"\S(?:.*?)(?=\n\s*\n|\Z)", re.DOTALL)
-_SENTENCE_START = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
 _WORD_START = re.compile(r"(?<=\s)(?=\S)")
 _LINE_MARKUP = re.compile(r"[ \t]*(?:#{1,6}|[-*+>•]|\d{1,3}[.)])?[ \t]*")
 ANCHOR_OVERHEAD_TOKENS = 4  # "[123] " plus a line break
-PASSAGE_TOKENS = 300  # size of the passages offered as chunks to try a template on
 
 
 @dataclass(frozen=True)
@@ -146,9 +145,9 @@ def boundary_candidates(
             found.add(block.start)
         if block.kind == "table" or block.end <= start or block.start >= end:
             continue
-        for match in _SENTENCE_START.finditer(document.text, block.start, block.end):
-            if start <= match.end() <= end:
-                found.add(match.end())
+        for at in sentence_starts(document.text, block.start, block.end, line_breaks=False):
+            if start <= at <= end:
+                found.add(at)
     return sorted(found)
 
 
@@ -166,20 +165,3 @@ def snap(
     words = [m.start() for m in _WORD_START.finditer(document.text, low, high)] or [low]
     best = min(words, key=lambda c: abs(c - position))
     return best, abs(best - position)
-
-
-def passages(document: Document, section: Section) -> list[TextSpan]:
-    """The section cut into runs of whole blocks of about :data:`PASSAGE_TOKENS` tokens each."""
-    selected = blocks_between(anchor_blocks(document), section.start, section.end)
-    runs = windows(document, selected, PASSAGE_TOKENS)
-    spans = [TextSpan(start=run[0].start, end=min(run[-1].end, section.end)) for run in runs]
-    return spans or [TextSpan(start=section.start, end=section.end)]
-
-
-def default_section(document: Document) -> int:
-    """Index of the first section with several blocks: one worth splitting into chunks."""
-    all_blocks = anchor_blocks(document)
-    for i, section in enumerate(document.sections):
-        if len(blocks_between(all_blocks, section.start, section.end)) >= 3:
-            return i
-    return 0

@@ -8,8 +8,9 @@ after an invalid answer as often as the phase allows (:attr:`Phase.retries`), an
 answers that parsed — and, for a phase that falls back when tolerant, the failure that made it
 fall back, so a re-run gives the same chunks. Transient HTTP failures are the client's business.
 
-A phase also says how the Prompts page tries it on a :class:`PhaseInput` (:meth:`Phase.preview`,
-:meth:`Phase.test`), so a new phase is one module in :mod:`core.llm.phases` plus its template.
+A phase also says how the Prompts page tries it on a :class:`~core.llm.trial.PhaseInput`
+(:meth:`Phase.preview`, :meth:`Phase.test`), so a new phase is one module in
+:mod:`core.llm.phases` plus its template.
 """
 
 from __future__ import annotations
@@ -17,11 +18,9 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
-from core.assembly import CitationCheck
-from core.documents.model import Document, Section, Table, TextSpan
 from core.errors import TemplateError
 from core.llm.anchors import Mode
 from core.llm.cache import LLMCache
@@ -32,17 +31,16 @@ from core.llm.replies.reader import Columns
 from core.llm.replies.repairs import Repairs
 from core.llm.settings import AnswerSettings, LLMSettings
 from core.llm.structured import rows_as_tsv, rows_schema
+from core.llm.trial import PhaseInput, PhaseView
 from core.progress import Listener
-from core.prompts.library import PromptTemplate
 from core.prompts.substitution import Substitution
+from core.prompts.template import PromptTemplate
 from core.tokens import count_tokens
 
 Req = TypeVar("Req")
 Out = TypeVar("Out")
-T = TypeVar("T")
 PROMPT_MARGIN_TOKENS = 64
 MIN_WINDOW_TOKENS = 256
-DEFAULT_MAX_TOKENS = 512
 STRUCTURED_CAP_FACTOR = 2  # answer tokens of JSON rows per answer token of TSV rows
 
 
@@ -52,47 +50,6 @@ class Tolerant(Protocol):
 
     @property
     def repairs(self) -> Repairs | None: ...
-
-
-@dataclass(frozen=True)
-class Conversation:
-    current_topic: str = ""
-    context: str = ""
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class PhaseInput:
-    """What a template is tried on in the Prompts page: a document and the piece the phase
-    reads (a section, a chunk, a table), a conversation, or a question for the RAG answer."""
-
-    document: Document | None = None
-    section: Section | None = None
-    chunk: TextSpan | None = None
-    table: Table | None = None
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    conversation: Conversation = Conversation()
-    question: str = ""
-    locale: str | None = None
-    references: int = 3
-
-
-def need(value: T | None, what: str) -> T:
-    """``value``, or the sentence telling the user which input to pick."""
-    if value is None:
-        raise TemplateError(f"Pick {what} under Input first.")
-    return value
-
-
-@dataclass(frozen=True)
-class PhaseView:
-    """A phase's result as the Prompts page shows it."""
-
-    rows: list[dict[str, Any]] = field(default_factory=list)  # the parsed answer as a table
-    items: list[str] = field(default_factory=list)  # one line per parsed item, for A/B diffs
-    spans: list[tuple[int, int, str]] = field(default_factory=list)  # drawn on the document
-    warning: str | None = None
-    check: CitationCheck | None = None  # an answer's citation markers, checked
 
 
 @dataclass
@@ -263,11 +220,6 @@ class OneRequestPhase(Phase[Req, Out]):
     @abstractmethod
     def view(self, result: Out, source: PhaseInput) -> PhaseView:
         """The answer as the Prompts page shows it."""
-
-
-def marked(span: TextSpan | None, label: str) -> list[tuple[int, int, str]]:
-    """The piece a test was about, to draw on the document."""
-    return [] if span is None else [(span.start, span.end, label)]
 
 
 def parse_answer(phase: Phase[Req, Out], template: PromptTemplate, answer: str,

@@ -34,7 +34,6 @@ from pydantic import Field
 from core.chunking.base import ChunkerConfig, ChunkFactory
 from core.chunking.chunk import Chunk, LLMAnnotations, MissingAnnotation
 from core.chunking.recursive import RecursiveChunker, RecursiveConfig
-from core.chunking.span_edges import strip_span
 from core.chunking.table_aware import table_span
 from core.chunking.token_index import TokenIndex
 from core.documents.model import Document
@@ -61,6 +60,7 @@ from core.llm.phases.table_summary import TableRequest
 from core.llm.replies.repairs import Repairs
 from core.llm.run import LLMRun, PlannedChunk
 from core.progress import ProgressFn, Tracker
+from core.text.spans import strip_span
 from core.tokens import count_tokens
 
 STRATEGY = "llm"

@@ -20,7 +20,8 @@ from core.llm.pipeline import CHUNKING_PHASES, STRATEGY, LLMConfig, LLMPipeline
 from core.llm.run import LLMRun
 from core.llm.settings import LLMSettings
 from core.progress import Listener, ProgressFn
-from core.prompts.library import PromptLibrary, PromptTemplate
+from core.prompts.library import PromptLibrary
+from core.prompts.template import PromptTemplate
 
 
 def chunking_templates(library: PromptLibrary, mode: Mode) -> dict[str, PromptTemplate]:

@@ -26,7 +26,7 @@ from core.errors import ChunkLabError
 from core.operations.evaluation import CandidateResult, ChunkSpan, QuestionResult
 from core.operations.evaluation.chunk_memo import as_embedded, chunks_for
 from core.retrieval.modes import RankMode
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from core.retrieval.projection import Projection, pca
 from core.retrieval.retrieve import retrieve
 from core.store import ChunkStore

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.assembly.prompt import page_label
+from core.assembly.model import page_label
 from core.documents.model import Document, PageBox
 from core.documents.pdf.render import highlight_jpeg
 from core.library import DocumentLibrary

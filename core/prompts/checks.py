@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.errors import ChunkLabError
-from core.prompts.library import PromptTemplate
 from core.prompts.locales import parse_locales
 from core.prompts.substitution import substitute
+from core.prompts.template import PromptTemplate
 
 
 @dataclass(frozen=True)

@@ -12,64 +12,23 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from core.config import data_dir
 from core.errors import TemplateError
 from core.files import write_json
 from core.prompts.contracts import OutputContract
 from core.prompts.locales import parse_locales
-from core.prompts.substitution import Substitution, substitute
+from core.prompts.template import DEFAULT, PromptTemplate, text_version
 
-DEFAULT = "default"
 EXPORT_FORMAT = "chunklab-prompts"
 EXPORT_VERSION = 1
 MAX_TEMPLATE_CHARS = 100_000
 VARIANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.\-]{0,59}")
-
-Syntax = Literal["placeholders", "rag_json"]
-Mode = Literal["anchors", "offsets"]  # how a structure/boundary template names positions
-
-
-def text_version(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-
-
-class PromptTemplate(BaseModel):
-    """One template as the app uses it: the default or a named variant."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    title: str
-    description: str
-    phase: str  # the name of the LLM phase that sends this template
-    mode: Mode | None = None  # set for the templates of the position-naming phases
-    text: str
-    version: str
-    variant: str | None = None  # None: the shipped default
-    placeholders: dict[str, str]  # name → one-line description
-    contract: OutputContract
-    syntax: Syntax = "placeholders"
-
-    @property
-    def label(self) -> str:
-        return f"{self.name}@{self.variant or DEFAULT}"
-
-    def render(self, values: Mapping[str, object]) -> Substitution:
-        return substitute(self.text, values, self.placeholders)
-
-    def with_text(self, text: str, variant: str | None = None) -> PromptTemplate:
-        """The same template with edited text (e.g. unsaved editor content) and its version."""
-        return self.model_copy(update={"text": text, "version": text_version(text),
-                                       "variant": variant})
 
 
 @cache

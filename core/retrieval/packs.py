@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
-
 from core.chunking.chunk import Chunk
+from core.retrieval.pack import Pack
 
 # With merging, hits walked per run asked for: deep enough that a passage's second and third
 # small chunks are reached, shallow enough that weak hits do not swell the runs.
@@ -24,21 +23,6 @@ MERGE_DEPTH_FACTOR = 2.0
 def merge_depth(limit: int) -> int:
     """Hits walked to fill ``limit`` merged runs."""
     return max(limit, round(MERGE_DEPTH_FACTOR * limit))
-
-
-class Pack(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    id: str  # id of the best hit in the pack
-    score: float
-    order: int  # place in the retrieval result, 0 = best
-    doc_id: str
-    heading_path: list[str] = []
-    spans: list[tuple[int, int]]  # (start, end) offsets into the document text, ascending
-    text: str
-    chunk_ids: list[str]  # every chunk in the pack, in document order
-    hit_ids: list[str]  # the retrieved chunks among them, best first
-    pages: list[int] = []  # pages of the original its chunks were read from (1-based)
 
 
 def merge_spans(chunks: Sequence[Chunk]) -> list[tuple[tuple[int, int], str]]:

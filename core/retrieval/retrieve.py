@@ -20,7 +20,8 @@ from core.retrieval.bm25 import BM25Index
 from core.retrieval.front_matter import retrievable
 from core.retrieval.fusion import RRF_K
 from core.retrieval.modes import RANK_MODES, RankMode
-from core.retrieval.packs import Pack, build_packs, merge_depth, merged_packs
+from core.retrieval.pack import Pack
+from core.retrieval.packs import build_packs, merge_depth, merged_packs
 from core.retrieval.ranking import MERGED_FUSION_K, hybrid, rank_chunks
 from core.retrieval.rerank import Reranker, rerank_hits
 from core.store import ChunkStore

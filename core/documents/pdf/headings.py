@@ -17,12 +17,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.documents.pdf.layout import Line
+from core.text.sentences import ends_sentence
 
 SIZE_STEP = 0.9  # points above the running text's size: a numbered line set this large is a heading
 PLAIN_STEP = 1.5  # points above every running-text size before a regular line is a heading
 BODY_SHARE = 0.15  # a regular style carrying this share of the characters is running text
 SIZE_MERGE = 0.6  # heading sizes this close (points) are one size
-SENTENCE = re.compile(r"[.!?]['\"”’)]*$")
 SENTENCE_WORDS = 8  # an unnumbered line of this many words ending with "." is a sentence
 FIELD_GAP = 3.0  # font sizes: a wider gap between two words of a line separates two fields
 MAX_HEADING_CHARS = 160
@@ -62,7 +62,7 @@ def reads_as_sentence(text: str) -> bool:
     """A long unnumbered line ending with a full stop is a sentence set in bold or large type
     (a notice, an emphasised remark), not a heading."""
     return (numbering_depth(text) is None and not NUMBER_ONLY.match(text.split(" ", 1)[0])
-            and SENTENCE.search(text) is not None and len(text.split()) >= SENTENCE_WORDS)
+            and ends_sentence(text) and len(text.split()) >= SENTENCE_WORDS)
 
 
 def _spread(line: Line) -> bool:

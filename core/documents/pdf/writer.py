@@ -45,9 +45,9 @@ from core.documents.pdf.notes import opens_note
 from core.documents.pdf.outline import assign_levels
 from core.documents.pdf.tables import TableBlock
 from core.documents.spans import TextBuilder, rows_to_markdown
+from core.text.sentences import ends_sentence
 
 BULLET = re.compile(r"^([•●▪◦‣∙·○■□➢➤►▸→✓✔\-–—*]|\d{1,3}[.)]|[a-z][.)])\s+(?=[\w(\"'“‘])")
-SENTENCE_END = re.compile(r"[.!?:;。！？؟۔]['\"”’)\]]*$")
 HYPHENATED = re.compile(r"[^\W\d_][-\u00ad]$")
 DASH_END = re.compile(r"\w[-\u2010\u2011\u2013\u2014]$")
 PARAGRAPH_GAP = 0.8  # font sizes between two lines of one paragraph, at most (single spaced)
@@ -203,7 +203,7 @@ class _Gatherer:
         size = max(w.size for w in line.words)
         if abs(max(w.size for w in prev.words) - size) > 1.0:
             return False
-        ended = bool(SENTENCE_END.search(prev.text))
+        ended = ends_sentence(prev.text, clause=True)
         if prev.page != line.page or prev.column != line.column:
             # a column or page break inside a sentence
             # (it goes on in lower case, or in a script without capitals)

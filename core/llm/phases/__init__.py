@@ -17,7 +17,7 @@ from core.llm.phases.structure import STRUCTURE
 from core.llm.phases.table_summary import TABLE_SUMMARY
 from core.llm.phases.topic import TOPIC
 from core.llm.phases.unanswerable import UNANSWERABLE_QUESTION
-from core.prompts.library import PromptTemplate
+from core.prompts.template import PromptTemplate
 
 PHASES: dict[str, Phase] = {
     phase.name: phase

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from core.assembly import AssembledPrompt, Citation, CitationCheck, check_citations, marker
+from core.assembly.citations import CitationCheck, check_citations
+from core.assembly.model import AssembledPrompt, Citation
+from core.assembly.prompt import marker
 from core.chunking.chunk import Chunk
 from core.chunking.registry import build_chunker
 from core.llm.client import LLMRequest
 from core.llm.grammar import cited_lines
-from core.llm.phase import OneRequestPhase, PhaseContext, PhaseInput, PhaseView
+from core.llm.phase import OneRequestPhase, PhaseContext
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView
 from core.prompts.locales import build_system_prompt, parse_locales
 from core.prompts.substitution import Substitution
+from core.prompts.template import PromptTemplate
 from core.retrieval.bm25 import BM25Index
 
 TEST_PASSAGE_TOKENS = 300  # a passage of the Prompts page's RAG test: a typical chunk
@@ -139,7 +142,8 @@ class AnswerPhase(OneRequestPhase[AnswerRequest, Answer]):
 
     def view(self, result: Answer, source: PhaseInput) -> PhaseView:
         return PhaseView(items=[line for line in result.text.splitlines() if line.strip()],
-                         check=result.check, warning=result.stopped.capitalize() or None)
+                         check=result.check, warning=result.stopped.capitalize() or None,
+                         references=reference_entries(source))
 
 
 ANSWER = AnswerPhase()

@@ -17,10 +17,11 @@ from typing import ClassVar, TypeVar
 from core.documents.model import Document
 from core.llm import anchors
 from core.llm.cache import digest
-from core.llm.phase import OneRequestPhase, PhaseInput, need, window_budget
+from core.llm.phase import OneRequestPhase, window_budget
 from core.llm.replies.repairs import Repairs
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, need
+from core.prompts.template import PromptTemplate
 from core.tokens import count_tokens
 
 NO_SUBSECTION = "no subsection"

@@ -11,10 +11,11 @@ import re
 from dataclasses import dataclass, replace
 
 from core.llm.client import LLMRequest
-from core.llm.phase import OneRequestPhase, PhaseContext, PhaseInput, PhaseView
+from core.llm.phase import OneRequestPhase, PhaseContext
 from core.llm.phases.answer import reference_entries
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView
+from core.prompts.template import PromptTemplate
 
 SCORES = range(1, 6)
 _OBJECT = re.compile(r"\{[^{}]*\}")

@@ -25,14 +25,15 @@ from typing import Any, ClassVar
 
 from core.llm.cache import digest
 from core.llm.errors import TSVError
-from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need, window_budget
+from core.llm.phase import OneRequestPhase, window_budget
 from core.llm.phases.chunk_phase import Reading, mark_chunks, stretch_name
 from core.llm.replies.checks import Line, folded, integer, max_answer_chars, whole_words
 from core.llm.replies.reader import Columns, tsv_lines
 from core.llm.replies.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.settings import LLMSettings
 from core.llm.structured import rows_as_tsv, rows_schema
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView, marked, need
+from core.prompts.template import PromptTemplate
 
 LABEL = "phase 3 (chunk summaries)"
 COLUMNS = ("chunk", "summary")

@@ -8,11 +8,11 @@ asked once more. Tolerant parsing cuts a longer one back to its whole sentences 
 from __future__ import annotations
 
 from core.llm.errors import TSVError
-from core.llm.phase import PhaseInput, PhaseView, marked
 from core.llm.phases.chunk_phase import ChunkPhase, ChunkRequest, HeadingContext
 from core.llm.phases.metadata import SUMMARY_VERBS
 from core.llm.replies.checks import one_paragraph
 from core.llm.replies.repairs import Repairs, tolerantly
+from core.llm.trial import PhaseInput, PhaseView, marked
 
 LABEL = "phase 3b (contextual prefix)"
 PREFIX_START = "This chunk is from"

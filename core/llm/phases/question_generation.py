@@ -21,10 +21,11 @@ from core.documents.model import Document, TextSpan
 from core.evaluation.answer_excerpt import choose_excerpt
 from core.llm.cache import digest
 from core.llm.errors import TSVError
-from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, need
+from core.llm.phase import OneRequestPhase
 from core.llm.replies.checks import check_answer
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView, need
+from core.prompts.template import PromptTemplate
 
 LABEL = "question generation"
 PREVIEW_CHARS = 6000  # of a section shown when the Prompts page tries the template

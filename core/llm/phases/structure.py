@@ -17,12 +17,13 @@ from core.llm.anchors import Mode
 from core.llm.cache import digest
 from core.llm.client import AnswerCutError
 from core.llm.errors import TSVError
-from core.llm.phase import Phase, PhaseContext, PhaseInput, PhaseView, need, window_budget
+from core.llm.phase import Phase, PhaseContext, window_budget
 from core.llm.replies.checks import Line, folded, integer, max_answer_chars, too_many
 from core.llm.replies.reader import Columns, tsv_lines
 from core.llm.replies.repairs import Repairs, reject_or_repair, tolerantly
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView, need
+from core.prompts.template import PromptTemplate
 
 ROOT = "ROOT"
 DEFAULT_SNAP_TOLERANCE = 200

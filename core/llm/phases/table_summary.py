@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 
 from core.llm.cache import digest
 from core.llm.errors import TSVError
-from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView, marked, need, window_budget
+from core.llm.phase import OneRequestPhase, window_budget
 from core.llm.phases.chunk_phase import Reading, stretch_name
 from core.llm.replies.checks import one_paragraph
 from core.llm.replies.repairs import Repairs, tolerantly
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView, marked, need
+from core.prompts.template import PromptTemplate
 
 SUMMARY_CHARS = (10, 1000)
 LABEL = "table summary"

@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.llm.phase import Conversation, OneRequestPhase, PhaseInput, PhaseView
+from core.llm.phase import OneRequestPhase
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import Conversation, PhaseInput, PhaseView
+from core.prompts.template import PromptTemplate
 
 STATUSES = ("continuation", "new_topic")
 FIELDS = ("topic_status", "topic_summary")

@@ -15,7 +15,7 @@ from typing import Any
 from core.evaluation.unanswerable import answering_passage
 from core.llm.cache import digest
 from core.llm.errors import TSVError
-from core.llm.phase import OneRequestPhase, PhaseInput, PhaseView
+from core.llm.phase import OneRequestPhase
 from core.llm.phases.question_generation import (
     QuestionRequest,
     json_object,
@@ -23,7 +23,8 @@ from core.llm.phases.question_generation import (
     passage_request,
 )
 from core.llm.settings import LLMSettings
-from core.prompts.library import PromptTemplate
+from core.llm.trial import PhaseInput, PhaseView
+from core.prompts.template import PromptTemplate
 
 LABEL = "unanswerable question"
 ANSWER_SCHEMA: dict[str, Any] = {

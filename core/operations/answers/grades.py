@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.assembly.citations import CitationCheck
-from core.assembly.prompt import Citation
+from core.assembly.model import Citation
+from core.text.sentences import sentences
 
 Span = tuple[int, int]
 
@@ -43,7 +44,6 @@ _ABSTAIN = re.compile(
     r"|not\s+(?:mentioned|stated|specified|provided|covered|answered)\s+in)",
     re.IGNORECASE,
 )
-_FIRST_SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]?")
 _WORD = re.compile(r"\w+")
 STOPWORDS = frozenset(
     "a an and are as at be been but by can could did do does for from had has have how i if in "
@@ -62,8 +62,7 @@ def content_words(text: str) -> set[str]:
 def abstains(answer: str, cited: bool) -> bool:
     """The answer declines: an abstaining phrase in its first sentence, or anywhere in an
     answer that cites nothing."""
-    first = _FIRST_SENTENCE.match(answer.strip())
-    opening = first.group(0) if first else ""
+    opening = next(iter(sentences(answer)), "")
     return bool(_ABSTAIN.search(opening) or (not cited and _ABSTAIN.search(answer)))
 
 

@@ -22,7 +22,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from core.assembly import AssembledPrompt, assemble_prompt, check_citations
+from core.assembly.citations import check_citations
+from core.assembly.model import AssembledPrompt
+from core.assembly.prompt import assemble_prompt
 from core.documents.model import Document
 from core.embeddings import EmbeddingSettings
 from core.errors import ChunkLabError
@@ -47,10 +49,11 @@ from core.operations.evaluation import (
 )
 from core.operations.presets import all_presets, last_tuned, preset
 from core.progress import Listener, ProgressFn, Tracker
-from core.prompts.library import DEFAULT, PromptLibrary, PromptTemplate
+from core.prompts.library import PromptLibrary
 from core.prompts.locales import TEMPLATE_NAME
+from core.prompts.template import DEFAULT, PromptTemplate
 from core.retrieval.modes import RankMode
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from core.store import ChunkStore
 
 CACHE_PHASE = "answer_eval"

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
-from core.assembly import (
-    AssembledPrompt,
-    CitationCheck,
-    CitationStyle,
-    Estimator,
-    Style,
-    SystemPrompt,
-    assemble_prompt,
-)
+from core.assembly.citations import CitationCheck
+from core.assembly.model import AssembledPrompt, CitationStyle, Estimator, Style
+from core.assembly.prompt import SystemPrompt, assemble_prompt
 from core.embeddings.settings import EmbeddingSettings
 from core.errors import RerankError
 from core.library import default_library
@@ -34,11 +28,12 @@ from core.llm.settings import (
     load_settings,
 )
 from core.progress import Listener
-from core.prompts.library import PromptLibrary, PromptTemplate
+from core.prompts.library import PromptLibrary
 from core.prompts.locales import TEMPLATE_NAME, build_system_prompt, parse_locales
+from core.prompts.template import PromptTemplate
 from core.retrieval.front_matter import SetApart
 from core.retrieval.modes import RankMode
-from core.retrieval.packs import Pack
+from core.retrieval.pack import Pack
 from core.retrieval.rerank import Reranker
 from core.retrieval.rerank_settings import RerankSettings, load_rerank_settings
 from core.retrieval.retrieve import chunk_filter, retrieve
@@ -74,6 +69,14 @@ class Assembly:
     packs: list[Pack]
     assembled: AssembledPrompt
     set_apart: SetApart = SetApart()  # front matter the retrieval left out
+
+    def export(self, question: str, options: AssemblyOptions) -> dict[str, Any]:
+        """The assembly as JSON, the same from the Assemble page's download and
+        ``python -m core assemble --with-packs``: the chunk set, the question and the options
+        it was assembled with, the assembled prompt, and the retrieved packs."""
+        return {"chunk_set": self.chunk_set, "question": question, "settings": asdict(options),
+                "assembled": self.assembled.model_dump(mode="json"),
+                "packs": [p.model_dump(mode="json") for p in self.packs]}
 
 
 def template_system_prompt(template: PromptTemplate, locale: str | None) -> SystemPrompt:

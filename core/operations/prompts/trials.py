@@ -13,14 +13,17 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from core.assembly.model import fits
 from core.errors import TemplateError
 from core.llm.client import LLMClient
 from core.llm.errors import TSVError
-from core.llm.phase import PhaseContext, PhaseInput, PhaseView
+from core.llm.phase import PhaseContext
 from core.llm.phases import phase_of
 from core.llm.settings import AnswerSettings, LLMSettings
+from core.llm.trial import PhaseInput, PhaseView
 from core.progress import Listener
-from core.prompts.library import PromptTemplate
+from core.prompts.template import PromptTemplate
+from core.tokens import count_tokens
 
 
 @dataclass(frozen=True)
@@ -28,17 +31,29 @@ class Preview:
     text: str
     missing: list[str] = field(default_factory=list)  # placeholders the input gives no value
     note: str = ""  # what to pick so the preview is complete
+    tokens: int = 0  # the prompt's size (tiktoken)
+    context_tokens: int = 0  # the model's context size
+    answer_tokens: int = 0  # kept free in the context for the answer (max tokens)
+
+    @property
+    def over_by(self) -> int:
+        """Tokens too many for the context once the answer's are kept free (0: it fits)."""
+        if fits(self.tokens, 0, self.answer_tokens, self.context_tokens):
+            return 0
+        return self.tokens + self.answer_tokens - self.context_tokens
 
 
 def preview(template: PromptTemplate, source: PhaseInput, settings: LLMSettings) -> Preview:
     """The prompt exactly as it would be sent for ``source`` (the first request, when the phase
-    sends several); without the input the phase needs, the template with what is missing."""
+    sends several) and its size against the model's context; without the input the phase
+    needs, the template with what is missing."""
+    note = ""
     try:
         rendered = phase_of(template).preview(source, template, settings)
     except TemplateError as err:
-        bare = template.render({})
-        return Preview(bare.text, bare.missing, str(err))
-    return Preview(rendered.text, rendered.missing)
+        rendered, note = template.render({}), str(err)
+    return Preview(rendered.text, rendered.missing, note, count_tokens(rendered.text),
+                   settings.context_tokens, settings.max_tokens)
 
 
 @dataclass(frozen=True)
