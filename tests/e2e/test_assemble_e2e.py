@@ -103,6 +103,9 @@ def test_a_book_cites_pages_sets_its_contents_apart_and_its_budget_adds_up(page,
     expect(prompt).not_to_contain_text(". . . .")
     place = page.locator('a[href="#cite-a-1"][title^="characters "]')
     expect(place).to_have_text(re.compile(r"^pp?\. \d"))
+    page.get_by_text("Budget by context size", exact=True).click()  # off by default
+    wait_for_app(page)
+    type_number(page, "Headroom tokens", 300)
     left = page.get_by_test_id("stMetric").filter(has_text="Left for the answer")
     figure = left.get_by_test_id("stMetricValue").inner_text()
     expect(page.locator(".cl-legend")).to_contain_text(
