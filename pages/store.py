@@ -13,6 +13,7 @@ from core.documents.model import Document
 from core.embeddings.identity import EmbedderRef
 from core.embeddings.settings import choices
 from core.errors import ChunkLabError
+from core.operations.chunk_review import share
 from core.operations.ingest import chunk_sets
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, check_set_name
 from core.operations.presets import Preset, all_presets
@@ -27,7 +28,7 @@ from ui.resources import chunk_store, embedding_settings, library, llm_settings,
 from ui.settings_form import configuration_editor
 from ui.state import show_error
 from ui.store_status import show_store_status
-from ui.wording import count, number, share
+from ui.wording import count, number
 
 CONFIRM = "store_confirm_delete"  # session key: name of the set awaiting delete confirmation
 NOTICE = "store_notice"  # session key: a success sentence to show after the rerun

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from core.assembly import assemble_prompt
+from core.assembly.prompt import assemble_prompt
 from core.llm import forms
 from core.llm.client import LLMRequest
 from core.llm.forms import FORMS, forms_path

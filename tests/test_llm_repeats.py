@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from core.assembly import assemble_prompt
+from core.assembly.prompt import assemble_prompt
 from core.llm.repeats import STOPPED_REPEATING, loop_start
 from core.llm.settings import AnswerSettings
 from core.operations.assemble.run import ask

@@ -8,12 +8,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.embeddings import MAX_WORD_PIECES
+from core.operations.chunk_review import share
 from core.operations.ingest.run import Source, ingest
 from core.store import ChunkSetInfo, ChunkStore, FailedDocument
 from tests.docfactory import inspection_markdown
 from tests.pages import click, page_path, texts, use_samples
 from ui.resources import library
-from ui.wording import share
 
 PAGE = page_path("store")
 
