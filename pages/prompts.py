@@ -171,7 +171,7 @@ def show_checks(name: str, key: str, working: PromptTemplate) -> bool:
     for problem in checks.warnings:
         st.warning(md_escape(problem), icon=":material/warning:")
     if checks.passed:
-        st.success(checks.passed, icon=":material/check_circle:")
+        st.success(md_escape(checks.passed), icon=":material/check_circle:")
     with st.container(border=True):
         st.markdown("**Placeholders**")
         if working.syntax == "rag_json":
