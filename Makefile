@@ -46,7 +46,7 @@ test: lint
 	$(MAKE) --no-print-directory -j2 typecheck suite
 
 suite: $(VENV)/.test
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # Optional, never needed by `run` or `test`: serve a model on this machine with llama.cpp's
 # server from the prebuilt xllamacpp wheel (no compiling). Without GGUF it fetches the bundled

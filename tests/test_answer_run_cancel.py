@@ -33,12 +33,14 @@ def test_cancel_then_resume_asks_only_what_is_left(tmp_path, monkeypatch, fake_l
     settings = fake_llm.settings(concurrency=1)
     with pytest.raises(Cancelled):
         run_answers(loaded.questions, loaded.documents, arms, settings, options, cancel=cancel)
-    given = len(fake_llm.calls)
-    assert 3 <= given < 8
+    sent = len(fake_llm.calls)
+    assert 3 <= sent < 8
 
     fake_llm.respond(quote_first_passage)
     resumed = run_answers(loaded.questions, loaded.documents, arms, settings, options)
-    assert resumed.asked == 8 - given
-    assert len(fake_llm.calls) == 8  # the answers given before the cancel were not asked again
-    assert sum(r.cached for r in resumed.arms[0].rows) == given
+    kept = sum(r.cached for r in resumed.arms[0].rows)
+    # the answers given before the cancel are kept and not asked again (the one being written
+    # when Cancel came was ended at its connection: it is asked again)
+    assert sent - 1 <= kept <= sent
+    assert resumed.asked == 8 - kept and len(fake_llm.calls) == sent + resumed.asked
     assert all(r.status == "ok" for r in resumed.arms[0].rows)

@@ -100,10 +100,11 @@ def test_the_export_is_what_the_cli_prints_with_packs(one_set, monkeypatch, caps
         return store(self, data, mimetype, kind, filename)
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
-    at = run_page(assemble_question=QUESTION, assemble_rank="hybrid", assemble_context=8192)
+    at = run_page(assemble_question=QUESTION, assemble_rank="hybrid")
     assert not at.exception and len(downloads) == 1
+    # the page's defaults are the command's: the passage budget the answer model allows
     assert main(["assemble", "--chunk-set", one_set, "--question", QUESTION, "--rank", "hybrid",
-                 "--headroom", "300", "--context-tokens", "8192", "--with-packs"]) == 0
+                 "--with-packs"]) == 0
     printed = capsys.readouterr().out
     assert printed == downloads[0] + "\n"
     assert json.loads(printed)["packs"] and json.loads(printed)["chunk_set"] == one_set

@@ -9,13 +9,14 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from core.library import DocumentLibrary
 from core.prompts.library import PromptLibrary
 from fakes.llm import FakeLLM
 from tests.answer_variants import no_citation_text, quote_first_passage
 from tests.docfactory import GUIDE_MARKDOWN
+from tests.report_helpers import outside_references
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -231,3 +232,36 @@ def click_point(page: Page, trace: int, point: int, plot: int = 0) -> None:
     page.mouse.move(x, y)
     page.wait_for_timeout(300)  # hover first, as a hand does: Plotly picks the point it hovers
     page.mouse.click(x, y)
+
+
+def download_report(page: Page, folder: Path) -> Path:
+    """Click the page's "Download report" and save the file in ``folder``."""
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Download report").click()
+    saved = folder / download.value.suggested_filename
+    download.value.save_as(saved)
+    return saved
+
+
+def alert_text(alert: Locator) -> str:
+    """The text of an alert, without its icon's name."""
+    return alert.get_by_test_id("stMarkdownContainer").inner_text().strip()
+
+
+def open_report_offline(browser: Browser, report: Path, title: str, verdict: str,
+                        shot: str) -> None:
+    """Open ``report`` from disk with the network off: its ``title``, the ``verdict`` sentence,
+    no script error, nothing outside itself referenced."""
+    assert outside_references(report.read_text(encoding="utf-8")) == []
+    context = browser.new_context(viewport={"width": 1300, "height": 900}, offline=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(report.as_uri())
+    expect(page).to_have_title(title)
+    expect(page.get_by_role("heading", level=1)).to_have_text(title)
+    expect(page.locator("#verdict .verdict").first).to_contain_text(verdict)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / shot))
+    context.close()
+    assert errors == []

@@ -1,6 +1,6 @@
 """Browser: two variants of the answer prompt on a small shipped question set with the fake LLM
 server; read the verdict, the figures and the answers side by side, a citation linked to its
-passage."""
+passage; the downloaded report opens on its own, offline, with the verdict the page showed."""
 
 import pytest
 from playwright.sync_api import expect
@@ -8,7 +8,10 @@ from playwright.sync_api import expect
 from fakes.llm import fake_llm  # noqa: F401  (fixture)
 from tests.e2e.browser import (
     ARTIFACTS,
+    alert_text,
+    download_report,
     open_page,
+    open_report_offline,
     pick,
     two_variants_on_the_manual,
     type_number,
@@ -19,7 +22,7 @@ pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
 
 
-def test_two_variants_and_the_verdict(page, start_app, tmp_path, fake_llm):  # noqa: F811
+def test_two_variants_and_the_verdict(page, browser, start_app, tmp_path, fake_llm):  # noqa: F811
     two_variants_on_the_manual(page, start_app, tmp_path / "data", fake_llm, 8)
     expect(page.get_by_text("16 answers to grade")).to_be_visible()
 
@@ -42,6 +45,11 @@ def test_two_variants_and_the_verdict(page, start_app, tmp_path, fake_llm):  # n
     expect(page.locator("#a0-0-s1")).to_be_in_viewport()
     page.get_by_text("Shares with their 95 % intervals").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "answers_figures.png"))
+
+    report = download_report(page, tmp_path)
+    assert report.name == "answers-product_manual.html"
+    open_report_offline(browser, report, "Answers on product_manual", alert_text(verdict),
+                        "report_download_answers.png")
 
 
 def test_the_answer_prompt_is_edited_as_text(page, start_app, tmp_path):

@@ -1,19 +1,28 @@
-"""Browser: tune on a shipped question set, read the recommendation and the front, save the winner
-as a preset, click a point of the Pareto plot to open it in Compare beside the best, and evaluate
-the saved preset: it retrieves as the tune measured it; a reload shows the last result again."""
+"""Browser: tune on a shipped question set, read the recommendation and the front, download the
+report and open it offline, save the winner as a preset, click a point of the Pareto plot to open
+it in Compare beside the best, and evaluate the saved preset: it retrieves as the tune measured
+it; a reload shows the last result again."""
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.browser import ARTIFACTS, open_page, pick, wait_for_app
+from tests.e2e.browser import (
+    ARTIFACTS,
+    alert_text,
+    download_report,
+    open_page,
+    open_report_offline,
+    pick,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # the app shares two cores with the other tests
 
 
-def test_tune_save_and_open_a_point_in_compare(page, start_app):
+def test_tune_save_and_open_a_point_in_compare(page, browser, start_app, tmp_path):
     url = start_app()
     open_page(page, f"{url}/tune", "Tune")
     pick(page, "stSelectbox", "Question set", "technical_handbook")
@@ -25,13 +34,15 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     page.get_by_role("button", name="Run tune").click()
     expect(page.get_by_role("heading", name="Recommendation")).to_be_visible(timeout=600_000)
     wait_for_app(page)
-    sentence = page.get_by_test_id("stAlertContentSuccess")
+    sentence = page.get_by_test_id("stAlertContentSuccess").filter(
+        has_text="held-back questions")
     expect(sentence).to_contain_text("held-back questions")
     # "small-to-big (…), top-2: recall 1.00 …": the winner's label ends with its retrieval
     retrieval = sentence.inner_text().split(": recall")[0].rsplit(", ", 1)[1]
     expect(page.get_by_text("Budget: no answer model is configured: 2,000 tokens").first
            ).to_be_visible()
-    plot = page.locator(".js-plotly-plot").first
+    # the Pareto front (the probability-best chart sits folded in an expander)
+    plot = page.locator(".js-plotly-plot").filter(has_text="recommended (the knee)")
     expect(plot).to_be_visible()
     expect(plot).to_contain_text("recommended (the knee)")
     expect(plot).to_contain_text("budget 2,000 tokens")
@@ -41,6 +52,10 @@ def test_tune_save_and_open_a_point_in_compare(page, start_app):
     page.screenshot(path=str(ARTIFACTS / "tune_recommendation.png"))
     plot.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "tune_pareto.png"))
+    report = download_report(page, tmp_path)
+    assert report.name == "tune-technical_handbook.html"
+    open_report_offline(browser, report, "Tune on technical_handbook", alert_text(sentence),
+                        "report_download_tune.png")
 
     # one click saves the winner as a preset
     page.get_by_role("textbox", name="Preset name").fill("tuned in the browser")
