@@ -152,3 +152,33 @@ def test_the_index_is_typed_and_finds_an_entry_by_id(lib):
     entry = index.find(doc.doc_id)
     assert isinstance(entry, LibraryEntry) and entry.source_name == "handbook.md"
     assert index.find("no such id") is None and len(index.dismissed) == 1
+
+
+def test_a_sample_is_converted_once_per_machine_and_again_for_a_changed_converter(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "policy.docx").write_bytes(docx_bytes())
+    converted = []
+    convert = core.library.convert
+
+    def counted(data, name, **kwargs):
+        converted.append(name)
+        return convert(data, name, **kwargs)
+
+    monkeypatch.setattr(core.library, "convert", counted)
+    [first] = DocumentLibrary(tmp_path / "one" / "documents").ensure_samples(samples)
+    [second] = DocumentLibrary(tmp_path / "two" / "documents").ensure_samples(samples)
+    assert second == first and converted == ["policy.docx"]  # the second folder converted nothing
+    # an upload of the user's is converted in its own folder, never taken from the machine's
+    DocumentLibrary(tmp_path / "three" / "documents").add(docx_bytes(), "policy.docx")
+    assert converted == ["policy.docx"] * 2
+
+    monkeypatch.setattr(core.library.samples, "CONVERTER_VERSION", "a changed converter")
+    core.library.samples.converter_fingerprint.cache_clear()
+    try:
+        DocumentLibrary(tmp_path / "four" / "documents").ensure_samples(samples)
+    finally:
+        core.library.samples.converter_fingerprint.cache_clear()
+    assert converted == ["policy.docx"] * 3

@@ -34,7 +34,12 @@ from core.documents.worker import run_in_worker
 from core.errors import ChunkLabError, ConversionError
 from core.files import write_atomic
 from core.library.index import LibraryEntry, LibraryIndex
-from core.library.samples import default_entries, sample_files
+from core.library.samples import (
+    converted_sample,
+    default_entries,
+    keep_converted_sample,
+    sample_files,
+)
 from core.progress import ProgressFn
 
 log = logging.getLogger(__name__)
@@ -76,7 +81,11 @@ class DocumentLibrary:
                     self._make_own(content_id(data), name)
                 return self.get(content_id(data))
         started = time.perf_counter()
-        doc = convert(data, name, progress=progress)
+        doc = converted_sample(data, name) if sample else None
+        if doc is None:
+            doc = convert(data, name, progress=progress)
+            if sample:
+                keep_converted_sample(data, name, doc)
         seconds = round(time.perf_counter() - started, 2)
         with self._lock:
             index = self._index()
