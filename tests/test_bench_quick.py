@@ -39,6 +39,7 @@ QUICK: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_upload_memory": (["--quick"], []),
     "bench_views": (["--quick"], []),
     "hostile_corpus": (["--only", "empty.txt", "xxe.docx", "--commands", "convert"], []),
+    "llm_held_format": (["--quick"], []),  # a served model with make llm for its figures
     "llm_long_docs": (["{tmp}/docs"], []),
     "llm_two_tabs": (["--quick"], [BROWSER]),  # a served model with make llm for its figures
     "pdf_heldout": (["--quick", "{tmp}/pdfs"], []),
