@@ -121,11 +121,11 @@ def test_a_reload_mid_answer_ends_the_request_at_the_server(page, start_app, tmp
 
 def test_a_second_session_waits_in_line_and_its_timeout_does_not_run(
         page, browser: Browser, start_app, tmp_path, slow_llm):
-    # The first answer takes about 50 s; the second a few. The timeout fits an answer, not a
+    # The first answer takes about 30 s; the second a few. The timeout fits an answer, not a
     # wait behind the first and then an answer.
     slow_llm.script([Reply(text=" ".join(  # long, and never a loop (that would be cut off)
         [ANSWER] + [f"Detail {n}: the cluster keeps {n + 2} copies of each record [¹]."
-                    for n in range(1, 17)]))])
+                    for n in range(1, 7)]))])
     slow_llm.respond(lambda request: "A five-coordinator cluster tolerates two failures [¹].")
     timeout = 15.0
     url = start_app(env=_env(_data(tmp_path, timeout=timeout), slow_llm))
