@@ -336,8 +336,9 @@ def _panel(slot: str, name: str, question: str, options: AssemblyOptions) -> Non
               "is part of it, kept for the answer whatever the packs.")
     st.html(_budget_chart(assembled.budget))
     st.caption(budget.explain())
-    if budget.to_keep_one():
-        st.warning(md_escape(budget.to_keep_one()))
+    keep_one = budget.to_keep_one()
+    if keep_one:
+        st.warning(md_escape(keep_one))
     elif budget.over_budget:
         st.warning("The base prompt and the headroom alone exceed the context size: no pack fits.")
     if not packs:
