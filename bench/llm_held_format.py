@@ -47,8 +47,11 @@ def _server(args: argparse.Namespace) -> Iterator[LLMSettings]:
         yield LLMSettings(base_url=args.base_url, model=model, timeout=args.timeout)
         return
     from fakes.http import running
-    from fakes.llm import FakeLLM
-    from tests.answer_variants import quote_first_passage
+    from fakes.llm import FakeLLM, FakeRequest
+
+    def quote_first_passage(request: FakeRequest) -> str:
+        passage = request.prompt.split("\n---\n", 1)[-1].split("\n\n")[0]
+        return passage[:200] + " [1]"
 
     with running(FakeLLM()) as fake:
         fake.serve_llama(slots=1, n_ctx=8192)
