@@ -80,3 +80,26 @@ def test_an_answer_that_does_not_loop_is_read_to_its_end(fake_llm):
     run = ask(_assembled(), fake_llm.settings(), AnswerSettings(held_format=False),
               listener=Listener(text=lambda _: None))
     assert run.text == LIST and not run.stopped
+
+
+def test_an_answer_run_nobody_watches_stops_a_loop_too(fake_llm, tmp_path, monkeypatch):
+    """The command line's `answers` and a run in the background have no listener: their
+    answers are streamed all the same, so a loop ends at its first repetition, not the limit."""
+    from pathlib import Path
+
+    from core.operations.answers.run import AnswerOptions, arms_for, configurations, run_answers
+    from core.operations.questions.sets import load_from_folder
+
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    fake_llm.serve_slowly(0.02)  # the whole loop would take about 13 s
+    fake_llm.script([Reply.looping(INTRO, SENTENCE, tokens=1024)])
+    docs = Path(__file__).resolve().parents[1] / "sample_docs"
+    loaded = load_from_folder(docs / "questions" / "technical_handbook.csv", docs)
+    started = time.monotonic()
+    result = run_answers(loaded.questions, loaded.documents,
+                         arms_for(["default"], configurations(["fixed 1000 chars"])),
+                         fake_llm.settings(concurrency=1), AnswerOptions(limit=1, ranking="bm25"))
+    [row] = result.arms[0].rows
+    assert time.monotonic() - started < 10
+    assert row.answer == INTRO + SENTENCE
+    assert fake_llm.calls[0].body.get("stream") is True

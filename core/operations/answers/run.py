@@ -330,6 +330,14 @@ def _pooled(client: LLMClient, work: list[_Job], ask: Callable[[_Job], None],
                 done(job)
 
 
+def _streamed(listener: Listener | None) -> Listener:
+    """``listener``, asking for the text: an answer is always asked as a stream, so one that
+    loops is ended where the loop began (:mod:`core.llm.repeats`) whether anyone watches it
+    or not — the command line and a run in the background too."""
+    listener = listener or Listener()
+    return listener if listener.text is not None else replace(listener, text=lambda _: None)
+
+
 def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Sequence[Arm],
                 endpoints: tuple[LLMSettings, LLMSettings], options: AnswerOptions,
                 cache: LLMCache, tracker: Tracker, judge: PromptTemplate | None,
@@ -368,7 +376,7 @@ def _answer_all(jobs: list[_Job], templates: dict[str, PromptTemplate], arms: Se
             tracker.check()
             template = templates[arms[job.arm_index].variant]
             context = PhaseContext(client, {ANSWER.name: template}, answer_settings=answer,
-                                   listener=listen() if listen is not None else None)
+                                   listener=_streamed(listen() if listen is not None else None))
             try:
                 result = ANSWER.run(context, job.assembled)
             except ChunkLabError as err:
