@@ -34,6 +34,7 @@ from core.llm.settings import LLMSettings
 from core.operations.answers.grades import AnswerGrades
 from core.operations.answers.run import AnswerOptions, arms_for, configurations, run_answers
 from core.operations.questions.sets import load_from_folder
+from core.evaluation.questions import QuestionSet
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "sample_docs" / "questions"
@@ -84,19 +85,30 @@ def main() -> int:
         form = LLMClient(settings).output_form(fresh=True)
         print(f"server {settings.base_url}, model {settings.model}: "
               f"grammar {'yes' if form.grammar else 'no'}, schema {'yes' if form.schema else 'no'}")
+        # Each question is asked free and then held, one after the other: the server keeps the
+        # prompt it has just read, so the second asking reads only what differs.
+        grades: dict[bool, list[AnswerGrades]] = {False: [], True: []}
+        seconds = {False: 0.0, True: 0.0}
+        for one in loaded:
+            usable = [q for q in one.questions.questions if q.corpus_id in one.documents]
+            for question in usable[:per_set]:
+                single = QuestionSet(one.questions.name, (question,))
+                for held in (False, True):
+                    options = AnswerOptions(limit=1, held_format=held, use_cache=False)
+                    started = time.perf_counter()
+                    result = run_answers(single, one.documents, arms, settings, options)
+                    seconds[held] += time.perf_counter() - started
+                    grades[held] += [r.grades for r in result.arms[0].rows
+                                     if r.grades is not None]
+                print(f"{one.questions.name}: {question.question[:60]}", flush=True)
         for held in (False, True):
-            options = AnswerOptions(limit=per_set, held_format=held, use_cache=False)
-            grades: list[AnswerGrades] = []
-            started = time.perf_counter()
-            for one in loaded:
-                result = run_answers(one.questions, one.documents, arms, settings, options)
-                grades += [r.grades for r in result.arms[0].rows if r.grades is not None]
-            seconds = (time.perf_counter() - started) / max(1, len(grades))
-            rows.append(("held" if held else "free", len(grades),
-                         _share([float(g.cited) for g in grades]),
-                         _share([g.citations_valid for g in grades]),
-                         _share([g.citations_supported for g in grades]),
-                         _share([g.statements_supported for g in grades]), f"{seconds:.1f}"))
+            graded = grades[held]
+            rows.append(("held" if held else "free", len(graded),
+                         _share([float(g.cited) for g in graded]),
+                         _share([g.citations_valid for g in graded]),
+                         _share([g.citations_supported for g in graded]),
+                         _share([g.statements_supported for g in graded]),
+                         f"{seconds[held] / max(1, len(graded)):.1f}"))
     header = ("format", "answers", "cite", "citations valid", "citations supported",
               "statements supported", "s/answer")
     print("\n" + " | ".join(header))
