@@ -29,12 +29,12 @@ from statistics import mean
 import httpx
 
 from bench.quick import add_quick
+from core.evaluation.questions import QuestionSet
 from core.llm.client import LLMClient
 from core.llm.settings import LLMSettings
 from core.operations.answers.grades import AnswerGrades
 from core.operations.answers.run import AnswerOptions, arms_for, configurations, run_answers
 from core.operations.questions.sets import load_from_folder
-from core.evaluation.questions import QuestionSet
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "sample_docs" / "questions"
