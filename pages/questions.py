@@ -3,7 +3,7 @@ excerpt highlighted, edit, delete, add by selecting text, save, import and expor
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
@@ -23,20 +23,19 @@ from core.operations.questions.generation import (
     unanswerable_counts,
 )
 from core.operations.questions.sets import (
-    Draft,
     alternative_from_excerpt,
     delete_saved,
     discard_draft,
+    edited_question,
     load_draft,
     make_question,
     question_from_excerpt,
-    renumbered,
-    save_draft,
     save_set,
     saved_csv,
     saved_sets,
     without_alternative,
 )
+from core.operations.questions.working import WorkingSet, keep
 from core.operations.tune.run import tune_minimum
 from ui.long_run import LiveRun, run_live
 from ui.persist import keep_offered, kept
@@ -45,10 +44,8 @@ from ui.resources import library, llm_settings, prompt_library
 from ui.state import picker_key, show_error
 from ui.wording import count
 
-# {"name": str, "questions": list[Question], "dirty": bool}; while dirty, also kept as the
-# draft in the data folder, where a new session (a reload, a restart) finds it
-WORKING = "questions_working"
-DROPPED = "questions_dropped"
+WORKING = "questions_working"  # the WorkingSet
+DROPPED = "questions_dropped"  # the generator's report: its summary, then each question dropped
 PICKED = "questions_pick"  # the index of the question being edited
 FLASH = "questions_flash"  # a message to show once, after the rerun that follows a change
 FAILED = "questions_failed"  # why the last generation stopped early, shown once
@@ -59,46 +56,37 @@ EXCERPT_COLOR = "#ffe066"
 CONTEXT_CHARS = 500
 
 
-def _working() -> dict:
+def _working() -> WorkingSet:
     if WORKING not in st.session_state:
         draft = load_draft()
-        if draft is None:
-            st.session_state[WORKING] = {"name": "my questions", "questions": [], "dirty": False}
-        else:
-            st.session_state[WORKING] = {"name": draft.name, "dirty": True,
-                                         "questions": renumbered(draft.questions)}
+        st.session_state[WORKING] = WorkingSet.resumed(draft)
+        if draft is not None:
             st.session_state[DROPPED] = list(draft.dropped)
-    working: dict = st.session_state[WORKING]
+    working: WorkingSet = st.session_state[WORKING]
     return working
 
 
-def _replace_working(name: str, questions: list[Question]) -> None:
-    st.session_state[WORKING] = {"name": name, "questions": renumbered(questions),
-                                 "dirty": False}
+def _keep(working: WorkingSet) -> None:
+    st.session_state[WORKING] = working
+    keep(working, st.session_state.get(DROPPED, []))
+
+
+def _replace_working(working: WorkingSet) -> None:
+    _keep(working)
     st.session_state.pop(PICKED, None)
-    discard_draft()
 
 
-def _changed(questions: list[Question]) -> None:
-    working = _working()
-    working["questions"] = renumbered(questions)
-    working["dirty"] = True
-    _keep_draft()
-
-
-def _keep_draft() -> None:
-    working = _working()
-    save_draft(Draft(working["name"], tuple(working["questions"]),
-                     tuple(st.session_state.get(DROPPED, []))))
+def _changed(questions: Sequence[Question]) -> None:
+    _keep(_working().edited(questions))
 
 
 def _may_replace() -> bool:
     """Whether opening, importing or generating may replace the working set: always, unless it
     has unsaved changes the user has not agreed to discard."""
     working = _working()
-    if not working["dirty"]:
+    if not working.dirty:
         return True
-    return st.checkbox(f"Discard the unsaved changes to “{working['name']}”",
+    return st.checkbox(f"Discard the unsaved changes to “{working.name}”",
                        key="questions_discard")
 
 
@@ -110,23 +98,25 @@ def _open_or_import(documents: dict[str, Document], free: bool) -> None:
                               key="questions_saved")
         if st.button("Open", key="questions_open", disabled=chosen is None or not free) \
                 and chosen:
-            _replace_working(chosen, list(parse_questions(saved_csv(chosen), chosen).questions))
+            _replace_working(WorkingSet.opened(
+                chosen, parse_questions(saved_csv(chosen), chosen).questions))
     with right:
         upload = st.file_uploader("Import a CSV (question, references, corpus_id[, kind])",
                                   type=["csv"], key="questions_import")
         if upload is not None and st.button("Import", key="questions_import_go",
                                             disabled=not free):
             parsed = parse_questions(upload.getvalue(), upload.name)
-            _replace_working(upload.name.removesuffix(".csv"), list(parsed.questions))
+            _replace_working(WorkingSet.opened(upload.name.removesuffix(".csv"),
+                                               parsed.questions))
             if parsed.problems:
                 st.warning(md_escape(f"{len(parsed.problems)} rows skipped: "
                                      + "; ".join(str(p) for p in parsed.problems[:5])))
-    missing = sorted({q.corpus_id for q in _working()["questions"]} - set(documents))
+    missing = sorted({q.corpus_id for q in _working().questions} - set(documents))
     if missing:
         st.warning(md_escape("Not in the library, so not shown: " + ", ".join(missing)))
 
 
-def _check(name: str, questions: list[Question], documents: dict[str, Document]) -> None:
+def _check(name: str, questions: Sequence[Question], documents: dict[str, Document]) -> None:
     """What would spoil a run of the working set, found on demand."""
     with st.expander("Check the set before a run", icon=":material/fact_check:"):
         left, right = st.columns([3, 1], vertical_alignment="bottom")
@@ -151,7 +141,7 @@ def _check(name: str, questions: list[Question], documents: dict[str, Document])
                 hide_index=True, key="questions_check_findings")
 
 
-def _evidence(name: str, questions: list[Question], documents: dict[str, Document]) -> None:
+def _evidence(name: str, questions: Sequence[Question], documents: dict[str, Document]) -> None:
     """The passages that best match each question's words, and whether its reference is one."""
     with st.expander("Find the passages that match each question", icon=":material/search:"):
         st.caption("Lexical (the question's distinctive words), never the embedder a run "
@@ -216,7 +206,7 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
                 live.note(event.line())
                 if event.question is not None:  # kept: in the draft at once
                     kept.append(event.question)
-                    save_draft(Draft(set_name, tuple(renumbered(kept)), ()))
+                    keep(WorkingSet.generated(set_name, kept))
 
             return generate_question_set(
                 documents_chosen, name=set_name, per_doc=int(per_doc),
@@ -227,18 +217,15 @@ def _generate(documents: dict[str, Document], free: bool) -> None:
         generated = run_live(work, key="questions_cancel").result
         if generated is None:
             return
-        _replace_working(generated.questions.name, list(generated.questions.questions))
-        _working()["dirty"] = True
-        st.session_state[DROPPED] = [generated.summary(), *(f"dropped: {d}" for d in
-                                     generated.dropped),
-                                     *(f"flagged: {d}" for d in generated.flagged)]
-        _keep_draft()
+        st.session_state[DROPPED] = [generated.summary(), *generated.decisions()]
+        _replace_working(WorkingSet.generated(generated.questions.name,
+                                              generated.questions.questions))
         if generated.failed:
             st.session_state[FAILED] = generated.failed
         st.rerun()  # draw the page with the new set (and its unsaved state) from the top
 
 
-def _table(questions: list[Question]) -> None:
+def _table(questions: Sequence[Question]) -> None:
     st.dataframe(pd.DataFrame([
         {"#": n, "Question": q.question, "Document": q.corpus_id, "Kind": q.kind,
          "Excerpt": q.references[0].content[:90] if q.references else "",
@@ -256,7 +243,7 @@ def _highlight(document: Document, spans: list[tuple[int, int]],
     return highlight_html(document.text[lo:hi], marks, height_px=height)
 
 
-def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
+def _edit(questions: Sequence[Question], documents: dict[str, Document]) -> None:
     labels = [f"{n}. {q.question}" for n, q in enumerate(questions, 1)]
     key = picker_key(PICKED, labels)
     if key not in st.session_state:
@@ -292,12 +279,8 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
                                           "so, and retrieval is not scored on it.")
         applied = st.form_submit_button("Apply changes", key="questions_apply")
     if applied:
-        edited = make_question(document, text, int(start), int(end), UNANSWERABLE
-                               if unanswerable else "table" if table else "text")
-        if len(question.references) > 1 and (start, end) == reference.span:
-            edited = replace(edited, references=question.references)
-        if edited.answerable:
-            edited = replace(edited, alternatives=question.alternatives)
+        edited = edited_question(question, document, text, int(start), int(end), UNANSWERABLE
+                                 if unanswerable else "table" if table else "text")
         _changed([edited if i == index else q for i, q in enumerate(questions)])
         st.rerun()
     if question.answerable:
@@ -308,7 +291,7 @@ def _edit(questions: list[Question], documents: dict[str, Document]) -> None:
         st.rerun()
 
 
-def _alternatives(questions: list[Question], index: int, document: Document, tag: str) -> None:
+def _alternatives(questions: Sequence[Question], index: int, document: Document, tag: str) -> None:
     """The other places that answer the picked question as well: listed, removed, added."""
     question = questions[index]
 
@@ -375,31 +358,31 @@ def _suggested(document: Document, text: str, kind: str) -> None:
 
 
 def _added(question: Question) -> None:
-    _changed([*_working()["questions"], question])
+    _changed([*_working().questions, question])
     st.session_state.pop(SUGGESTED, None)
     st.session_state[FLASH] = f"Added: {question.question}"
     st.rerun()
 
 
-def _save(questions: list[Question]) -> None:
+def _save(questions: Sequence[Question]) -> None:
     working = _working()
     left, middle, right = st.columns([2, 1, 1])
-    name = left.text_input("Name", value=working["name"], key=f"questions_name_{working['name']}")
+    name = left.text_input("Name", value=working.name, key=f"questions_name_{working.name}")
     middle.write("")
     if middle.button("Save", type="primary", key="questions_save", disabled=not questions):
         path = save_set(name.strip(), questions)
-        working.update(name=name.strip(), dirty=False)
-        discard_draft()
+        working = working.saved(name.strip())
+        _keep(working)
         st.success(md_escape(f"Saved {len(questions)} questions as “{name.strip()}” "
                              f"({path.name}); Evaluate lists it under saved sets."))
     right.write("")
     right.download_button("Export CSV", to_csv(questions), file_name=f"{name.strip()}.csv",
                           mime="text/csv", key="questions_export", disabled=not questions)
-    if working["dirty"]:
+    if working.dirty:
         st.caption("Unsaved changes, kept as a draft in the data folder until you save or "
                    "discard them.")
         if st.button("Discard the draft", key="questions_discard_draft"):
-            _replace_working("my questions", [])
+            _replace_working(WorkingSet())
             st.session_state.pop(DROPPED, None)
             st.rerun()
     if name.strip() in saved_sets():
@@ -435,15 +418,15 @@ if FAILED in st.session_state:
                        f"kept before are below. {st.session_state.pop(FAILED)}"),
              icon=":material/error:")
 working = _working()
-questions: list[Question] = working["questions"]
-st.subheader(f"{working['name']} · {count(len(questions), 'question')}")
+questions = working.questions
+st.subheader(f"{working.name} · {count(len(questions), 'question')}")
 try:
     if questions:
         _table(questions)
-        _check(working["name"], questions, documents)
-        _evidence(working["name"], questions, documents)
+        _check(working.name, questions, documents)
+        _evidence(working.name, questions, documents)
         _edit(questions, documents)
     _add(documents)
-    _save(_working()["questions"])
+    _save(_working().questions)
 except ChunkLabError as err:
     show_error(err)

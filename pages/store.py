@@ -17,7 +17,7 @@ from core.operations.chunk_review import share
 from core.operations.ingest import chunk_sets
 from core.operations.ingest.run import DEFAULT_BATCH_SIZE, check_set_name
 from core.operations.presets import Preset, all_presets
-from core.operations.strategies import RunOptions, llm_estimate, strategy
+from core.operations.strategies import RunOptions, describe_settings, llm_estimate, strategy
 from core.store.info import ChunkSetInfo
 from ui.chunk_map import show_set_map
 from ui.ingest_run import IngestJob, ingest_with_progress
@@ -36,22 +36,6 @@ WARNINGS = "store_warnings"  # session key: the last run's warnings, shown after
 RUNNING = "store_running"  # session key: the IngestJob being built
 EMBEDDER_FROM = "store_embedder_from"  # session key: the preset the embedder last followed
 DEFAULT_PRESET = "recursive 500/50"
-
-
-def _settings_text(info: ChunkSetInfo) -> str:
-    """``500 tokens, overlap 50, tables whole`` rather than the settings' field names."""
-    settings = info.settings
-    parts = []
-    if "size" in settings:
-        unit = settings.get("unit", "tokens")
-        parts.append(f"{number(settings['size'])} {unit}")
-    if settings.get("overlap"):
-        parts.append(f"overlap {number(settings['overlap'])}")
-    if "tables" in settings:
-        parts.append("tables whole" if settings["tables"] else "tables split")
-    if settings.get("respect_sections"):
-        parts.append("by section")
-    return ", ".join(parts)
 
 
 def _embedder_text(info: ChunkSetInfo) -> str:
@@ -74,7 +58,7 @@ def sets_table(infos: list[ChunkSetInfo], active: str | None) -> pd.DataFrame:
                 "Active": "●" if info.name == active else "",
                 "Name": info.name,
                 "Strategy": info.strategy,
-                "Settings": _settings_text(info),
+                "Settings": describe_settings(info.strategy, info.settings),
                 "Description": info.description,
                 "Documents": info.documents_text() if info.failed else number(info.docs),
                 "Chunks": number(info.chunks),

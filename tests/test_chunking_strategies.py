@@ -14,7 +14,7 @@ from core.documents import convert
 from core.documents.model import Block, Document, Section, Table
 from core.errors import ChunkingError
 from core.operations.presets import BUILTIN_PRESETS
-from core.operations.strategies import validated_config
+from core.operations.strategies import describe_settings, validated_config
 from core.text.sentences import sentence_spans
 from core.tokens import count_tokens
 from tests.docfactory import chunk_document
@@ -245,3 +245,24 @@ def test_a_semantic_heading_joins_what_it_heads(monkeypatch) -> None:
     # headings and text too long together: the headings stay a unit of their own
     small = [c.text for c in chunk_document(document, "semantic", size=12)]
     assert "# Harbourline Homeowner Policy\n\n## Cars" in small
+
+
+@pytest.mark.parametrize(("preset", "described"), [
+    ("fixed 1000 chars", "1,000 chars, tables split"),
+    ("recursive 500/50", "500 tokens, overlap 50, tables whole"),
+    ("recursive 500/50 by section", "500 tokens, overlap 50, tables whole, by section"),
+    ("semantic", "400 tokens, tables whole"),
+])
+def test_settings_are_described_in_a_few_words(preset, described) -> None:
+    chosen = BUILTIN_PRESETS[preset]
+    assert validated_config(chosen.strategy, chosen.settings).describe() == described
+    stored = validated_config(chosen.strategy, chosen.settings).model_dump(mode="json")
+    assert describe_settings(chosen.strategy, stored) == described
+
+
+def test_settings_without_a_size_or_no_longer_valid_are_not_described() -> None:
+    assert describe_settings("llm", {"size": 800}) == "800 tokens"
+    edited = {"base": "recursive", "base_settings": {"size": 300}}
+    assert describe_settings("edited", edited) == ""
+    assert describe_settings("recursive", {"size": 500, "retired_setting": 1}) == ""
+    assert describe_settings("no such strategy", {"size": 500}) == ""

@@ -7,8 +7,8 @@ import pytest
 
 from core.cli import main
 from core.documents import convert
-from core.evaluation.questions import parse_questions, to_csv, validate
-from core.operations.questions.generation import generate_question_set
+from core.evaluation.questions import QuestionSet, parse_questions, to_csv, validate
+from core.operations.questions.generation import Dropped, GeneratedSet, generate_question_set
 from core.operations.questions.sets import delete_saved, save_set, saved_csv, saved_sets
 from core.progress import Cancelled
 from fakes.llm import FakeRequest, Reply, auto_answer, fake_llm  # noqa: F401  (fixture)
@@ -240,3 +240,11 @@ def test_each_question_is_told_as_it_is_decided_and_a_failed_server_keeps_them(f
     assert "The run stopped early" in generated.summary()
     assert [e.status for e in heard] == ["dropped", "kept"]
     assert list(generated.questions.questions) == [heard[1].question]
+
+
+def test_the_decisions_list_each_dropped_then_each_flagged_question_with_its_reason():
+    generated = GeneratedSet(QuestionSet("set", ()),
+                             dropped=[Dropped("a.md", "Why?", "no content word")],
+                             flagged=[Dropped("b.md", "", "occurs 3 times")])
+    assert generated.decisions() == ["dropped: a.md: Why? — no content word",
+                                     "flagged: b.md: (no question) — occurs 3 times"]

@@ -33,6 +33,11 @@ class ChunkerConfig(BaseModel):
         """Stable string of the settings, for cache keys and chunk ids."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True)
 
+    def describe(self) -> str:
+        """The settings in a few words, as a table of chunk sets shows them ("500 tokens,
+        overlap 50, tables whole"); nothing for a strategy without a size (hand edits)."""
+        return ""
+
 
 class ChunkFactory:
     """Chunks of one document under one strategy and configuration.

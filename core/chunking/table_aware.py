@@ -74,6 +74,15 @@ class SizedConfig(ChunkerConfig):
         500, ge=1, le=MAX_SIZE,
         description="Tables over this many tokens are split as table split says")
 
+    def describe(self) -> str:
+        parts = [f"{self.size:,} {self.unit}"]
+        if self.overlap:
+            parts.append(f"overlap {self.overlap:,}")
+        parts.append("tables whole" if self.tables else "tables split")
+        if self.respect_sections:
+            parts.append("by section")
+        return ", ".join(parts)
+
     @model_validator(mode="after")
     def _check_sizes(self) -> SizedConfig:
         if self.encoding not in ENCODINGS:

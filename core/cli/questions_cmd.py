@@ -120,11 +120,7 @@ def run(args: argparse.Namespace) -> int:
     generated = generate_question_set(documents, name=args.out.stem, per_doc=args.per_doc,
                                       unanswerable=args.unanswerable,
                                       use_cache=not args.no_cache)
-    for dropped in generated.dropped:
-        print(f"dropped: {dropped}", file=sys.stderr)
-    for flagged in generated.flagged:
-        print(f"flagged: {flagged}", file=sys.stderr)
-    for line in generated.by_document():
+    for line in [*generated.decisions(), *generated.by_document()]:
         print(line, file=sys.stderr)
     print(generated.summary(), file=sys.stderr)
     if not generated.questions.questions:

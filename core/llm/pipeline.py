@@ -94,6 +94,9 @@ class LLMConfig(ChunkerConfig):
     cache: bool = Field(True, json_schema_extra={"advanced": True},
                         description="Reuse validated answers from earlier runs")
 
+    def describe(self) -> str:
+        return f"{self.size:,} tokens"
+
 
 @dataclass(frozen=True)
 class StructureTask:

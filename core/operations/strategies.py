@@ -80,6 +80,15 @@ def strategy_label(name: str, settings: Mapping[str, Any]) -> str:
     return f"{name} {size}" + (f"/{overlap}" if overlap else "") + unit
 
 
+def describe_settings(name: str, settings: Mapping[str, Any]) -> str:
+    """The strategy's settings in a few words (:meth:`ChunkerConfig.describe`); nothing when
+    they no longer make a configuration (a chunk set stored by an older version)."""
+    try:
+        return validated_config(name, settings).describe()
+    except ChunkingError:
+        return ""
+
+
 def validated_config(name: str, settings: Mapping[str, Any]) -> ChunkerConfig:
     """The strategy's typed configuration; ChunkingError names the first mistake (a hand-edited
     configuration's base is checked too)."""

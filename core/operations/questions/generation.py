@@ -135,6 +135,11 @@ class GeneratedSet:
         failed = f" The run stopped early: {self.failed}" if self.failed else ""
         return f"{_counts(self.asked, kept, len(self.dropped))}{of_them}{flagged}.{failed}"
 
+    def decisions(self) -> list[str]:
+        """Each question dropped, then each kept but flagged, with the reason, a line each."""
+        return [*(f"dropped: {d}" for d in self.dropped),
+                *(f"flagged: {d}" for d in self.flagged)]
+
     def by_document(self) -> list[str]:
         """The same counts for each document, one sentence each (every question asked was
         either kept or dropped)."""

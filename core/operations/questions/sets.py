@@ -192,6 +192,19 @@ def make_question(document: Document, question: str, start: int, end: int,
                     (Reference(document.text[start:end], start, end),), kind)
 
 
+def edited_question(question: Question, document: Document, text: str, start: int, end: int,
+                    kind: str) -> Question:
+    """``question`` with its text, excerpt and kind edited (:func:`make_question`). It keeps
+    its further references while its first excerpt stays where it was, and its alternatives
+    unless it became unanswerable."""
+    edited = make_question(document, text, start, end, kind)
+    if len(question.references) > 1 and (start, end) == question.references[0].span:
+        edited = replace(edited, references=question.references)
+    if edited.answerable:
+        edited = replace(edited, alternatives=question.alternatives)
+    return edited
+
+
 def with_alternative(question: Question, document: Document, start: int, end: int) -> Question:
     """``question`` accepting ``text[start:end]`` as well as its references (another place that
     answers it); refused with a sentence when the span cannot serve or is accepted already."""
