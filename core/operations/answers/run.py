@@ -234,8 +234,7 @@ def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
     job.row.cited = [*check.used, *check.unknown]
     job.row.grades = grade_answer(
         text, check, job.assembled.citations, doc_id=job.document.doc_id,
-        references=[r.span for r in q.references],
-        reference_texts=[r.content for r in q.references], answerable=q.answerable,
+        accepted=q.options, answerable=q.answerable,
         tokens=tokens, seconds=seconds,
         passages=[c["text"] for c in job.row.citations])
 
