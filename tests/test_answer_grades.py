@@ -6,7 +6,7 @@ import pytest
 
 from core.assembly.citations import check_citations
 from core.assembly.model import Citation
-from core.evaluation.questions import parse_questions
+from core.evaluation.questions import Reference, parse_questions
 from core.operations.answers.grades import abstains, content_words, grade_answer
 
 CITATIONS = [
@@ -15,13 +15,15 @@ CITATIONS = [
     Citation(marker="[²]", pack_id="b", doc_id="doc", source="policy.md", heading_path=[],
              span_offsets=[(500, 600)]),
 ]
-REFERENCE = "The dwelling limit is 300,000 EUR per occurrence."
+REFERENCE = Reference("The dwelling limit is 300,000 EUR per occurrence.", 150, 199)
+# the same fact stated again in the passage of [²], in other words
+ALTERNATIVE = Reference("Homes: at most three hundred thousand euros each claim.", 520, 575)
 
 
-def grade(answer: str, *, answerable: bool = True):
+def grade(answer: str, *, answerable: bool = True, alternatives: bool = False):
+    accepted = [[REFERENCE], [ALTERNATIVE]] if alternatives else [[REFERENCE]]
     return grade_answer(answer, check_citations(answer, CITATIONS), CITATIONS, doc_id="doc",
-                        references=[(150, 199)] if answerable else [],
-                        reference_texts=[REFERENCE] if answerable else [],
+                        accepted=accepted if answerable else [],
                         answerable=answerable, tokens=12, seconds=1.5)
 
 
@@ -46,6 +48,28 @@ def test_a_valid_citation_of_a_passage_away_from_the_reference_is_not_supported(
     grades = grade("The limit is 300,000 EUR [²].")
     assert grades.citations_valid == 1.0
     assert grades.citations_supported == 0.0
+
+
+def test_an_answer_that_says_only_what_an_alternative_says_is_graded_against_it():
+    answer = "Homes: at most three hundred thousand euros each claim [²]."
+    assert grade(answer).reference_coverage == 0.0
+    assert grade(answer).citations_supported == 0.0
+    graded = grade(answer, alternatives=True)
+    assert graded.reference_coverage == 1.0
+    assert graded.citations_supported == 1.0  # [²] covers 500-600, the alternative 520-575
+
+
+def test_coverage_is_the_best_of_the_references_and_the_alternatives():
+    # 5 of the reference's 6 words, 3 of the alternative's 8 ("homes", "each", "claim")
+    graded = grade("The dwelling limit is 300,000 EUR for homes, each claim [1].",
+                   alternatives=True)
+    assert graded.reference_coverage == pytest.approx(5 / 6)
+
+
+def test_a_citation_of_either_accepted_place_is_supported():
+    graded = grade("The limit is 300,000 EUR [1], three hundred thousand euros [2].",
+                   alternatives=True)
+    assert graded.citations_supported == 1.0
 
 
 def test_an_uncited_answer_has_no_citation_shares():

@@ -1,7 +1,8 @@
 """The Answers page's result views, drawn from a run's JSON (what ``python -m core answers``
 prints, as kept in the run history): each arm's figures with intervals, the verdicts, and per
 question the answers side by side with their citations linked to the cited passages, the
-reference excerpt highlighted in them. Every answer and passage is escaped before HTML."""
+reference excerpts (and any alternative's) highlighted in them. Every answer and passage is
+escaped before HTML."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import pandas as pd
 import streamlit as st
 
 from core.operations.answers.history import answer_history, history_rows
-from core.operations.answers.report import GRADE_LABELS, GRADES, by_question, disagree
+from core.operations.answers.report import (
+    GRADE_LABELS,
+    GRADES,
+    by_question,
+    disagree,
+    excerpt_spans,
+)
 from core.operations.evaluation.confidence import BestOf, format_p
 from core.operations.report.answers import anchor, linked_answer
 from ui.best_view import show_best
@@ -30,9 +37,10 @@ def answer_html(answer: str, sources: int, prefix: str) -> str:
     return f'<div style="white-space:pre-wrap">{linked_answer(answer, sources, prefix)}</div>'
 
 
-def passage_html(citation: dict[str, Any], references: list[list[int]], prefix: str,
+def passage_html(citation: dict[str, Any], references: list[tuple[int, int]], prefix: str,
                  number: int, cited: bool) -> str:
-    """A source of the prompt, the reference excerpt marked where it overlaps it."""
+    """A source of the prompt, the excerpts that answer the question marked where they
+    overlap it."""
     start, end = citation["spans"][0] if citation["spans"] else (0, 0)
     spans = [HighlightSpan(max(rs, start) - start, min(re_, end) - start, REFERENCE_COLOR,
                            tooltip="reference excerpt")
@@ -146,12 +154,12 @@ def _show_passages(answer: dict[str, Any], prefix: str) -> None:
     cited = [(n, c) for n, c in numbered if c["marker"] in answer["cited"]]
     rest = [(n, c) for n, c in numbered if c["marker"] not in answer["cited"]]
     for number, citation in cited:
-        st.html(passage_html(citation, answer["references"], prefix, number, True))
+        st.html(passage_html(citation, excerpt_spans(answer), prefix, number, True))
     if rest:
         passages = f"{len(rest)} {'more ' * bool(cited)}passage{'s' * (len(rest) != 1)}"
         with st.expander(f"{passages} retrieved, {'not' if cited else 'none'} cited"):
             for number, citation in rest:
-                st.html(passage_html(citation, answer["references"], prefix, number, False))
+                st.html(passage_html(citation, excerpt_spans(answer), prefix, number, False))
 
 
 def show_history() -> list[dict[str, Any]]:

@@ -76,10 +76,14 @@ class Question:
                 for index, ref in enumerate(option, 1)]
 
     @property
+    def options(self) -> list[tuple[Reference, ...]]:
+        """``references`` and each alternative: any one answers the question."""
+        return [option for option in (self.references, *self.alternatives) if option]
+
+    @property
     def accepted(self) -> list[list[tuple[int, int]]]:
-        """The spans of ``references`` and of each alternative: any one answers the question."""
-        return [[r.span for r in option] for option in (self.references, *self.alternatives)
-                if option]
+        """The spans of each of :attr:`options`."""
+        return [[r.span for r in option] for option in self.options]
 
 
 @dataclass(frozen=True)

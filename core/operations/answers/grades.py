@@ -1,16 +1,19 @@
 """Grades of one RAG answer without an LLM, from what ChunkLab already knows: the question's
-reference excerpts, the sources in the prompt (its citations) and the answer's markers.
+reference excerpts (and its alternatives: other places that answer it as well), the sources in
+the prompt (its citations) and the answer's markers.
 
 - ``cited``: the answer cites at least one source;
 - ``citations_valid``: the share of the sources it cites that are in the prompt;
-- ``citations_supported``: the share of the sources it cites whose passage overlaps a
-  reference excerpt of the question (same document, overlapping characters);
+- ``citations_supported``: the share of the sources it cites whose passage overlaps an
+  excerpt that answers the question — a reference or an alternative's (same document,
+  overlapping characters): each of those places holds the answer, so citing any is support;
 - ``statements_supported``: the share of its cited statements (the text before a run of
   markers, back to the previous marker or the start of the line) whose cited passages hold at
   least half of the statement's content words: a format that makes a model cite at random
   lowers it;
 - ``reference_coverage``: the share of the reference excerpts' content words found in the
-  answer (a recall proxy; none for an unanswerable question);
+  answer (a recall proxy; none for an unanswerable question); with alternatives, the best
+  share over the references and each alternative, as retrieval scores the best one found;
 - ``abstained``: the answer says the sources do not answer (:func:`abstains`);
   ``abstention_right``: it abstained exactly when the question is unanswerable, so a wrong
   abstention on an answerable question counts against it as much as a made-up answer;
@@ -28,6 +31,7 @@ from typing import Any
 
 from core.assembly.citations import CitationCheck
 from core.assembly.model import Citation
+from core.evaluation.questions import Reference
 from core.text.sentences import sentences
 
 Span = tuple[int, int]
@@ -134,27 +138,34 @@ class AnswerGrades:
         return cls(**data)
 
 
+def _coverage(found: set[str], option: Sequence[Reference]) -> float | None:
+    """The share of ``option``'s content words in ``found``; None when it has none."""
+    wanted = content_words(" ".join(r.content for r in option))
+    return len(wanted & found) / len(wanted) if wanted else None
+
+
 def grade_answer(answer: str, check: CitationCheck, citations: Sequence[Citation], *,
-                 doc_id: str, references: Sequence[Span], reference_texts: Sequence[str],
+                 doc_id: str, accepted: Sequence[Sequence[Reference]],
                  answerable: bool, tokens: int, seconds: float,
                  passages: Sequence[str] = ()) -> AnswerGrades:
     """Grade ``answer`` (checked against the prompt's ``citations``, whose passage texts are
-    ``passages``, in order) for a question about document ``doc_id`` whose reference excerpts
-    are ``references`` (character spans) with the texts ``reference_texts``."""
+    ``passages``, in order) for a question about document ``doc_id`` that any one of
+    ``accepted`` answers (:attr:`Question.options`: its references, then each alternative)."""
     cited = [*check.used, *check.unknown]
     by_marker = {c.marker: c for c in citations}
+    places = [r.span for option in accepted for r in option]
     supported = [m for m in check.used
                  if by_marker[m].doc_id == doc_id
-                 and _overlaps(by_marker[m].span_offsets, references)]
-    wanted = content_words(" ".join(reference_texts))
+                 and _overlaps(by_marker[m].span_offsets, places)]
     found = content_words(answer)
+    shares = [s for option in accepted if (s := _coverage(found, option)) is not None]
     abstained = abstains(answer, bool(cited))
     return AnswerGrades(
         cited=bool(cited),
         citations=len(cited),
         citations_valid=len(check.used) / len(cited) if cited else None,
         citations_supported=len(supported) / len(cited) if cited else None,
-        reference_coverage=len(wanted & found) / len(wanted) if wanted and answerable else None,
+        reference_coverage=max(shares) if shares and answerable else None,
         abstained=abstained,
         abstention_right=abstained != answerable,
         tokens=tokens,

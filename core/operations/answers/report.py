@@ -193,6 +193,13 @@ def by_question(run: dict[str, Any]) -> list[list[dict[str, Any]]]:
     return [grouped[i] for i in sorted(grouped)]
 
 
+def excerpt_spans(answer: dict[str, Any]) -> list[tuple[int, int]]:
+    """The spans of every excerpt that answers an answer's question, from the answer's JSON:
+    its references and each alternative's (a run kept before alternatives were has none)."""
+    options = [answer.get("references", []), *answer.get("alternatives", [])]
+    return [(start, end) for option in options for start, end in option]
+
+
 def disagree(answers: list[dict[str, Any]]) -> bool:
     """The arms differ on a grade (or one failed where another answered)."""
     seen = {(a["status"], *(None if a["grades"] is None else a["grades"][m] for m in GRADES),

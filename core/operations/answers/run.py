@@ -157,6 +157,8 @@ class AnswerRow:
     reason: str = ""
     answer: str = ""
     references: list[list[int]] = field(default_factory=list)  # [start, end] of each excerpt
+    # each alternative's excerpts, as ``references`` (a run kept before they were has none)
+    alternatives: list[list[list[int]]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)  # the prompt's sources
     cited: list[str] = field(default_factory=list)  # markers the answer cites, in order
     grades: AnswerGrades | None = None
@@ -167,6 +169,7 @@ class AnswerRow:
         return {"index": self.index, "row": self.row, "corpus_id": self.corpus_id,
                 "question": self.question, "kind": self.kind, "status": self.status,
                 "reason": self.reason, "answer": self.answer, "references": self.references,
+                "alternatives": self.alternatives,
                 "citations": self.citations,
                 "cited": self.cited, "cached": self.cached, "judge": self.judge,
                 "grades": None if self.grades is None else self.grades.to_json()}
@@ -234,8 +237,7 @@ def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
     job.row.cited = [*check.used, *check.unknown]
     job.row.grades = grade_answer(
         text, check, job.assembled.citations, doc_id=job.document.doc_id,
-        references=[r.span for r in q.references],
-        reference_texts=[r.content for r in q.references], answerable=q.answerable,
+        accepted=q.options, answerable=q.answerable,
         tokens=tokens, seconds=seconds,
         passages=[c["text"] for c in job.row.citations])
 
@@ -279,7 +281,9 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
         outcome = by_key.get(arm.candidate.key(), "The configuration retrieved nothing.")
         template = templates[arm.variant]
         rows = [AnswerRow(i, q.row, q.corpus_id, q.question, q.kind,
-                          references=[list(r.span) for r in q.references])
+                          references=[list(r.span) for r in q.references],
+                          alternatives=[[list(r.span) for r in option]
+                                        for option in q.alternatives])
                 for i, q in enumerate(questions)]
         if isinstance(outcome, str):
             for row in rows:

@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.operations.answers.report import GRADE_LABELS, GRADES, by_question, disagree
+from core.operations.answers.report import (
+    GRADE_LABELS,
+    GRADES,
+    by_question,
+    disagree,
+    excerpt_spans,
+)
 from core.operations.report.charts import (
     figure_html,
     grouped_bars,
@@ -100,7 +106,7 @@ def _answer(answer: dict[str, Any], prefix: str, cap: int) -> str:
     if answer.get("judge"):
         score = answer["judge"].get("faithfulness")
         line += f" · judge {'not judged' if score is None else f'{score}/5'}"
-    references = [tuple(r) for r in answer.get("references", [])]
+    references = excerpt_spans(answer)
     passages = []
     for number, citation in enumerate(answer.get("citations", []), 1):
         start, end = citation["spans"][0] if citation.get("spans") else (0, 0)
