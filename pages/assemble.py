@@ -20,9 +20,16 @@ from core.assembly.model import (
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.assemble.budget import default_budget
+from core.operations.assemble.choices import (
+    AssembleChoices,
+    SearchScope,
+    assembly_options,
+    merges_by_default,
+    tuned_retrieval,
+)
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
-from core.operations.presets import BUILTIN_PRESETS, built_with
-from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
+from core.operations.presets import BUILTIN_PRESETS
+from core.retrieval.modes import RANK_MODES
 from core.retrieval.pack import Pack
 from core.store.info import ChunkSetInfo
 from ui.answer import show_answer
@@ -126,24 +133,20 @@ def _anchor(slot: str, n: int) -> str:
 
 
 def _merge_key(info: ChunkSetInfo) -> str:
-    """The merge switch's key for a chunk set (kept per set), first on for a set built with a
-    preset that merges neighbouring hits (small-to-big)."""
-    preset = built_with(info)
-    return kept(f"assemble_merge:{info.name}", preset is not None and preset.merge_adjacent)
+    """The merge switch's key for a chunk set (kept per set)."""
+    return kept(f"assemble_merge:{info.name}", merges_by_default(info))
 
 
 def _follow_tuned(info: ChunkSetInfo) -> int:
-    """A set built with a preset saved from a tune retrieves as the tune measured it: its k
-    (the limit) and autocut go into the inputs once, when the set is chosen. The autocut floor
-    to use (0 for another set)."""
-    preset = built_with(info)
-    tuned = preset.retrieval if preset is not None else None
-    if tuned is None or tuned.budget is not None:
+    """Put a tuned set's k (the limit) and autocut in the inputs once, when the set is chosen;
+    the autocut floor to use (0 for another set)."""
+    tuned = tuned_retrieval(info)
+    if tuned is None:
         return 0
     if st.session_state.get(FOLLOWED) != info.name:
         st.session_state[FOLLOWED] = info.name
-        remember("assemble_limit", tuned.k)
-        remember("assemble_autocut", tuned.autocut is not None)
+        remember("assemble_limit", tuned.limit)
+        remember("assemble_autocut", tuned.autocut)
     return tuned.floor
 
 
@@ -210,30 +213,26 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
     include_front_matter("assemble_front_matter", where=g2, durable=False)
     docs_key = kept("assemble_docs", [])
     keep_offered(docs_key, documents)
-    samples = library().sample_ids() & set(documents)
-    own = tuple(d for d in documents if d not in samples)
-    mixed = bool(own and samples)  # the samples are searched only when chosen
+    scope = SearchScope.of(documents, library().sample_ids())
     st.multiselect("Only these documents", list(documents), key=docs_key,
-                   format_func=lambda d: documents[d] + (" (sample)" if d in samples else ""),
+                   format_func=lambda d: documents[d] + (" (sample)" if d in scope.samples
+                                                         else ""),
                    placeholder="your documents in the chunk set (samples only when chosen)"
-                   if mixed else "every document in the chunk set",
+                   if scope.mixed else "every document in the chunk set",
                    help="Retrieve from the chosen documents only; empty: from all of yours "
                         "(the shipped samples too when the set holds nothing else).")
     s = st.session_state
-    return s["assemble_question"].strip(), AssemblyOptions(
+    choices = AssembleChoices(
         ranking=s["assemble_rank"], limit=int(s["assemble_limit"]),
-        neighbors=0 if merge else int(s["assemble_neighbors"]),
-        headroom=int(s["assemble_headroom"]),
+        neighbors=int(s["assemble_neighbors"]), headroom=int(s["assemble_headroom"]),
         style=s["assemble_style"], citation_style=s["assemble_citation_style"],
-        estimator=s["assemble_estimator"],
-        context_tokens=int(s["assemble_context"]) if use_context else None,
-        system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
-        doc_ids=tuple(s[docs_key]) or (own if mixed else ()), merge_adjacent=merge,
-        autocut=DEFAULT_JUMPS if s["assemble_autocut"] else None,
-        autocut_floor=min(floor, int(s["assemble_limit"])) if s["assemble_autocut"] else 0,
-        rerank=bool(s["assemble_rerank"]) and rerank.configured,
-        include_front_matter=bool(s["assemble_front_matter"]),
-    )
+        estimator=s["assemble_estimator"], system=s["assemble_system"],
+        use_context=use_context, context_tokens=int(s["assemble_context"]),
+        locale=s["assemble_locale"], chosen_docs=tuple(s[docs_key]), merge=merge,
+        autocut=bool(s["assemble_autocut"]), tuned_floor=floor,
+        rerank=bool(s["assemble_rerank"]), rerank_configured=rerank.configured,
+        include_front_matter=bool(s["assemble_front_matter"]))
+    return s["assemble_question"].strip(), assembly_options(choices, scope)
 
 
 def _default_context() -> int:
