@@ -55,7 +55,7 @@ from ui.wording import count
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5",
-              "left for the answer": "#e3e8ef", "headroom unused": "#f2b84b",
+              "left for the answer": "#e3e8ef", "budget unused": "#f2b84b",
               "dropped": "#e5736b"}
 QUICK_START_PRESET = "recursive 500/50"  # the best pooled recall on the Evaluate page
 FOLLOWED = "_assemble_tuned"  # the set whose tuned k and autocut were last put in the inputs
@@ -165,12 +165,20 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                     help="Chunks added on each side of a hit, merged into contiguous spans "
                          "(not with neighbouring hits merged).")
     budget = default_budget(llm_settings())
-    c4.number_input("Headroom tokens", 0, 100_000, step=50,
+    use_context_key = kept("assemble_use_context", False)
+    by_context = bool(st.session_state[use_context_key])
+    # One number, read by the rule in force: the label says what it sets under that rule (the
+    # key, not the label, is the widget's identity, so the value stays when the rule changes).
+    c4.number_input("Headroom for the answer (tokens)" if by_context
+                    else "Passage budget (tokens)", 0, 100_000, step=50,
                     key=kept("assemble_headroom", budget.tokens),
-                    help=md_escape(f"With the budget by context size off, the most tokens the "
-                                   f"prompt may take; by default the passage budget Tune uses, "
-                                   f"{budget.source}. With it on, the tokens kept free for the "
-                                   "answer."))
+                    help="The tokens the prompt leaves free in the context size for the answer: "
+                         "passages are kept while they fit the rest."
+                    if by_context else md_escape(
+                        "The most tokens the reference passages may take: the best ones are "
+                        "kept while they fit. By default the passage budget Tune uses, "
+                        f"{budget.source}. With the budget by context size on, this box is the "
+                        "headroom kept for the answer instead."))
     d1, d2, d3, d4 = st.columns(4)
     d1.selectbox("Style", STYLES, key=kept("assemble_style", STYLES[0]))
     d2.selectbox("Citation style", CITATION_STYLES,
@@ -185,9 +193,10 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                  help="The answer prompt is the one the Prompts page edits and answer runs "
                       "send; the built-in one is the style's (a summary's).")
     e1, e2, e3 = st.columns([1, 1, 2])
-    use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", False),
-                            help="Off: the context may use the headroom, whatever the model's "
-                                 "context size.")
+    use_context = e1.toggle("Budget by context size", key=use_context_key,
+                            help="Off: the passages may use the passage budget, whatever the "
+                                 "model's context size. On: they fill the context size less "
+                                 "the headroom kept for the answer.")
     e2.number_input("Context size (tokens)", 256, 2_000_000, step=1024,
                     key=kept("assemble_context", _default_context()), disabled=not use_context)
     e3.text_input("Locale (library prompt)", key=kept("assemble_locale", "", durable=True),
