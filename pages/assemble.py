@@ -20,9 +20,16 @@ from core.assembly.model import (
 from core.documents.model import Document
 from core.errors import ChunkLabError
 from core.operations.assemble.budget import default_budget
+from core.operations.assemble.choices import (
+    AssembleChoices,
+    SearchScope,
+    assembly_options,
+    merges_by_default,
+    tuned_retrieval,
+)
 from core.operations.assemble.run import Assembly, AssemblyOptions, ask, assemble
-from core.operations.presets import BUILTIN_PRESETS, built_with
-from core.retrieval.modes import DEFAULT_JUMPS, RANK_MODES
+from core.operations.presets import BUILTIN_PRESETS
+from core.retrieval.modes import RANK_MODES
 from core.retrieval.pack import Pack
 from core.store.info import ChunkSetInfo
 from ui.answer import show_answer
@@ -48,7 +55,7 @@ from ui.wording import count
 
 SOURCE_MARGIN = 160  # characters of the document shown around a pack's spans
 BAR_COLORS = {"base prompt": "#8a94a6", "context kept": "#4c8bf5",
-              "left for the answer": "#e3e8ef", "headroom unused": "#f2b84b",
+              "left for the answer": "#e3e8ef", "budget unused": "#f2b84b",
               "dropped": "#e5736b"}
 QUICK_START_PRESET = "recursive 500/50"  # the best pooled recall on the Evaluate page
 FOLLOWED = "_assemble_tuned"  # the set whose tuned k and autocut were last put in the inputs
@@ -126,24 +133,20 @@ def _anchor(slot: str, n: int) -> str:
 
 
 def _merge_key(info: ChunkSetInfo) -> str:
-    """The merge switch's key for a chunk set (kept per set), first on for a set built with a
-    preset that merges neighbouring hits (small-to-big)."""
-    preset = built_with(info)
-    return kept(f"assemble_merge:{info.name}", preset is not None and preset.merge_adjacent)
+    """The merge switch's key for a chunk set (kept per set)."""
+    return kept(f"assemble_merge:{info.name}", merges_by_default(info))
 
 
 def _follow_tuned(info: ChunkSetInfo) -> int:
-    """A set built with a preset saved from a tune retrieves as the tune measured it: its k
-    (the limit) and autocut go into the inputs once, when the set is chosen. The autocut floor
-    to use (0 for another set)."""
-    preset = built_with(info)
-    tuned = preset.retrieval if preset is not None else None
-    if tuned is None or tuned.budget is not None:
+    """Put a tuned set's k (the limit) and autocut in the inputs once, when the set is chosen;
+    the autocut floor to use (0 for another set)."""
+    tuned = tuned_retrieval(info)
+    if tuned is None:
         return 0
     if st.session_state.get(FOLLOWED) != info.name:
         st.session_state[FOLLOWED] = info.name
-        remember("assemble_limit", tuned.k)
-        remember("assemble_autocut", tuned.autocut is not None)
+        remember("assemble_limit", tuned.limit)
+        remember("assemble_autocut", tuned.autocut)
     return tuned.floor
 
 
@@ -162,12 +165,20 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                     help="Chunks added on each side of a hit, merged into contiguous spans "
                          "(not with neighbouring hits merged).")
     budget = default_budget(llm_settings())
-    c4.number_input("Headroom tokens", 0, 100_000, step=50,
+    use_context_key = kept("assemble_use_context", False)
+    by_context = bool(st.session_state[use_context_key])
+    # One number, read by the rule in force: the label says what it sets under that rule (the
+    # key, not the label, is the widget's identity, so the value stays when the rule changes).
+    c4.number_input("Headroom for the answer (tokens)" if by_context
+                    else "Passage budget (tokens)", 0, 100_000, step=50,
                     key=kept("assemble_headroom", budget.tokens),
-                    help=md_escape(f"With the budget by context size off, the most tokens the "
-                                   f"prompt may take; by default the passage budget Tune uses, "
-                                   f"{budget.source}. With it on, the tokens kept free for the "
-                                   "answer."))
+                    help="The tokens the prompt leaves free in the context size for the answer: "
+                         "passages are kept while they fit the rest."
+                    if by_context else md_escape(
+                        "The most tokens the reference passages may take: the best ones are "
+                        "kept while they fit. By default the passage budget Tune uses, "
+                        f"{budget.source}. With the budget by context size on, this box is the "
+                        "headroom kept for the answer instead."))
     d1, d2, d3, d4 = st.columns(4)
     d1.selectbox("Style", STYLES, key=kept("assemble_style", STYLES[0]))
     d2.selectbox("Citation style", CITATION_STYLES,
@@ -182,9 +193,10 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
                  help="The answer prompt is the one the Prompts page edits and answer runs "
                       "send; the built-in one is the style's (a summary's).")
     e1, e2, e3 = st.columns([1, 1, 2])
-    use_context = e1.toggle("Budget by context size", key=kept("assemble_use_context", False),
-                            help="Off: the context may use the headroom, whatever the model's "
-                                 "context size.")
+    use_context = e1.toggle("Budget by context size", key=use_context_key,
+                            help="Off: the passages may use the passage budget, whatever the "
+                                 "model's context size. On: they fill the context size less "
+                                 "the headroom kept for the answer.")
     e2.number_input("Context size (tokens)", 256, 2_000_000, step=1024,
                     key=kept("assemble_context", _default_context()), disabled=not use_context)
     e3.text_input("Locale (library prompt)", key=kept("assemble_locale", "", durable=True),
@@ -210,30 +222,26 @@ def _controls(documents: dict[str, str], merge_key: str, floor: int = 0
     include_front_matter("assemble_front_matter", where=g2, durable=False)
     docs_key = kept("assemble_docs", [])
     keep_offered(docs_key, documents)
-    samples = library().sample_ids() & set(documents)
-    own = tuple(d for d in documents if d not in samples)
-    mixed = bool(own and samples)  # the samples are searched only when chosen
+    scope = SearchScope.of(documents, library().sample_ids())
     st.multiselect("Only these documents", list(documents), key=docs_key,
-                   format_func=lambda d: documents[d] + (" (sample)" if d in samples else ""),
+                   format_func=lambda d: documents[d] + (" (sample)" if d in scope.samples
+                                                         else ""),
                    placeholder="your documents in the chunk set (samples only when chosen)"
-                   if mixed else "every document in the chunk set",
+                   if scope.mixed else "every document in the chunk set",
                    help="Retrieve from the chosen documents only; empty: from all of yours "
                         "(the shipped samples too when the set holds nothing else).")
     s = st.session_state
-    return s["assemble_question"].strip(), AssemblyOptions(
+    choices = AssembleChoices(
         ranking=s["assemble_rank"], limit=int(s["assemble_limit"]),
-        neighbors=0 if merge else int(s["assemble_neighbors"]),
-        headroom=int(s["assemble_headroom"]),
+        neighbors=int(s["assemble_neighbors"]), headroom=int(s["assemble_headroom"]),
         style=s["assemble_style"], citation_style=s["assemble_citation_style"],
-        estimator=s["assemble_estimator"],
-        context_tokens=int(s["assemble_context"]) if use_context else None,
-        system=s["assemble_system"], locale=s["assemble_locale"].strip() or None,
-        doc_ids=tuple(s[docs_key]) or (own if mixed else ()), merge_adjacent=merge,
-        autocut=DEFAULT_JUMPS if s["assemble_autocut"] else None,
-        autocut_floor=min(floor, int(s["assemble_limit"])) if s["assemble_autocut"] else 0,
-        rerank=bool(s["assemble_rerank"]) and rerank.configured,
-        include_front_matter=bool(s["assemble_front_matter"]),
-    )
+        estimator=s["assemble_estimator"], system=s["assemble_system"],
+        use_context=use_context, context_tokens=int(s["assemble_context"]),
+        locale=s["assemble_locale"], chosen_docs=tuple(s[docs_key]), merge=merge,
+        autocut=bool(s["assemble_autocut"]), tuned_floor=floor,
+        rerank=bool(s["assemble_rerank"]), rerank_configured=rerank.configured,
+        include_front_matter=bool(s["assemble_front_matter"]))
+    return s["assemble_question"].strip(), assembly_options(choices, scope)
 
 
 def _default_context() -> int:

@@ -173,7 +173,7 @@ def test_a_prompt_that_keeps_no_pack_says_the_smallest_change_that_keeps_one(set
     assert empty.citations == [] and told.startswith("No passage fits the budget")
     assert f"the best one needs {empty.budget.pack_tokens[0]:,} tokens" in told
     changes = {"context_tokens": r"Raise the context size to ([\d,]+)",
-               "headroom_tokens": r"(?:Raise|lower) the headroom to ([\d,]+)"}
+               "headroom_tokens": r"(?:Raise the passage budget|lower the headroom) to ([\d,]+)"}
     said = {name: int(m.group(1).replace(",", "")) for name, pattern in changes.items()
             if (m := re.search(pattern, told))}
     assert set(said) == set(settings)  # each setting given, with the value that keeps one

@@ -123,7 +123,7 @@ def test_a_prompt_that_keeps_no_passage_says_so_and_what_would_keep_one(capsys, 
     code, out, err = run(capsys, *args, "--headroom", "300")
     assert code == 0 and json.loads(out)["citations"] == []
     found = re.search(r"No passage fits the budget: the best one needs ([\d,]+) tokens\. Raise "
-                      r"the headroom to ([\d,]+) tokens to keep it\.", err)
+                      r"the passage budget to ([\d,]+) tokens to keep it\.", err)
     assert found, err
     code, out, err = run(capsys, *args, "--headroom", found.group(2).replace(",", ""))
     assert len(json.loads(out)["citations"]) == 1 and "No passage fits" not in err

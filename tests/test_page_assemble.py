@@ -90,16 +90,22 @@ def test_shows_packs_prompt_citations_and_budget(one_set):
     assert budget_charts(at) == 1 and at.get("download_button")
 
 
-def test_the_export_is_what_the_cli_prints_with_packs(one_set, monkeypatch, capsys):
-    downloads: list[str] = []
+@pytest.fixture
+def downloads(monkeypatch) -> list[str]:
+    """The JSON files the page offers for download, in the order of its runs."""
+    offered: list[str] = []
     store = MemoryMediaFileStorage.load_and_get_id
 
     def keep(self, data, mimetype, kind, filename=None):
         if filename and filename.endswith(".json"):
-            downloads.append(data if isinstance(data, str) else data.decode("utf-8"))
+            offered.append(data if isinstance(data, str) else data.decode("utf-8"))
         return store(self, data, mimetype, kind, filename)
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    return offered
+
+
+def test_the_export_is_what_the_cli_prints_with_packs(one_set, downloads, capsys):
     at = run_page(assemble_question=QUESTION, assemble_rank="hybrid")
     assert not at.exception and len(downloads) == 1
     # the page's defaults are the command's: the passage budget the answer model allows
@@ -110,6 +116,33 @@ def test_the_export_is_what_the_cli_prints_with_packs(one_set, monkeypatch, caps
     assert json.loads(printed)["packs"] and json.loads(printed)["chunk_set"] == one_set
 
 
+def number_box(at: AppTest, label: str):
+    [box] = [n for n in at.number_input if n.label == label]
+    return box
+
+
+def test_the_passage_budget_box_sets_what_the_passages_may_use(one_set, downloads):
+    at = run_page(assemble_question=QUESTION, assemble_limit=5)
+    number_box(at, "Passage budget (tokens)").set_value(450).run()
+    assert not at.exception
+    assembled = json.loads(downloads[-1])["assembled"]
+    budget = assembled["budget"]
+    assert budget["rule"] == "headroom" and budget["headroom_tokens"] == 450
+    assert 0 < budget["kept_tokens"] <= 450 < budget["kept_tokens"] + budget["dropped_tokens"]
+    assert assembled["tokens_estimated"] - budget["base_tokens"] == budget["kept_tokens"]
+    assert len(assembled["citations"]) == budget["packs_kept"] < 5
+    assert any(c.value.startswith("Passage budget, in tokens") and "may use 450" in c.value
+               for c in at.caption)
+    # budgeting by the context size reads the same number as the headroom kept for the answer:
+    # the box says so, and keeps the value the user typed
+    at.toggle(key="assemble_use_context").set_value(True).run()
+    kept_free = number_box(at, "Headroom for the answer (tokens)")
+    assert kept_free.key == "assemble_headroom" and kept_free.value == 450
+    assert not [n for n in at.number_input if n.label == "Passage budget (tokens)"]
+    budget = json.loads(downloads[-1])["assembled"]["budget"]
+    assert budget["rule"] == "context" and budget["headroom_tokens"] == 450
+
+
 def test_smaller_headroom_drops_packs(one_set):
     base = {"assemble_question": QUESTION, "assemble_limit": 5, "assemble_use_context": False}
     roomy = run_page(**base, assemble_headroom=100000)
@@ -117,7 +150,7 @@ def test_smaller_headroom_drops_packs(one_set):
     kept = [at.metric[0].value for at in (roomy, tight)]
     assert kept[0] == "5 / 5" and kept[1] != "5 / 5"
     assert any(h.value.startswith(":material/content_cut: Dropped · ") for h in tight.subheader)
-    assert any("Headroom rule" in c.value for c in tight.caption)
+    assert any(c.value.startswith("Passage budget, in tokens") for c in tight.caption)
 
 
 def test_no_pack_kept_says_so_with_the_change_that_keeps_one(one_set):
@@ -125,7 +158,7 @@ def test_no_pack_kept_says_so_with_the_change_that_keeps_one(one_set):
     at = run_page(**base, assemble_headroom=20)
     assert not at.exception and at.metric[0].value == "0 / 5"
     [warning] = [w.value for w in at.warning]
-    found = re.search(r"Raise the headroom to ([\d,]+) tokens to keep it", warning)
+    found = re.search(r"Raise the passage budget to ([\d,]+) tokens to keep it", warning)
     assert warning.startswith("No passage fits the budget") and found
     kept = run_page(**base, assemble_headroom=int(found.group(1).replace(",", "")))
     assert kept.metric[0].value == "1 / 5" and not kept.warning

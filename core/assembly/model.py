@@ -44,7 +44,7 @@ class Budget(BaseModel):
     rule: Literal["headroom", "context"]  # the context may use the headroom, or fit a context size
     estimator: Estimator
     context_tokens: int | None
-    headroom_tokens: int
+    headroom_tokens: int  # headroom rule: the passage budget; under a context size: kept free
     base_tokens: int  # system + question, no pack
     kept_tokens: int  # what the kept packs add
     dropped_tokens: int  # what the dropped packs would have added on top
@@ -60,12 +60,12 @@ class Budget(BaseModel):
 
     def segments(self) -> list[tuple[str, int]]:
         """The parts of a stacked budget bar, left to right: base, kept context, then under the
-        headroom rule the headroom still unused, under a context size what is left for the
+        headroom rule the passage budget still unused, under a context size what is left for the
         answer (the headroom is part of it: :meth:`headroom_mark`), and what the dropped packs
         would have needed. Under a context size the first three add up to it."""
         if self.context_tokens is None:
             parts = [("base prompt", self.base_tokens), ("context kept", self.kept_tokens),
-                     ("headroom unused", max(0, self.headroom_tokens - self.kept_tokens))]
+                     ("budget unused", max(0, self.headroom_tokens - self.kept_tokens))]
         else:
             parts = [("base prompt", self.base_tokens), ("context kept", self.kept_tokens),
                      ("left for the answer", max(0, self.left_for_answer or 0))]
@@ -85,8 +85,8 @@ class Budget(BaseModel):
         dropped = (f"{self.packs_dropped} dropped ({self.dropped_tokens:,})"
                    if self.packs_dropped else "none dropped")
         if self.context_tokens is None:
-            return (f"Headroom rule, in {unit}: base prompt {self.base_tokens:,}; the context may "
-                    f"use the headroom of {self.headroom_tokens:,}: {kept}, {dropped}.")
+            return (f"Passage budget, in {unit}: base prompt {self.base_tokens:,}; the passages "
+                    f"may use {self.headroom_tokens:,}: {kept}, {dropped}.")
         total = self.base_tokens + self.kept_tokens
         return (f"In {unit}: context size {self.context_tokens:,} − base prompt "
                 f"{self.base_tokens:,} − {kept} = {self.left_for_answer:,} left for the answer, "
@@ -105,7 +105,7 @@ class Budget(BaseModel):
         best = self.pack_tokens[0]
         if self.context_tokens is None:
             return (f"No passage fits the budget: the best one needs {best:,} {self.unit}. Raise "
-                    f"the headroom to {best:,} {self.unit} to keep it.")
+                    f"the passage budget to {best:,} {self.unit} to keep it.")
         context = self.base_tokens + best + self.headroom_tokens
         headroom = self.context_tokens - self.base_tokens - best
         lower = f", or lower the headroom to {headroom:,}" if headroom >= 0 else ""

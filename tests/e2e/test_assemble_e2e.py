@@ -105,7 +105,7 @@ def test_a_book_cites_pages_sets_its_contents_apart_and_its_budget_adds_up(page,
     expect(place).to_have_text(re.compile(r"^pp?\. \d"))
     page.get_by_text("Budget by context size", exact=True).click()  # off by default
     wait_for_app(page)
-    type_number(page, "Headroom tokens", 300)
+    type_number(page, "Headroom for the answer (tokens)", 300)
     left = page.get_by_test_id("stMetric").filter(has_text="Left for the answer")
     figure = left.get_by_test_id("stMetricValue").inner_text()
     expect(page.locator(".cl-legend")).to_contain_text(
@@ -124,8 +124,8 @@ def test_a_book_cites_pages_sets_its_contents_apart_and_its_budget_adds_up(page,
 
     page.get_by_text("Budget by context size", exact=True).click()
     wait_for_app(page)
-    type_number(page, "Headroom tokens", 10)
+    type_number(page, "Passage budget (tokens)", 10)
     warning = page.get_by_text("No passage fits the budget")
     expect(warning).to_be_visible()
-    expect(warning).to_contain_text(re.compile(r"Raise the headroom to [\d,]+ tokens"))
+    expect(warning).to_contain_text(re.compile(r"Raise the passage budget to [\d,]+ tokens"))
     expect(page.get_by_test_id("stException")).to_have_count(0)
