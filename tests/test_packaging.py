@@ -62,8 +62,8 @@ def test_pip_install_in_a_fresh_environment_gives_a_command_that_converts_chunks
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     source = _copy_project(tmp_path)
-    install = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--no-compile", str(source)],
-                             capture_output=True, text=True, timeout=1800)
+    install = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--no-compile",
+                              str(source)], capture_output=True, text=True, timeout=1800)
     assert install.returncode == 0, install.stderr[-3000:]
 
     work = tmp_path / "work"
