@@ -29,9 +29,7 @@ class WorkingSet:
     @classmethod
     def resumed(cls, draft: Draft | None) -> WorkingSet:
         """Where a new session starts: the kept draft, still unsaved; else a new, empty set."""
-        if draft is None:
-            return cls()
-        return cls(draft.name, tuple(renumbered(draft.questions)), dirty=True)
+        return cls() if draft is None else cls.generated(draft.name, draft.questions)
 
     @classmethod
     def opened(cls, name: str, questions: Sequence[Question]) -> WorkingSet:
