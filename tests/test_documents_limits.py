@@ -3,6 +3,7 @@ side by side)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -13,7 +14,7 @@ import pytest
 
 from core.documents import convert
 from core.documents.limits import MAX_CELLS, MAX_HTML_DEPTH, MAX_PARAGRAPHS
-from core.documents.worker import run_in_worker
+from core.documents.worker import run_in_worker, shutdown
 from core.errors import ConversionError
 from core.progress import Cancelled, Progress, ProgressFn
 from corpora.documents import docx_bytes
@@ -26,6 +27,19 @@ from corpora.hostile import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_worker_is_asked_when_the_app_holds_over_a_thousand_descriptors():
+    """A long-running app holds many files and sockets; the worker's pipes then get numbers
+    select() refuses (1024 and up)."""
+    shutdown()  # the next worker is a new one, its pipes numbered after the files below
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        assert run_in_worker(sleep_then, 0, "answered", filename="many.pdf") == "answered"
+    finally:
+        shutdown()
+        for descriptor in held:
+            os.close(descriptor)
 
 
 def sleep_then(seconds: float, value: str) -> str:

@@ -60,6 +60,15 @@ def _read(stream: IO[bytes], size: int) -> bytes:
     return data
 
 
+def _readable(stream: IO[bytes], seconds: float) -> bool:
+    """Whether `stream` has something to read within `seconds`. poll(), not select(): select()
+    refuses descriptors numbered 1024 or more, which a long-running app holding many files and
+    sockets reaches."""
+    waiting = select.poll()
+    waiting.register(stream, select.POLLIN)
+    return bool(waiting.poll(seconds * 1000))
+
+
 def _receive(stream: IO[bytes]) -> Any:
     size = HEADER.unpack(_read(stream, HEADER.size))[0]
     return pickle.loads(_read(stream, size))  # noqa: S301  (our own worker's answer)
@@ -73,7 +82,7 @@ class _Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
-        # answers read unbuffered: what select() says has arrived is never held in a buffer
+        # answers read unbuffered: what poll() says has arrived is never held in a buffer
         # (a step's progress and the answer after it may arrive together)
         self.stdin, self.stdout = self.process.stdin, self.process.stdout.raw  # type: ignore[attr-defined]
 
@@ -191,7 +200,7 @@ def _ask(job: tuple[Callable[..., Any], tuple[Any, ...], bool], filename: str,
                 _send(worker.stdin, job)
                 deadline = time.monotonic() + timeout
                 while True:
-                    while not select.select([worker.stdout], [], [], POLL_SECONDS)[0]:
+                    while not _readable(worker.stdout, POLL_SECONDS):
                         if cancel is not None and cancel.is_set():
                             raise Cancelled("Conversion")
                         if time.monotonic() > deadline:
@@ -228,7 +237,7 @@ def serve(memory_bytes: int) -> None:
     requests = sys.stdin.buffer
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a library prints goes to stderr, never into the answers
-    while select.select([requests], [], [], IDLE_SECONDS)[0]:
+    while _readable(requests, IDLE_SECONDS):
         try:
             function, args, reports = _receive(requests)
         except EOFError:
