@@ -111,7 +111,8 @@ def _open_or_import(documents: dict[str, Document], free: bool) -> None:
             if parsed.problems:
                 st.warning(md_escape(f"{len(parsed.problems)} rows skipped: "
                                      + "; ".join(str(p) for p in parsed.problems[:5])))
-    missing = sorted({q.corpus_id for q in _working().questions} - set(documents))
+    missing = sorted({cid for q in _working().questions for cid in q.corpus_ids}
+                     - set(documents))
     if missing:
         st.warning(md_escape("Not in the library, so not shown: " + ", ".join(missing)))
 

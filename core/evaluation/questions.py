@@ -9,11 +9,13 @@ empty (``[]``), and a good answer says the sources do not answer it.
 document's ``Document.text``; a reference is valid when ``text[start_index:end_index] == content``.
 
 ``alternatives`` (optional: a file without the column, or a row with it empty, has none) names
-other places of the same document that answer the question as well (a figure in a table and in
-the text): a JSON list whose items are each a list of references like ``references`` (a single
-reference object stands for a list of one). Scoring counts whichever of ``references`` and its
-alternatives was found best (:func:`core.evaluation.metrics.score_alternatives`). A set
-without alternatives is written without the column, as before.
+other places that answer the question as well (a figure in a table and in the text): a JSON list
+whose items are each a list of references like ``references`` (a single reference object stands
+for a list of one). A reference of an alternative may name another document with a
+``"corpus_id"`` key (a clause repeated in two documents); without it, it lies in the question's
+own document. Scoring counts whichever of ``references`` and its alternatives was found best
+(:func:`core.evaluation.metrics.score_alternatives`). A set without alternatives is written
+without the column, and a reference in the question's own document without the key, as before.
 Rows that fail are not evaluated: they come back as :class:`RowProblem` (row number as in a
 spreadsheet, the header being row 1, and the reason), never as a traceback. Problems with the
 file itself (not CSV, a missing column, no rows, no document for a corpus) raise
@@ -48,6 +50,7 @@ class Reference:
     content: str
     start: int
     end: int
+    corpus_id: str = ""  # its document when not the question's own (only in an alternative)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -75,6 +78,16 @@ class Question:
         return [(f"{where}reference {index}", ref) for where, option in options
                 for index, ref in enumerate(option, 1)]
 
+    def corpus_of(self, reference: Reference) -> str:
+        """The document ``reference`` lies in."""
+        return reference.corpus_id or self.corpus_id
+
+    @property
+    def corpus_ids(self) -> list[str]:
+        """The question's document, then each other document an alternative names, in order."""
+        named = [self.corpus_of(r) for option in self.alternatives for r in option]
+        return list(dict.fromkeys([self.corpus_id, *named]))
+
     @property
     def options(self) -> list[tuple[Reference, ...]]:
         """``references`` and each alternative: any one answers the question."""
@@ -82,8 +95,10 @@ class Question:
 
     @property
     def accepted(self) -> list[list[tuple[int, int]]]:
-        """The spans of each of :attr:`options`."""
-        return [[r.span for r in option] for option in self.options]
+        """The spans of each of :attr:`options` that lies wholly in the question's own
+        document: what retrieval over that document alone can find."""
+        return [[r.span for r in option] for option in self.options
+                if all(self.corpus_of(r) == self.corpus_id for r in option)]
 
 
 @dataclass(frozen=True)
@@ -104,7 +119,8 @@ class QuestionSet:
 
     @property
     def corpus_ids(self) -> list[str]:
-        return sorted({q.corpus_id for q in self.questions})
+        """Every document the questions ask about or an alternative names, sorted."""
+        return sorted({cid for q in self.questions for cid in q.corpus_ids})
 
     @property
     def version(self) -> str:
@@ -135,6 +151,7 @@ def to_csv(questions: Iterable[Question]) -> bytes:
 
 def _references_json(references: Iterable[Reference]) -> str:
     return json.dumps([{"content": r.content, "start_index": r.start, "end_index": r.end}
+                       | ({"corpus_id": r.corpus_id} if r.corpus_id else {})
                        for r in references], ensure_ascii=False)
 
 
@@ -204,13 +221,15 @@ def _alternatives(cell: str) -> tuple[tuple[Reference, ...], ...]:
         if not option:
             raise ValueError(f"alternative {number} is empty")
         try:
-            found.append(tuple(_reference(i, ref) for i, ref in enumerate(option, 1)))
+            found.append(tuple(_reference(i, ref, elsewhere=True)
+                               for i, ref in enumerate(option, 1)))
         except ValueError as err:
             raise ValueError(f"alternative {number}: {err}") from None
     return tuple(found)
 
 
-def _reference(index: int, item: object) -> Reference:
+def _reference(index: int, item: object, elsewhere: bool = False) -> Reference:
+    """One reference object; ``elsewhere``: it may name its document (``corpus_id``)."""
     if not isinstance(item, dict) or not {"content", "start_index", "end_index"} <= item.keys():
         raise ValueError(f"reference {index} needs content, start_index and end_index")
     try:
@@ -221,7 +240,10 @@ def _reference(index: int, item: object) -> Reference:
         raise ValueError(f"reference {index} content is not a string")
     if not 0 <= start < end:
         raise ValueError(f"reference {index} has start_index {start} and end_index {end}")
-    return Reference(item["content"], start, end)
+    corpus_id = item.get("corpus_id", "") if elsewhere else ""
+    if not isinstance(corpus_id, str):
+        raise ValueError(f"reference {index} corpus_id is not a string")
+    return Reference(item["content"], start, end, corpus_id.strip())
 
 
 def validate(question_set: QuestionSet, documents: Mapping[str, Document]) -> QuestionSet:
@@ -229,7 +251,7 @@ def validate(question_set: QuestionSet, documents: Mapping[str, Document]) -> Qu
     valid: list[Question] = []
     problems = list(question_set.problems)
     for q in question_set.questions:
-        reason = _reference_problem(q, documents.get(q.corpus_id))
+        reason = _reference_problem(q, documents)
         if reason:
             problems.append(RowProblem(q.row, q.corpus_id, reason))
         else:
@@ -238,11 +260,14 @@ def validate(question_set: QuestionSet, documents: Mapping[str, Document]) -> Qu
     return replace(question_set, questions=tuple(valid), problems=tuple(problems))
 
 
-def _reference_problem(question: Question, document: Document | None) -> str | None:
-    if document is None:
+def _reference_problem(question: Question, documents: Mapping[str, Document]) -> str | None:
+    if question.corpus_id not in documents:
         return f"no document for corpus_id {question.corpus_id!r}"
-    text = document.text
     for name, ref in question.named_references():
+        document = documents.get(question.corpus_of(ref))
+        if document is None:
+            return f"{name}: no document {question.corpus_of(ref)!r} is loaded"
+        text = document.text
         if ref.end > len(text):
             return f"{name} ends at {ref.end}, beyond the document's {len(text)} characters"
         found = text[ref.start : ref.end]

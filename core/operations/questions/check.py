@@ -105,7 +105,7 @@ def check_questions(name: str, questions: Sequence[Question], documents: Mapping
                     difference: float = DIFFERENCE) -> SetCheck:
     """:func:`check_set` for questions being written (``corpus_id``: a key of ``documents``)."""
     question_set = validate(QuestionSet(name, tuple(questions)), documents)
-    used = {q.corpus_id: documents[q.corpus_id] for q in question_set.questions}
+    used = {cid: documents[cid] for q in question_set.questions for cid in q.corpus_ids}
     return check_set(LoadedSet(question_set, used), difference)
 
 
@@ -116,8 +116,8 @@ def _own_findings(question: Question, loaded: LoadedSet) -> list[Finding]:
     out = []
     if (empty := empty_question(question.question)) is not None:
         out.append(found(NO_CONTENT, empty))
-    document = loaded.documents[question.corpus_id]
     for name, reference in question.named_references():
+        document = loaded.documents[question.corpus_of(reference)]
         role = document.matter_of(reference.start, reference.end)
         if role is not None:
             out.append(found(FRONT_MATTER, f"{name} lies in the document's {role}, which "

@@ -149,5 +149,5 @@ def evidence_for_questions(name: str, questions: Sequence[Question],
     """:func:`find_evidence` for questions being written (``corpus_id``: a key of
     ``documents``); questions whose document or reference is missing are left out."""
     question_set = validate(QuestionSet(name, tuple(questions)), documents)
-    used = {q.corpus_id: documents[q.corpus_id] for q in question_set.questions}
+    used = {cid: documents[cid] for q in question_set.questions for cid in q.corpus_ids}
     return find_evidence(LoadedSet(question_set, used), top)

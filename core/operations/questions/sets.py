@@ -40,7 +40,8 @@ DRAFT_FILE = "question_draft.json"  # in the data folder, beside (not among) the
 
 @dataclass(frozen=True)
 class LoadedSet:
-    """A validated question set and the documents its corpus ids name."""
+    """A validated question set and the documents its corpus ids name (those its
+    alternatives name included)."""
 
     questions: QuestionSet
     documents: dict[str, Document]
@@ -73,7 +74,7 @@ def load_shipped(paths: Sequence[Path], name: str,
         questions += parsed.questions
         problems += parsed.problems
     question_set = QuestionSet(name, tuple(questions), tuple(problems))
-    files = corpus_files({q.corpus_id for q in questions}, SAMPLES_DIR)
+    files = corpus_files(question_set.corpus_ids, SAMPLES_DIR)
     documents = {cid: _sample(path, library) for cid, path in files.items()}
     return LoadedSet(validate(question_set, documents), documents)
 
@@ -82,7 +83,7 @@ def load_uploaded(data: bytes, filename: str, library: DocumentLibrary) -> Loade
     """An uploaded CSV, asked about the library's documents (corpus_id = a file name)."""
     question_set = parse_questions(data, filename)
     by_name = {doc.source_name: doc for doc in library.documents()}
-    matched = match_corpus_ids({q.corpus_id for q in question_set.questions}, by_name)
+    matched = match_corpus_ids(question_set.corpus_ids, by_name)
     documents = {cid: by_name[name] for cid, name in matched.items()}
     return LoadedSet(validate(question_set, documents), documents)
 
@@ -90,7 +91,7 @@ def load_uploaded(data: bytes, filename: str, library: DocumentLibrary) -> Loade
 def load_from_folder(csv_path: Path, docs_folder: Path) -> LoadedSet:
     """A question set file and the documents of a folder, converted."""
     question_set = parse_questions(csv_path.read_bytes(), csv_path.name)
-    files = corpus_files({q.corpus_id for q in question_set.questions}, docs_folder)
+    files = corpus_files(question_set.corpus_ids, docs_folder)
     documents = {cid: convert(path.read_bytes(), path.name) for cid, path in files.items()}
     return LoadedSet(validate(question_set, documents), documents)
 

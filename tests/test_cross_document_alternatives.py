@@ -1,0 +1,96 @@
+"""An alternative in another document (a clause repeated in two documents): the CSV names its
+document per reference and stays byte for byte what it was without one; validation, loading
+and checking look in that document; retrieval over the question's own document alone scores only
+the options lying in it."""
+
+from __future__ import annotations
+
+import json
+
+from core.evaluation.questions import parse_questions, to_csv, validate
+from core.operations.questions.check import check_questions
+from core.operations.questions.evidence import evidence_for_questions
+from core.operations.questions.sets import load_from_folder
+from tests.evaluation_helpers import MANUAL, POLICY, make_doc
+
+CLAUSE = "Floods and earthquakes are excluded."
+RIDER = "Riders apply.\n\n" + CLAUSE + "\n\nNothing else."
+
+
+def _ref(text: str, passage: str, corpus_id: str = "") -> dict[str, object]:
+    start = text.index(passage)
+    return {"content": passage, "start_index": start, "end_index": start + len(passage)} | (
+        {"corpus_id": corpus_id} if corpus_id else {})
+
+
+def _csv(alternatives: list[list[dict[str, object]]]) -> bytes:
+    return to_csv(parse_questions(
+        "question,references,corpus_id,kind,alternatives\n"
+        + ",".join(['"Are floods excluded?"',
+                    '"' + json.dumps([_ref(POLICY, CLAUSE)]).replace('"', '""') + '"',
+                    "policy", "text",
+                    '"' + json.dumps(alternatives).replace('"', '""') + '"']) + "\n").questions)
+
+
+def _question(alternatives: list[list[dict[str, object]]]):
+    [question] = parse_questions(_csv(alternatives)).questions
+    return question
+
+
+def test_an_alternative_names_its_document_and_writes_back_unchanged():
+    data = _csv([[_ref(RIDER, CLAUSE, "rider")], [_ref(POLICY, "The deductible is 1000 "
+                                                                "dollars.")]])
+    [question] = parse_questions(data).questions
+    assert [r.corpus_id for option in question.alternatives for r in option] == ["rider", ""]
+    assert [question.corpus_of(option[0]) for option in question.alternatives] == [
+        "rider", "policy"]
+    assert question.corpus_ids == ["policy", "rider"]
+    assert parse_questions(data).corpus_ids == ["policy", "rider"]
+    assert to_csv([question]) == data
+    assert data.count(b'corpus_id"') == 1  # only the reference in another document names it
+    # retrieval over the question's own document scores only the options lying in it
+    assert question.accepted == [[question.references[0].span],
+                                 [question.alternatives[1][0].span]]
+
+
+def test_the_references_column_stays_in_the_question_s_own_document():
+    text = ('question,references,corpus_id\nq,"'
+            + json.dumps([_ref(RIDER, CLAUSE, "rider")]).replace('"', '""') + '",policy\n')
+    [question] = parse_questions(text).questions
+    assert question.references[0].corpus_id == "" and question.corpus_ids == ["policy"]
+
+
+def test_validation_checks_each_reference_in_its_own_document():
+    question = _question([[_ref(RIDER, CLAUSE, "rider")]])
+    policy, rider = make_doc("policy", POLICY), make_doc("rider", RIDER)
+    checked = validate(parse_questions(to_csv([question])), {"policy": policy, "rider": rider})
+    assert checked.questions and not checked.problems
+
+    missing = validate(parse_questions(to_csv([question])), {"policy": policy})
+    assert [p.reason for p in missing.problems] == [
+        "alternative 1, reference 1: no document 'rider' is loaded"]
+
+    # the rider's offsets do not hold in the policy
+    wrong = validate(parse_questions(to_csv([question])), {"policy": policy,
+                                                           "rider": make_doc("rider", MANUAL)})
+    assert wrong.problems[0].reason.startswith("alternative 1, reference 1: text[")
+
+
+def test_a_set_loads_the_documents_its_alternatives_name(tmp_path):
+    (tmp_path / "policy.txt").write_text(POLICY)
+    (tmp_path / "rider.txt").write_text(RIDER)
+    (tmp_path / "manual.txt").write_text(MANUAL)  # named by nothing: not loaded
+    csv_path = tmp_path / "set.csv"
+    csv_path.write_bytes(_csv([[_ref(RIDER, CLAUSE, "rider.txt")]]))
+    loaded = load_from_folder(csv_path, tmp_path)
+    assert sorted(loaded.documents) == ["policy", "rider.txt"]
+    assert len(loaded.questions.questions) == 1 and not loaded.questions.problems
+
+
+def test_checking_and_evidence_take_the_alternative_s_document():
+    # the clause lies past the policy's end: looked for in the policy, it would be empty
+    rider = "Riders apply to the policy; read each one with it.\n\n" * 4 + CLAUSE
+    question = _question([[_ref(rider, CLAUSE, "rider")]])
+    documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", rider)}
+    assert check_questions("t", [question], documents).findings == ()
+    assert len(evidence_for_questions("t", [question], documents).questions) == 1
