@@ -1,12 +1,17 @@
 """An alternative in another document (a clause repeated in two documents): the CSV names its
 document per reference and stays byte for byte what it was without one; validation, loading
 and checking look in that document; retrieval over the question's own document alone scores only
-the options lying in it."""
+the options lying in it; scoring across documents counts a chunk only against the references
+of its own document."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
+from core.evaluation.across_documents import Place, question_places, score_across_documents
+from core.evaluation.metrics import score_alternatives
 from core.evaluation.questions import parse_questions, to_csv, validate
 from core.operations.questions.check import check_questions
 from core.operations.questions.evidence import evidence_for_questions
@@ -94,3 +99,51 @@ def test_checking_and_evidence_take_the_alternative_s_document():
     documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", rider)}
     assert check_questions("t", [question], documents).findings == ()
     assert len(evidence_for_questions("t", [question], documents).questions) == 1
+
+
+LENGTHS = {"policy": len(POLICY), "rider": len(RIDER)}
+CHUNKS = [Place("policy", 0, 42), Place("policy", 44, 75), Place("policy", 77, 113),
+          Place("policy", 115, len(POLICY)), Place("rider", 0, 13), Place("rider", 15, 51),
+          Place("rider", 53, len(RIDER))]
+
+
+def test_a_chunk_counts_only_against_references_of_its_own_document():
+    start = RIDER.index(CLAUSE)
+    only_rider = [[Place("rider", start, start + len(CLAUSE))]]
+    # the policy's chunk at the rider clause's very offsets answers nothing
+    score, _ = score_across_documents([Place("policy", start, start + len(CLAUSE))],
+                                      only_rider, CHUNKS, LENGTHS)
+    assert score.recall == 0.0 and not score.hit and score.precision == 0.0
+    score, _ = score_across_documents([Place("rider", start, start + len(CLAUSE))],
+                                      only_rider, CHUNKS, LENGTHS)
+    assert score.recall == 1.0 and score.hit and score.precision == 1.0
+
+
+def test_finding_only_the_other_document_s_clause_is_full_recall():
+    question = _question([[_ref(RIDER, CLAUSE, "rider")]])
+    options = question_places(question)
+    assert options[1] == [Place("rider", 15, 51)]
+    rider_clause, policy_chunk = CHUNKS[5], CHUNKS[0]
+    score, chosen = score_across_documents([policy_chunk, rider_clause], options, CHUNKS,
+                                           LENGTHS)
+    assert chosen == 1 and score.recall == 1.0 and score.first_hit_rank == 2
+    assert score.precision == len(CLAUSE) / (42 + len(CLAUSE))  # both chunks are read
+    missed, _ = score_across_documents([policy_chunk], options, CHUNKS, LENGTHS)
+    assert missed.recall == 0.0
+
+
+def test_within_one_document_it_scores_as_before():
+    spans = [(c.start, c.end) for c in CHUNKS if c.corpus_id == "policy"]
+    references = [[(77, 113)], [(44, 75)]]
+    for retrieved in ([(44, 75)], [(0, 42), (77, 113)], [(115, len(POLICY))]):
+        assert score_across_documents(
+            [Place("policy", *r) for r in retrieved],
+            [[Place("policy", *r) for r in option] for option in references],
+            [Place("policy", *s) for s in spans], {"policy": len(POLICY)},
+        ) == score_alternatives(retrieved, references, spans)
+
+
+@pytest.mark.parametrize("place", [Place("manual", 0, 5), Place("rider", 0, len(RIDER) + 1)])
+def test_a_place_outside_the_documents_is_refused(place):
+    with pytest.raises(ValueError):
+        score_across_documents([place], [[Place("rider", 15, 51)]], CHUNKS, LENGTHS)
