@@ -7,16 +7,30 @@ of its own document."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from core.evaluation.across_documents import Place, question_places, score_across_documents
 from core.evaluation.metrics import score_alternatives
-from core.evaluation.questions import parse_questions, to_csv, validate
+from core.evaluation.questions import (
+    Question,
+    QuestionSet,
+    Reference,
+    parse_questions,
+    to_csv,
+    validate,
+)
+from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.questions.check import check_questions
 from core.operations.questions.evidence import evidence_for_questions
 from core.operations.questions.sets import load_from_folder
-from tests.evaluation_helpers import MANUAL, POLICY, make_doc
+from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
+    MANUAL,
+    POLICY,
+    make_doc,
+    stand_in_chunker,
+)
 
 CLAUSE = "Floods and earthquakes are excluded."
 RIDER = "Riders apply.\n\n" + CLAUSE + "\n\nNothing else."
@@ -99,6 +113,26 @@ def test_checking_and_evidence_take_the_alternative_s_document():
     documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", rider)}
     assert check_questions("t", [question], documents).findings == ()
     assert len(evidence_for_questions("t", [question], documents).questions) == 1
+
+
+def test_a_run_over_the_question_s_document_does_not_credit_another_document_s_offsets():
+    # the rider's clause sits at the very offsets of the policy's flood paragraph, which k=1
+    # retrieves; the question's own reference is another paragraph
+    at = POLICY.index(CLAUSE)
+    rider = "R" * (at - 2) + "\n\n" + CLAUSE
+    other = "Personal property is covered at 50 percent."
+    own = Reference(other, POLICY.index(other), POLICY.index(other) + len(other))
+    asked = Question(2, "Are floods excluded?", "policy", (own,),
+                     alternatives=((Reference(CLAUSE, at, at + len(CLAUSE), "rider"),),))
+    documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", rider)}
+    assert validate(QuestionSet("t", (asked,)), documents).questions == (asked,)
+
+    def recall(question: Question) -> float:
+        [result] = evaluate(QuestionSet("t", (question,)), documents, [Candidate("para", "stub")],
+                            ranking="bm25", retrieval=Retrieval(k=1))
+        return result.questions[0].scores.recall
+
+    assert recall(asked) == recall(replace(asked, alternatives=())) == 0.0
 
 
 LENGTHS = {"policy": len(POLICY), "rider": len(RIDER)}
