@@ -54,7 +54,11 @@ def test_an_answer_saying_only_what_the_alternative_says_covers_it(
     assert row.grades.citations_supported == 1.0  # the passage it cites holds the row
     assert row.alternatives == [[[alternative.start, alternative.end]]]
     assert AnswerRow.from_json(row.to_json()) == row
-    assert report.excerpt_spans(row.to_json()) == [question.references[0].span, alternative.span]
+    doc_id = loaded.documents[question.corpus_id].doc_id
+    assert row.doc_id == doc_id
+    assert report.excerpt_spans(row.to_json(), doc_id) == [question.references[0].span,
+                                                           alternative.span]
+    assert report.excerpt_spans(row.to_json(), "another") == []
 
 
 def test_a_row_kept_before_alternatives_were_loads_without_them():
@@ -64,4 +68,4 @@ def test_a_row_kept_before_alternatives_were_loads_without_them():
             "judge": None, "grades": None}
     row = AnswerRow.from_json(kept)
     assert row.alternatives == [] and row.references == [[150, 199]]
-    assert report.excerpt_spans(kept) == [(150, 199)]
+    assert report.excerpt_spans(kept, "policy") == [(150, 199)]

@@ -22,7 +22,8 @@ ALTERNATIVE = Reference("Homes: at most three hundred thousand euros each claim.
 
 def grade(answer: str, *, answerable: bool = True, alternatives: bool = False):
     accepted = [[REFERENCE], [ALTERNATIVE]] if alternatives else [[REFERENCE]]
-    return grade_answer(answer, check_citations(answer, CITATIONS), CITATIONS, doc_id="doc",
+    return grade_answer(answer, check_citations(answer, CITATIONS), CITATIONS,
+                        doc_of=lambda reference: "doc",
                         accepted=accepted if answerable else [],
                         answerable=answerable, tokens=12, seconds=1.5)
 

@@ -115,9 +115,10 @@ def test_checking_and_evidence_take_the_alternative_s_document():
     assert len(evidence_for_questions("t", [question], documents).questions) == 1
 
 
-def test_a_run_over_the_question_s_document_does_not_credit_another_document_s_offsets():
-    # the rider's clause sits at the very offsets of the policy's flood paragraph, which k=1
-    # retrieves; the question's own reference is another paragraph
+def test_a_run_does_not_credit_a_chunk_at_another_document_s_offsets():
+    # the rider's clause sits at the very offsets of the policy's flood paragraph (the same
+    # text: the policy's, first of the tie, is what k=1 retrieves); the question's own
+    # reference is another paragraph
     at = POLICY.index(CLAUSE)
     rider = "R" * (at - 2) + "\n\n" + CLAUSE
     other = "Personal property is covered at 50 percent."
@@ -133,6 +134,59 @@ def test_a_run_over_the_question_s_document_does_not_credit_another_document_s_o
         return result.questions[0].scores.recall
 
     assert recall(asked) == recall(replace(asked, alternatives=())) == 0.0
+
+
+HAIL = "Hail damage to the roof is excluded in every rider."
+HAIL_RIDER = "Riders apply to the policy.\n\n" + HAIL
+
+
+def _hail_question(alternatives: bool = True) -> Question:
+    own = Reference(CLAUSE, POLICY.index(CLAUSE), POLICY.index(CLAUSE) + len(CLAUSE))
+    at = HAIL_RIDER.index(HAIL)
+    return Question(2, "Is hail damage to the roof excluded?", "policy", (own,),
+                    alternatives=((Reference(HAIL, at, at + len(HAIL), "rider"),),)
+                    if alternatives else ())
+
+
+@pytest.mark.parametrize(("retrieval", "merged"), [
+    (Retrieval(k=1), False), (Retrieval(k=3, budget=20), False), (Retrieval(k=2), True)])
+def test_a_question_searches_the_documents_its_alternatives_name(retrieval, merged):
+    documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", HAIL_RIDER),
+                 "manual": make_doc("manual", MANUAL)}
+
+    def run(question: Question):
+        [result] = evaluate(QuestionSet("t", (question,)), documents,
+                            [Candidate("para", "stub", merge_adjacent=merged)],
+                            ranking="bm25", retrieval=retrieval)
+        return result
+
+    result = run(_hail_question())
+    [row] = result.questions
+    top = row.retrieved[0]
+    at = HAIL_RIDER.index(HAIL)
+    assert top.corpus_id == "rider" and row.corpus_of(top) == "rider" and top.touches_reference
+    assert row.scores.recall == 1.0 and row.scores.first_hit_rank == 1
+    assert row.references == [(at, at + len(HAIL))] and row.reference_documents == ["rider"]
+    assert "manual" not in result.chunk_counts  # named by no question
+    # the same question without the alternative searches its own document alone
+    [alone] = run(_hail_question(alternatives=False)).questions
+    assert {alone.corpus_of(hit) for hit in alone.retrieved} == {"policy"}
+    assert alone.reference_documents == ["policy"] and alone.reference_corpus_ids == []
+
+
+def test_a_cached_result_names_each_hit_s_document(tmp_path):
+    documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", HAIL_RIDER)}
+
+    def run():
+        [result] = evaluate(QuestionSet("t", (_hail_question(),)), documents,
+                            [Candidate("para", "stub")], ranking="bm25",
+                            retrieval=Retrieval(k=1))
+        return result
+
+    first, again = run(), run()
+    assert again.cached or again.questions == first.questions
+    assert again.questions[0].retrieved[0].corpus_id == "rider"
+    assert again.questions[0].reference_corpus_ids == ["rider"]
 
 
 LENGTHS = {"policy": len(POLICY), "rider": len(RIDER)}

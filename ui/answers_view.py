@@ -154,12 +154,14 @@ def _show_passages(answer: dict[str, Any], prefix: str) -> None:
     cited = [(n, c) for n, c in numbered if c["marker"] in answer["cited"]]
     rest = [(n, c) for n, c in numbered if c["marker"] not in answer["cited"]]
     for number, citation in cited:
-        st.html(passage_html(citation, excerpt_spans(answer), prefix, number, True))
+        st.html(passage_html(citation, excerpt_spans(answer, citation.get("doc_id", "")), prefix,
+                             number, True))
     if rest:
         passages = f"{len(rest)} {'more ' * bool(cited)}passage{'s' * (len(rest) != 1)}"
         with st.expander(f"{passages} retrieved, {'not' if cited else 'none'} cited"):
             for number, citation in rest:
-                st.html(passage_html(citation, excerpt_spans(answer), prefix, number, False))
+                st.html(passage_html(citation, excerpt_spans(answer, citation.get("doc_id", "")),
+                                     prefix, number, False))
 
 
 def show_history() -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ A share is None when it has nothing to count (no citation; no reference words).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -145,18 +145,19 @@ def _coverage(found: set[str], option: Sequence[Reference]) -> float | None:
 
 
 def grade_answer(answer: str, check: CitationCheck, citations: Sequence[Citation], *,
-                 doc_id: str, accepted: Sequence[Sequence[Reference]],
+                 doc_of: Callable[[Reference], str], accepted: Sequence[Sequence[Reference]],
                  answerable: bool, tokens: int, seconds: float,
                  passages: Sequence[str] = ()) -> AnswerGrades:
     """Grade ``answer`` (checked against the prompt's ``citations``, whose passage texts are
-    ``passages``, in order) for a question about document ``doc_id`` that any one of
-    ``accepted`` answers (:attr:`Question.options`: its references, then each alternative)."""
+    ``passages``, in order) for a question that any one of ``accepted`` answers
+    (:attr:`Question.options`: its references, then each alternative); ``doc_of`` gives the
+    doc_id of the document a reference lies in (an alternative may lie in another)."""
     cited = [*check.used, *check.unknown]
     by_marker = {c.marker: c for c in citations}
-    places = [r.span for option in accepted for r in option]
+    places = [(doc_of(r), r.span) for option in accepted for r in option]
     supported = [m for m in check.used
-                 if by_marker[m].doc_id == doc_id
-                 and _overlaps(by_marker[m].span_offsets, places)]
+                 if _overlaps(by_marker[m].span_offsets,
+                              [span for doc_id, span in places if doc_id == by_marker[m].doc_id])]
     found = content_words(answer)
     shares = [s for option in accepted if (s := _coverage(found, option)) is not None]
     abstained = abstains(answer, bool(cited))

@@ -193,11 +193,16 @@ def by_question(run: dict[str, Any]) -> list[list[dict[str, Any]]]:
     return [grouped[i] for i in sorted(grouped)]
 
 
-def excerpt_spans(answer: dict[str, Any]) -> list[tuple[int, int]]:
-    """The spans of every excerpt that answers an answer's question, from the answer's JSON:
-    its references and each alternative's (a run kept before alternatives were has none)."""
+def excerpt_spans(answer: dict[str, Any], doc_id: str) -> list[tuple[int, int]]:
+    """The spans of every excerpt that answers an answer's question and lies in the document
+    ``doc_id``, from the answer's JSON: its references and each alternative's (a run kept
+    before alternatives were has none). An excerpt is ``[start, end]`` in the question's own
+    document (the row's ``doc_id``; a row kept before rows named it counts any), or
+    ``[start, end, doc_id]`` in another."""
+    own = answer.get("doc_id") or doc_id
     options = [answer.get("references", []), *answer.get("alternatives", [])]
-    return [(start, end) for option in options for start, end in option]
+    return [(place[0], place[1]) for option in options for place in option
+            if (place[2] if len(place) > 2 else own) == doc_id]
 
 
 def disagree(answers: list[dict[str, Any]]) -> bool:

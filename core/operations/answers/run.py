@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -28,7 +28,7 @@ from core.assembly.prompt import assemble_prompt
 from core.documents.model import Document
 from core.embeddings import EmbeddingSettings
 from core.errors import ChunkLabError
-from core.evaluation.questions import Question, QuestionSet
+from core.evaluation.questions import Question, QuestionSet, Reference
 from core.llm.cache import LLMCache
 from core.llm.client import LLMClient
 from core.llm.gate import gate_for
@@ -157,13 +157,15 @@ class AnswerRow:
     reason: str = ""
     answer: str = ""
     references: list[list[int]] = field(default_factory=list)  # [start, end] of each excerpt
-    # each alternative's excerpts, as ``references`` (a run kept before they were has none)
-    alternatives: list[list[list[int]]] = field(default_factory=list)
+    # each alternative's excerpts, as ``references``, or [start, end, doc_id] in another
+    # document (a run kept before they were has none)
+    alternatives: list[list[list[int | str]]] = field(default_factory=list)
     citations: list[dict[str, Any]] = field(default_factory=list)  # the prompt's sources
     cited: list[str] = field(default_factory=list)  # markers the answer cites, in order
     grades: AnswerGrades | None = None
     cached: bool = False
     judge: dict[str, Any] | None = None  # the LLM judge's faithfulness (1-5) and reason
+    doc_id: str = ""  # of the question's document ("": a run kept before rows named it)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "row": self.row, "corpus_id": self.corpus_id,
@@ -172,6 +174,7 @@ class AnswerRow:
                 "alternatives": self.alternatives,
                 "citations": self.citations,
                 "cited": self.cited, "cached": self.cached, "judge": self.judge,
+                "doc_id": self.doc_id,
                 "grades": None if self.grades is None else self.grades.to_json()}
 
     @classmethod
@@ -200,10 +203,12 @@ class AnswerEvaluation:
     judge_model: str = ""  # the model that judged the answers ("": no judge)
 
 
-def _packs(result: QuestionResult, document: Document) -> list[Pack]:
-    """The retrieved chunks of one question as the prompt's sources, best first."""
+def _packs(result: QuestionResult, documents: Mapping[str, Document]) -> list[Pack]:
+    """The retrieved chunks of one question as the prompt's sources, best first, each from
+    its own document (``documents`` by corpus id)."""
     packs = []
     for hit in result.retrieved:
+        document = documents[result.corpus_of(hit)]
         pack_id = f"{document.doc_id}:{hit.start}-{hit.end}"
         packs.append(Pack(id=pack_id, score=hit.score, order=hit.rank - 1,
                           doc_id=document.doc_id, spans=[(hit.start, hit.end)],
@@ -212,13 +217,23 @@ def _packs(result: QuestionResult, document: Document) -> list[Pack]:
     return packs
 
 
+def _excerpt(question: Question, reference: Reference,
+             documents: Mapping[str, Document]) -> list[int | str]:
+    """An alternative's excerpt as a row keeps it: ``[start, end]`` in the question's own
+    document, ``[start, end, doc_id]`` in another."""
+    corpus_id = question.corpus_of(reference)
+    if corpus_id == question.corpus_id:
+        return [reference.start, reference.end]
+    return [reference.start, reference.end, documents[corpus_id].doc_id]
+
+
 @dataclass
 class _Job:
     arm_index: int
     row: AnswerRow
     assembled: AssembledPrompt
     question: Question
-    document: Document
+    doc_ids: dict[str, str]  # the doc_id of each document the question searched, by corpus id
     key: str
 
 
@@ -236,7 +251,8 @@ def _grade(job: _Job, text: str, tokens: int, seconds: float) -> None:
     job.row.answer = text
     job.row.cited = [*check.used, *check.unknown]
     job.row.grades = grade_answer(
-        text, check, job.assembled.citations, doc_id=job.document.doc_id,
+        text, check, job.assembled.citations,
+        doc_of=lambda r: job.doc_ids.get(q.corpus_of(r), ""),
         accepted=q.options, answerable=q.answerable,
         tokens=tokens, seconds=seconds,
         passages=[c["text"] for c in job.row.citations])
@@ -282,8 +298,9 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
         template = templates[arm.variant]
         rows = [AnswerRow(i, q.row, q.corpus_id, q.question, q.kind,
                           references=[list(r.span) for r in q.references],
-                          alternatives=[[list(r.span) for r in option]
-                                        for option in q.alternatives])
+                          alternatives=[[_excerpt(q, r, documents) for r in option]
+                                        for option in q.alternatives],
+                          doc_id=documents[q.corpus_id].doc_id)
                 for i, q in enumerate(questions)]
         if isinstance(outcome, str):
             for row in rows:
@@ -292,18 +309,20 @@ def run_answers(question_set: QuestionSet, documents: dict[str, Document], arms:
             continue
         system = template_system_prompt(template, options.locale)
         for row, q, found in zip(rows, questions, outcome.questions, strict=True):
-            document = documents[q.corpus_id]
-            packs = _packs(found, document)
+            searched = {cid: documents[cid] for cid in q.corpus_ids if cid in documents}
+            packs = _packs(found, searched)
             assembled = assemble_prompt(q.question, packs, headroom_tokens=KEEP_EVERY_PACK,
                                         system_prompt=system,
-                                        doc_names={document.doc_id: document.source_name})
+                                        doc_names={d.doc_id: d.source_name
+                                                   for d in searched.values()})
             row.citations = _citation_json(assembled, packs)
             key = LLMCache.key(CACHE_PHASE, template.version, model, options.temperature,
                                seed=options.seed, question=q.question,
                                locale=options.locale or DEFAULT,
                                chunks=[c.pack_id for c in assembled.citations],
                                **({"held": True} if options.held_format else {}))
-            jobs.append(_Job(arm_index, row, assembled, q, document, key))
+            jobs.append(_Job(arm_index, row, assembled, q,
+                             {cid: d.doc_id for cid, d in searched.items()}, key))
         results.append(ArmResult(arm, template.version,
                                  f"{outcome.ranking} · {outcome.retrieval}", rows))
     judge = library.template(JUDGE.template) if options.judge else None

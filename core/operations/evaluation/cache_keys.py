@@ -17,7 +17,7 @@ from core.operations.evaluation.candidates import Retrieval
 from core.operations.evaluation.chunk_memo import text_hash
 from core.store.views import EMBEDDING_INPUT_VERSION
 
-RESULTS_VERSION = "5"  # bump when metrics or the result layout change: old cache entries go stale
+RESULTS_VERSION = "6"  # bump when metrics or the result layout change: old cache entries go stale
 
 
 def result_key(questions: list[Question], documents: dict[str, Document], ranking: str,
@@ -45,11 +45,12 @@ def _questions_key(
         "k": k,
         "questions": [
             [q.row, q.question, q.corpus_id, q.kind, [r.span for r in q.references]]
-            + ([q.accepted[1:]] if q.alternatives else [])  # keys without them unchanged
+            + ([[[q.corpus_of(r), r.start, r.end] for r in option]
+                 for option in q.alternatives] if q.alternatives else [])
             for q in questions
         ],
         "documents": {cid: text_hash(doc.text) for cid, doc in sorted(documents.items())
-                      if any(q.corpus_id == cid for q in questions)},
+                      if any(cid in q.corpus_ids for q in questions)},
     }
     return json.dumps(payload, sort_keys=True)
 

@@ -31,6 +31,7 @@ class RetrievedChunk:
     chunk_type: str
     touches_reference: bool
     cut: bool = False  # cut short to fit the token budget
+    corpus_id: str = ""  # its document when not the question's own (an alternative's document)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,18 @@ class QuestionResult:
     references: list[Range]
     retrieved: list[RetrievedChunk]
     scores: QuestionScore
+    # the document of each of ``references`` when one lies outside the question's own (an
+    # alternative in another document counted); empty when they all lie in it
+    reference_corpus_ids: list[str] = field(default_factory=list)
+
+    def corpus_of(self, hit: RetrievedChunk) -> str:
+        """The document ``hit`` was retrieved from."""
+        return hit.corpus_id or self.corpus_id
+
+    @property
+    def reference_documents(self) -> list[str]:
+        """The document of each of ``references``."""
+        return self.reference_corpus_ids or [self.corpus_id] * len(self.references)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -208,16 +208,25 @@ def _chunk_corpora(
     questions: list[Question], documents: dict[str, Document], candidate: Candidate,
     step: Step, store: ChunkStore | None, embedder: Embedder | None,
 ) -> dict[str, list[Chunk]]:
-    corpus_ids = sorted({q.corpus_id for q in questions})
+    """The chunks of every document the questions search: each question's own (which must
+    give chunks) and each one an alternative names that is loaded (which a chunk set may lack:
+    its questions then search their own document)."""
+    own = {q.corpus_id for q in questions}
+    corpus_ids = sorted(own | {cid for q in questions for cid in q.corpus_ids
+                               if cid in documents})
     chunks: dict[str, list[Chunk]] = {}
     for n, corpus_id in enumerate(corpus_ids):
         step(0.2 * n / len(corpus_ids), f"chunking {corpus_id}")
-        chunks[corpus_id] = chunks_for(documents[corpus_id], candidate, store, embedder)
-        if not chunks[corpus_id] and candidate.chunk_set:
+        found = chunks_for(documents[corpus_id], candidate, store, embedder)
+        if found:
+            chunks[corpus_id] = found
+        elif corpus_id not in own:
+            continue
+        elif candidate.chunk_set:
             raise EvaluationError(
                 f"The chunk set “{candidate.chunk_set}” holds no chunk of {corpus_id}: add "
                 "that document to the set, or evaluate the set on questions about its own "
                 "documents.")
-        if not chunks[corpus_id]:
+        else:
             raise EvaluationError(f"{candidate.label} produced no chunks for {corpus_id}.")
     return chunks

@@ -1,24 +1,26 @@
 """Rank and score every question of one candidate: embed the views of all its chunks in one
-batch (a chunk scores the best of its views), rank the chunks of the question's own document in
-memory (vector, BM25 or hybrid), keep the top ``k`` — or, with a ``budget``, the best chunks
-until that many tokens, the last one cut to fit (:mod:`core.evaluation.budget`), or with
-``autocut`` the top ``k`` up to the first large drop in their scores
-(:mod:`core.retrieval.autocut`) — and score them with :mod:`core.evaluation.metrics`, counting
-every question's retrieved tokens."""
+batch (a chunk scores the best of its views), rank the chunks of the question's documents — its
+own, and any an alternative of it names — in memory (vector, BM25 or hybrid), keep the top
+``k`` — or, with a ``budget``, the best chunks until that many tokens, the last one cut to fit
+(:mod:`core.evaluation.budget`), or with ``autocut`` the top ``k`` up to the first large drop
+in their scores (:mod:`core.retrieval.autocut`) — and score them against the best of the
+question's options (:mod:`core.evaluation.across_documents`), counting every question's
+retrieved tokens."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from core.chunking.chunk import Chunk
 from core.embeddings import Embedder
+from core.evaluation.across_documents import Place, question_places, score_across_documents
 from core.evaluation.budget import within_budget
-from core.evaluation.metrics import Range, aggregate, score_alternatives, touches
+from core.evaluation.metrics import aggregate, touches
 from core.evaluation.questions import Question
 from core.operations.evaluation.candidates import Candidate, Retrieval
 from core.operations.evaluation.results import CandidateResult, QuestionResult, RetrievedChunk
@@ -31,6 +33,18 @@ from core.store.views import embedding_views
 from core.tokens import count_tokens
 
 Step = Callable[[float, str], None]  # fraction of one candidate done, what it is doing
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The chunks one question searches: those of its own document, and of each document an
+    alternative names (one list, each chunk's document beside it), with their vectors and
+    BM25 index."""
+
+    corpus_ids: list[str]  # the document of each chunk
+    chunks: list[Chunk]
+    vectors: ChunkVectors | None
+    bm25: BM25Index | None
 
 
 def score_candidate(
@@ -62,58 +76,83 @@ def score_candidate(
             count = sum(len(view) for view in views[cid])
             vectors[cid] = ChunkVectors.from_views(views[cid], matrix[offset : offset + count])
             offset += count
-    bm25 = (
-        {cid: BM25Index([c.text for c in chunks[cid]]) for cid in corpus_ids}
-        if ranking != "vector" else {}
-    )
+    pools: dict[tuple[str, ...], _Pool] = {}
+
+    def pool_of(searched: tuple[str, ...]) -> _Pool:
+        """The pool of the documents ``searched``, made once per run (a BM25 index of their
+        chunks together, so its term statistics are those of what the question searches)."""
+        if searched not in pools:
+            items = [c for cid in searched for c in chunks[cid]]
+            pools[searched] = _Pool(
+                [cid for cid in searched for _ in chunks[cid]], items,
+                _stacked([vectors[cid] for cid in searched]) if vectors else None,
+                BM25Index([c.text for c in items]) if ranking != "vector" else None)
+        return pools[searched]
 
     step(0.8, "reranking, ranking and scoring" if reranker else "ranking and scoring")
     tokens = _TokenCounts(texts)  # shared by the questions (threads with a reranker)
 
     def one(qi: int) -> QuestionResult:
         q = questions[qi]
-        doc_chunks = chunks[q.corpus_id]
+        pool = pool_of(tuple(cid for cid in q.corpus_ids if cid in chunks))
         options: dict[str, Any] = {
-            "embeddings": vectors.get(q.corpus_id), "bm25_index": bm25.get(q.corpus_id),
+            "embeddings": pool.vectors, "bm25_index": pool.bm25,
             "query_embedding": None if question_vectors is None else question_vectors[qi]}
-        refs = [r.span for r in q.references]
+        accepted = [option for option in question_places(q)
+                    if all(p.corpus_id in chunks for p in option)]
         reorder = None if reranker is None else (
             lambda ranked: rerank_hits(reranker, q.question, ranked,
-                                       lambda i: doc_chunks[i].text))
+                                       lambda i: pool.chunks[i].text))
         if candidate.merge_adjacent:
-            merged = rank_merged(q.question, doc_chunks, ranking, limit=k, reorder=reorder,
+            merged = rank_merged(q.question, pool.chunks, ranking, limit=k, reorder=reorder,
                                  autocut=autocut, floor=retrieval.floor, **options)
-            retrieved = [_merged_range(n, doc_chunks, neighbours, s, refs)
-                         for n, (neighbours, s) in enumerate(merged, 1)]
+            hits = [_merged_range(n, pool, neighbours, s) for n, (neighbours, s)
+                    in enumerate(merged, 1)]
         else:
-            ranked = rank_chunks(q.question, doc_chunks, ranking,
+            ranked = rank_chunks(q.question, pool.chunks, ranking,
                                  limit=None if budget or reorder else k, **options)
             if reorder is not None:
                 ranked = reorder(ranked)[: None if budget else k]
             ranked = cut(ranked, [s for _, s in ranked], autocut, retrieval.floor)
-            retrieved = _retrieved(ranked, doc_chunks, refs, budget)
-        score, chosen = score_alternatives(
-            [(r.start, r.end) for r in retrieved], q.accepted,
-            [(c.start, c.end) for c in doc_chunks],
-            retrieved_tokens=sum(tokens.of(q.corpus_id, r.start, r.end) for r in retrieved),
-        )
-        if chosen:  # an alternative counted: the result shows it as the reference
-            refs = q.accepted[chosen]
-            retrieved = [replace(r, touches_reference=touches((r.start, r.end), refs))
-                         for r in retrieved]
-        return QuestionResult(row=q.row, question=q.question, corpus_id=q.corpus_id,
-                              kind=q.kind, references=refs, retrieved=retrieved, scores=score)
+            hits = _retrieved(ranked, pool, budget)
+        score, chosen = score_across_documents(
+            [place for place, _ in hits], accepted,
+            [Place(cid, c.start, c.end) for cid, c in zip(pool.corpus_ids, pool.chunks,
+                                                         strict=True)],
+            {cid: len(texts[cid]) for cid in dict.fromkeys(pool.corpus_ids)},
+            retrieved_tokens=sum(tokens.of(p.corpus_id, p.start, p.end) for p, _ in hits))
+        references = accepted[chosen] if accepted else []
+        return QuestionResult(
+            row=q.row, question=q.question, corpus_id=q.corpus_id, kind=q.kind,
+            references=[(p.start, p.end) for p in references],
+            retrieved=[_hit(place, n, made, q.corpus_id, references)
+                       for n, (place, made) in enumerate(hits, 1)],
+            scores=score,
+            reference_corpus_ids=([p.corpus_id for p in references]
+                                  if any(p.corpus_id != q.corpus_id for p in references)
+                                  else []))
 
     if reranker is None:
         rows = [one(qi) for qi in range(len(questions))]
     else:  # one request per question: as many at once as the endpoint allows
-        with ThreadPoolExecutor(max_workers=reranker.settings.concurrency) as pool:
-            rows = list(pool.map(one, range(len(questions))))
+        with ThreadPoolExecutor(max_workers=reranker.settings.concurrency) as executor:
+            rows = list(executor.map(one, range(len(questions))))
     scored = [(row.corpus_id, row.kind, row.scores) for row in rows]
     return CandidateResult(candidate, ranking, k, aggregate(scored), rows,
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
                            budget=budget, autocut=autocut, floor=retrieval.floor,
                            dimension=dimension)
+
+
+def _stacked(parts: list[ChunkVectors]) -> ChunkVectors:
+    """The vectors of several documents' chunks, one after another."""
+    if len(parts) == 1:
+        return parts[0]
+    owners, offset = [], 0
+    for part in parts:
+        owners.append(part.owners + offset)
+        offset += len(part)
+    return ChunkVectors(np.vstack([p.matrix for p in parts]), np.concatenate(owners))
 
 
 class _TokenCounts:
@@ -131,24 +170,45 @@ class _TokenCounts:
         return self.counts[key]
 
 
-def _retrieved(ranked: list[tuple[int, float]], chunks: list[Chunk], refs: list[Range],
-               budget: int | None) -> list[RetrievedChunk]:
+@dataclass(frozen=True)
+class _Made:
+    """How a hit was made: its score, its kind, and whether the budget cut it short."""
+
+    score: float
+    chunk_type: str
+    cut: bool = False
+
+
+def _retrieved(ranked: list[tuple[int, float]], pool: _Pool,
+               budget: int | None) -> list[tuple[Place, _Made]]:
     """The ranked chunks a question retrieves: all of ``ranked`` (already the top k), or those
     that fill the token budget."""
+    chunks = pool.chunks
     if budget is None:
         spans = [(i, chunks[i].start, chunks[i].end, False) for i, _ in ranked]
     else:
         picks = within_budget([(chunks[i].start, chunks[i].text) for i, _ in ranked], budget)
         spans = [(ranked[p.index][0], p.start, p.end, p.cut) for p in picks]
     scores = dict(ranked)
-    return [RetrievedChunk(n, start, end, round(scores[i], 6), chunks[i].chunk_type,
-                           touches((start, end), refs), cut)
-            for n, (i, start, end, cut) in enumerate(spans, 1)]
+    return [(Place(pool.corpus_ids[i], start, end),
+             _Made(round(scores[i], 6), chunks[i].chunk_type, cut))
+            for i, start, end, cut in spans]
 
 
-def _merged_range(rank: int, chunks: list[Chunk], neighbours: list[int], score: float,
-                  refs: list[Range]) -> RetrievedChunk:
+def _merged_range(rank: int, pool: _Pool, neighbours: list[int],
+                  score: float) -> tuple[Place, _Made]:
     """Neighbouring chunks (document order) retrieved as one range; a table when one of them is."""
+    chunks = pool.chunks
     kind = "table" if any(chunks[i].chunk_type == "table" for i in neighbours) else "text"
-    start, end = chunks[neighbours[0]].start, chunks[neighbours[-1]].end
-    return RetrievedChunk(rank, start, end, round(score, 6), kind, touches((start, end), refs))
+    place = Place(pool.corpus_ids[neighbours[0]], chunks[neighbours[0]].start,
+                  chunks[neighbours[-1]].end)
+    return place, _Made(round(score, 6), kind)
+
+
+def _hit(place: Place, rank: int, made: _Made, own: str,
+         references: list[Place]) -> RetrievedChunk:
+    """A retrieved range as the result keeps it (its document named when not ``own``)."""
+    touching = [(p.start, p.end) for p in references if p.corpus_id == place.corpus_id]
+    return RetrievedChunk(rank, place.start, place.end, made.score, made.chunk_type,
+                          touches((place.start, place.end), touching), made.cut,
+                          "" if place.corpus_id == own else place.corpus_id)

@@ -106,9 +106,9 @@ def _answer(answer: dict[str, Any], prefix: str, cap: int) -> str:
     if answer.get("judge"):
         score = answer["judge"].get("faithfulness")
         line += f" · judge {'not judged' if score is None else f'{score}/5'}"
-    references = excerpt_spans(answer)
     passages = []
     for number, citation in enumerate(answer.get("citations", []), 1):
+        references = excerpt_spans(answer, citation.get("doc_id", ""))
         start, end = citation["spans"][0] if citation.get("spans") else (0, 0)
         cited = "" if citation["marker"] in answer.get("cited", []) else " · not cited"
         meta = f"{citation['marker']} {citation['source']} · characters {start:,}–{end:,}{cited}"
