@@ -285,15 +285,17 @@ def _edit(questions: Sequence[Question], documents: dict[str, Document]) -> None
         _changed([edited if i == index else q for i, q in enumerate(questions)])
         st.rerun()
     if question.answerable:
-        _alternatives(questions, index, document, tag)
+        _alternatives(questions, index, documents, tag)
     if st.button("Delete question", key="questions_delete"):
         _changed([q for i, q in enumerate(questions) if i != index])
         st.session_state.pop(PICKED, None)
         st.rerun()
 
 
-def _alternatives(questions: Sequence[Question], index: int, document: Document, tag: str) -> None:
-    """The other places that answer the picked question as well: listed, removed, added."""
+def _alternatives(questions: Sequence[Question], index: int, documents: dict[str, Document],
+                  tag: str) -> None:
+    """The other places that answer the picked question as well (in its own document or
+    another): listed, removed, added."""
     question = questions[index]
 
     def changed(edited: Question) -> None:
@@ -304,16 +306,23 @@ def _alternatives(questions: Sequence[Question], index: int, document: Document,
                 "whichever was found best.")
     for number, option in enumerate(question.alternatives, 1):
         left, right = st.columns([4, 1], vertical_alignment="center")
-        left.caption(md_escape(f"Alternative {number}, characters {option[0].start:,}–"
+        elsewhere = question.corpus_of(option[0])
+        where = f", in {elsewhere}" if elsewhere != question.corpus_id else ""
+        left.caption(md_escape(f"Alternative {number}{where}, characters {option[0].start:,}–"
                                f"{option[-1].end:,}: {option[0].content[:200]}"))
         if right.button("Remove", key=f"questions_alt_remove_{number}"):
             changed(without_alternative(question, number))
+    names = [question.corpus_id, *(n for n in documents if n != question.corpus_id)]
     with st.form(f"qe_alt_form_{tag}", border=False):
+        name = st.selectbox("Document", names, key=f"qe_alt_doc_{tag}",
+                            help="Where the excerpt lies: the question's own document, or "
+                                 "another that answers it as well (a clause repeated in two "
+                                 "documents).")
         excerpt = st.text_area("Another excerpt that answers it", height=70,
                                key=f"qe_alt_excerpt_{tag}")
         added = st.form_submit_button("Add alternative", key="questions_alt_add")
     if added:
-        changed(alternative_from_excerpt(question, document, excerpt))
+        changed(alternative_from_excerpt(question, documents[name], excerpt))
 
 
 def _add(documents: dict[str, Document]) -> None:

@@ -16,6 +16,7 @@ from core.evaluation.metrics import score_alternatives
 from core.evaluation.questions import (
     Question,
     QuestionSet,
+    QuestionSetError,
     Reference,
     parse_questions,
     to_csv,
@@ -24,7 +25,12 @@ from core.evaluation.questions import (
 from core.operations.evaluation import Candidate, Retrieval, evaluate
 from core.operations.questions.check import check_questions
 from core.operations.questions.evidence import evidence_for_questions
-from core.operations.questions.sets import load_from_folder
+from core.operations.questions.sets import (
+    alternative_from_excerpt,
+    load_from_folder,
+    make_question,
+    with_alternative,
+)
 from tests.evaluation_helpers import (  # noqa: F401  (fixtures)
     MANUAL,
     POLICY,
@@ -235,3 +241,59 @@ def test_within_one_document_it_scores_as_before():
 def test_a_place_outside_the_documents_is_refused(place):
     with pytest.raises(ValueError):
         score_across_documents([place], [[Place("rider", 15, 51)]], CHUNKS, LENGTHS)
+
+
+def _asked_in_policy() -> Question:
+    """A question asked on the page: its corpus_id is its document's file name."""
+    policy = make_doc("policy", POLICY)
+    at = POLICY.index(CLAUSE)
+    return make_question(policy, "Are floods excluded?", at, at + len(CLAUSE))
+
+
+def test_an_alternative_added_from_another_document_names_it_by_its_file_name():
+    asked, rider = _asked_in_policy(), make_doc("rider", RIDER)
+    assert asked.corpus_id == "policy.txt"
+    added = alternative_from_excerpt(asked, rider, "floods and EARTHQUAKES   are excluded.")
+    start = RIDER.index(CLAUSE)
+    assert added.alternatives == ((Reference(CLAUSE, start, start + len(CLAUSE), "rider.txt"),),)
+    assert added.corpus_ids == ["policy.txt", "rider.txt"]
+    # written with its document, and valid against the documents keyed as the page keys them
+    back = parse_questions(to_csv([added]))
+    assert back.questions == (replace(added, row=2),)
+    assert validate(back, {"policy.txt": make_doc("policy", POLICY),
+                           "rider.txt": rider}).questions == back.questions
+    # retrieval over the policy alone scores only its own reference
+    assert added.accepted == [[asked.references[0].span]]
+
+
+def test_an_alternative_in_the_question_s_own_document_names_none():
+    asked = _asked_in_policy()
+    own = alternative_from_excerpt(asked, make_doc("policy", POLICY),
+                                   "The deductible is 1000 dollars.")
+    assert own.alternatives[0][0].corpus_id == ""
+    # a corpus_id naming the document without its extension is its own document as well
+    by_stem = replace(asked, corpus_id="policy")
+    assert alternative_from_excerpt(by_stem, make_doc("policy", POLICY), "The deductible is "
+                                    "1000 dollars.").alternatives[0][0].corpus_id == ""
+
+
+def test_already_accepted_compares_places_in_the_same_document_only():
+    asked = _asked_in_policy()
+    at = POLICY.index(CLAUSE)
+    rider = make_doc("rider", "R" * (at - 2) + "\n\n" + CLAUSE)  # the clause at the same offsets
+    with pytest.raises(QuestionSetError, match="already accepted"):
+        with_alternative(asked, make_doc("policy", POLICY), at, at + len(CLAUSE))
+    added = with_alternative(asked, rider, at, at + len(CLAUSE))  # another place
+    assert added.alternatives[0][0] == Reference(CLAUSE, at, at + len(CLAUSE), "rider.txt")
+    with pytest.raises(QuestionSetError, match="already accepted"):
+        with_alternative(added, rider, at, at + len(CLAUSE))
+    with pytest.raises(QuestionSetError, match="already accepted"):
+        with_alternative(added, make_doc("policy", POLICY), at, at + len(CLAUSE))
+
+
+def test_the_excerpt_is_looked_for_in_the_document_chosen():
+    asked = _asked_in_policy()
+    with pytest.raises(QuestionSetError, match="not in the document"):
+        alternative_from_excerpt(asked, make_doc("manual", MANUAL), CLAUSE)
+    with pytest.raises(QuestionSetError, match="within the document"):
+        with_alternative(asked, make_doc("manual", MANUAL), 0, len(POLICY))

@@ -207,14 +207,29 @@ def edited_question(question: Question, document: Document, text: str, start: in
 
 
 def with_alternative(question: Question, document: Document, start: int, end: int) -> Question:
-    """``question`` accepting ``text[start:end]`` as well as its references (another place that
-    answers it); refused with a sentence when the span cannot serve or is accepted already."""
-    span = make_question(document, question.question, start, end).references
-    if any(option == [span[0].span] for option in question.accepted):
+    """``question`` accepting ``text[start:end]`` of ``document`` as well as its references
+    (another place that answers it; in another document than the question's own, the reference
+    names it by its file name); refused with a sentence when the span cannot serve or that place
+    is accepted already."""
+    [span] = make_question(document, question.question, start, end).references
+    if any(len(option) == 1 and option[0].span == span.span
+           and _names(question.corpus_of(option[0]), document) for option in question.options):
         raise QuestionSetError("That excerpt is already accepted for this question.")
     if not question.references:
         raise QuestionSetError("An unanswerable question has no alternatives.")
-    return replace(question, alternatives=(*question.alternatives, span))
+    own = _names(question.corpus_id, document)
+    place = span if own else replace(span, corpus_id=document.source_name)
+    return replace(question, alternatives=(*question.alternatives, (place,)))
+
+
+def _names(corpus_id: str, document: Document) -> bool:
+    """Whether ``corpus_id`` names ``document`` (by file name, as sets are matched to the
+    library's documents: :func:`match_corpus_ids`)."""
+    try:
+        match_corpus_ids([corpus_id], [document.source_name])
+    except QuestionSetError:
+        return False
+    return True
 
 
 def without_alternative(question: Question, number: int) -> Question:
@@ -231,7 +246,8 @@ def question_from_excerpt(document: Document, question: str, excerpt: str,
 
 
 def alternative_from_excerpt(question: Question, document: Document, excerpt: str) -> Question:
-    """:func:`with_alternative` for an excerpt pasted from the document."""
+    """:func:`with_alternative` for an excerpt pasted from ``document`` (the question's own or
+    another)."""
     return with_alternative(question, document, *_located(excerpt, document))
 
 
