@@ -69,3 +69,45 @@ def test_a_row_kept_before_alternatives_were_loads_without_them():
     row = AnswerRow.from_json(kept)
     assert row.alternatives == [] and row.references == [[150, 199]]
     assert report.excerpt_spans(kept, "policy") == [(150, 199)]
+
+
+RIDER_CLAUSE = "In every rider, a dead-letter queue is called a parking queue."
+
+
+def say_the_rider_clause(request: FakeRequest) -> str:
+    """The rider's clause, citing the passage of the prompt that holds it."""
+    passages = re.split(r"\n\[\S+\]\nDoc: ", request.prompt.split("Context:", 1)[1])[1:]
+    number = next(n for n, passage in enumerate(passages, 1) if "every rider" in passage)
+    return f"{RIDER_CLAUSE} [{number}]"
+
+
+def test_an_answer_citing_an_alternative_in_another_document_is_supported(
+        tmp_path, monkeypatch, fake_llm):  # noqa: F811
+    monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
+    loaded = load_from_folder(DOCS / "questions" / "technical_handbook.csv", DOCS)
+    question = next(q for q in loaded.questions.questions
+                    if q.question == "What is a dead-letter queue called?")
+    rider = make_rider(RIDER_CLAUSE)
+    documents = {**loaded.documents, "rider.md": rider}
+    at = rider.text.index(RIDER_CLAUSE)
+    alternative = Reference(RIDER_CLAUSE, at, at + len(RIDER_CLAUSE), "rider.md")
+    fake_llm.respond(say_the_rider_clause)
+    run = run_answers(QuestionSet("one.csv", (replace(question, alternatives=((alternative,),)),)),
+                      documents, arms_for(["default"], configurations(["fixed 1000 chars"])),
+                      fake_llm.settings(concurrency=1), AnswerOptions(ranking="bm25"))
+    row = run.arms[0].rows[0]
+    assert row.status == "ok" and row.grades is not None
+    assert any(c["doc_id"] == rider.doc_id and c["source"] == "rider.md" for c in row.citations)
+    assert row.grades.citations_supported == 1.0  # the rider's passage holds the clause
+    assert row.grades.reference_coverage == 1.0
+    assert row.alternatives == [[[at, at + len(RIDER_CLAUSE), rider.doc_id]]]
+    assert report.excerpt_spans(row.to_json(), rider.doc_id) == [alternative.span]
+    assert report.excerpt_spans(row.to_json(), row.doc_id) == [question.references[0].span]
+
+
+def make_rider(clause: str):
+    from core.documents.model import Document
+
+    text = "# Rider\n\nRiders change the handbook for one team.\n\n" + clause + "\n"
+    return Document(doc_id="rider-doc", source_name="rider.md", format="md", route="text",
+                    text=text)

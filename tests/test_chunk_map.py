@@ -77,7 +77,7 @@ def test_an_evaluated_question_marks_its_ranges_and_references():
                  RetrievedChunk(2, 20, 25, 0.5, "text", False, cut=True)]  # cut to a budget
     question = QuestionResult(2, "When are ovens cleaned?", "a.md", "text", [(5, 15)],
                               retrieved, score_question([(0, 20), (20, 25)], [(5, 15)], []))
-    placed = evaluation_question(chunk_map, question, document)
+    placed = evaluation_question(chunk_map, question, {"a.md": document})
     assert placed.retrieved == {0: 1, 1: 1, 2: 2}
     assert placed.touching == {0, 1}  # chunks of the other document are never touched
     (reference,) = placed.references
@@ -171,8 +171,7 @@ def test_a_set_embedded_at_an_endpoint_is_mapped_and_asked_with_it(tmp_path, mon
     assert mapped.embedder == settings.ref() and len(mapped.points) == sum(
         result.chunk_counts.values())
     question = result.questions[0]
-    placed = evaluation_question(mapped, question, loaded.documents[question.corpus_id],
-                                 settings)
+    placed = evaluation_question(mapped, question, loaded.documents, settings)
     assert np.isfinite([placed.x, placed.y]).all()
 
 

@@ -297,3 +297,26 @@ def test_the_excerpt_is_looked_for_in_the_document_chosen():
         alternative_from_excerpt(asked, make_doc("manual", MANUAL), CLAUSE)
     with pytest.raises(QuestionSetError, match="within the document"):
         with_alternative(asked, make_doc("manual", MANUAL), 0, len(POLICY))
+
+
+def test_the_report_csv_and_drill_down_name_the_other_document():
+    from core.operations.evaluation.report import results_csv
+    from core.operations.report.evaluation import questions_section
+    from ui.evaluation_view import _drawing
+
+    documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", HAIL_RIDER)}
+    [result] = evaluate(QuestionSet("t", (_hail_question(),)), documents,
+                        [Candidate("para", "stub")], ranking="bm25", retrieval=Retrieval(k=3))
+    [row] = result.questions
+    where = [row.corpus_of(hit) for hit in row.retrieved]
+    assert where[0] == "rider" and "policy" in where
+    body = questions_section([result], documents).body
+    # the reference counted and each hit from the rider
+    assert body.count("in rider.txt") == 1 + where.count("rider")
+    assert "Hail damage to the roof" in body
+    at = HAIL_RIDER.index(HAIL)
+    assert f"rider:{at}-{at + len(HAIL)}" in results_csv([result]).decode()
+    drawing = _drawing(documents, row)
+    assert "In rider.txt, the document of the alternative counted" in drawing
+    policy_ranks = ", ".join(str(n) for n, cid in enumerate(where, 1) if cid == "policy")
+    assert f"Retrieved from policy.txt: ranks {policy_ranks}" in drawing

@@ -5,6 +5,7 @@ drill-down's question on it, and the history."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 import pandas as pd
@@ -261,13 +262,16 @@ def drill_down(results: list[CandidateResult], documents: dict[str, Document]) -
                          key=key)
     st.session_state[QUESTION_KEY] = index
     question = questions[index]
-    text = documents[question.corpus_id].text
     rows = []
-    for ref_no, (start, end) in enumerate(question.references, 1):
-        row = {"Reference": f"{ref_no}: [{start}:{end}] {text[start:end][:80]}"}
+    for ref_no, ((start, end), corpus_id) in enumerate(
+            zip(question.references, question.reference_documents, strict=True), 1):
+        document = documents[corpus_id]
+        where = "" if corpus_id == question.corpus_id else f"{document.source_name} "
+        row = {"Reference": f"{ref_no}: {where}[{start}:{end}] {document.text[start:end][:80]}"}
         for result in results:
-            hits = [r.rank for r in result.questions[index].retrieved
-                    if r.start < end and start < r.end]
+            own = result.questions[index]
+            hits = [r.rank for r in own.retrieved
+                    if own.corpus_of(r) == corpus_id and r.start < end and start < r.end]
             row[result.candidate.label] = (
                 "ranks " + ", ".join(map(str, hits)) if hits else "missed")
         rows.append(row)
@@ -281,34 +285,51 @@ def drill_down(results: list[CandidateResult], documents: dict[str, Document]) -
                        f"IoU {s.iou:.0%} · precision Ω {s.precision_omega:.0%} · "
                        f"first hit at rank {s.first_hit_rank or '—'} · "
                        f"{s.retrieved_tokens:,} tokens retrieved")
-            st.html(_drawing(text, q))
+            st.html(_drawing(documents, q))
+            named = any(r.corpus_id for r in q.retrieved)
             st.dataframe(pd.DataFrame([
-                {"Rank": r.rank, "Span": f"{r.start}–{r.end}" + (" (cut)" if r.cut else ""),
+                {"Rank": r.rank,
+                 **({"Document": documents[q.corpus_of(r)].source_name} if named else {}),
+                 "Span": f"{r.start}–{r.end}" + (" (cut)" if r.cut else ""),
                  "Score": round(r.score, 4), "Type": r.chunk_type,
                  "Covers a reference": r.touches_reference,
-                 "Starts with": text[r.start : r.start + 90]}
+                 "Starts with": documents[q.corpus_of(r)].text[r.start : r.start + 90]}
                 for r in q.retrieved
             ]), hide_index=True)
 
 
-def _drawing(text: str, q: QuestionResult) -> str:
-    """References (yellow) and the retrieved chunks (numbered by rank) around the references."""
-    lo = max(0, min(s for s, _ in q.references) - 600)
-    hi = min(len(text), max(e for _, e in q.references) + 600)
+def _drawing(documents: dict[str, Document], q: QuestionResult) -> str:
+    """The references (yellow) and the retrieved chunks (numbered by rank) around them, in the
+    document of the references counted (an alternative may lie in another than the
+    question's); the ranks retrieved elsewhere listed under it."""
+    shown = q.reference_documents[0]
+    text = documents[shown].text
+    references = q.references_in(shown)
+    lo = max(0, min(s for s, _ in references) - 600)
+    hi = min(len(text), max(e for _, e in references) + 600)
     spans = [HighlightSpan(s - lo, e - lo, REFERENCE_COLOR, label="ref",
                            tooltip="reference", css_class="cl-reference")
-             for s, e in q.references]
+             for s, e in references]
+    inside = [r for r in q.retrieved if q.corpus_of(r) == shown and r.start < hi and lo < r.end]
+    for r in inside:
+        spans.append(HighlightSpan(
+            max(r.start, lo) - lo, min(r.end, hi) - lo, palette(r.rank),
+            label=f"#{r.rank}", tooltip=f"retrieved rank {r.rank}, score {r.score:.3f}"
+            + (", cut to the budget" if r.cut else ""),
+            css_class="cl-table" if r.chunk_type == "table" else ""))
+    elsewhere: dict[str, list[int]] = {}
     for r in q.retrieved:
-        if r.start < hi and lo < r.end:
-            spans.append(HighlightSpan(
-                max(r.start, lo) - lo, min(r.end, hi) - lo, palette(r.rank),
-                label=f"#{r.rank}", tooltip=f"retrieved rank {r.rank}, score {r.score:.3f}"
-                + (", cut to the budget" if r.cut else ""),
-                css_class="cl-table" if r.chunk_type == "table" else ""))
-    elsewhere = [r.rank for r in q.retrieved if not (r.start < hi and lo < r.end)]
-    note = (f"<p>Retrieved elsewhere in the document: ranks {', '.join(map(str, elsewhere))}</p>"
-            if elsewhere else "")
-    return highlight_html(text[lo:hi], spans, height_px=420) + note
+        if r not in inside:
+            corpus_id = q.corpus_of(r)
+            place = ("elsewhere in the document" if corpus_id == shown
+                     else f"from {documents[corpus_id].source_name}")
+            elsewhere.setdefault(place, []).append(r.rank)
+    head = ("" if shown == q.corpus_id
+            else f"<p>In {html.escape(documents[shown].source_name)}, the document of the "
+                 "alternative counted:</p>")
+    notes = "".join(f"<p>Retrieved {html.escape(place)}: ranks {', '.join(map(str, ranks))}</p>"
+                    for place, ranks in elsewhere.items())
+    return head + highlight_html(text[lo:hi], spans, height_px=420) + notes
 
 
 def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document]) -> None:
@@ -330,8 +351,7 @@ def show_chunk_map(results: list[CandidateResult], documents: dict[str, Document
     question = result.questions[index if index in range(len(result.questions)) else 0]
     try:  # embedded by the configuration's embedder: an endpoint may be down
         chunk_map = result_map(result, documents)
-        placed = evaluation_question(chunk_map, question, documents[question.corpus_id],
-                                     embedding_settings())
+        placed = evaluation_question(chunk_map, question, documents, embedding_settings())
     except ChunkLabError as err:
         show_error(err)
         return

@@ -146,12 +146,12 @@ def evaluation_map(result: CandidateResult, documents: Mapping[str, Document],
                      ref)
 
 
-def _spans_of(points: Sequence[MapPoint], doc_id: str,
-              spans: Sequence[tuple[int, int]]) -> dict[int, int]:
-    """Point index → the first (best) span that holds the chunk: the whole chunk inside it, or
-    starting with it (a chunk cut to a token budget)."""
+def _spans_of(points: Sequence[MapPoint], spans: Sequence[tuple[str, int, int]]
+              ) -> dict[int, int]:
+    """Point index → the first (best) span (doc_id, start, end) that holds the chunk: the whole
+    chunk inside it, or starting with it (a chunk cut to a token budget)."""
     ranks: dict[int, int] = {}
-    for rank, (start, end) in enumerate(spans, 1):
+    for rank, (doc_id, start, end) in enumerate(spans, 1):
         for i, p in enumerate(points):
             if p.doc_id == doc_id and i not in ranks and (
                     start <= p.start and p.end <= end or p.start == start):
@@ -159,19 +159,24 @@ def _spans_of(points: Sequence[MapPoint], doc_id: str,
     return ranks
 
 
-def evaluation_question(chunk_map: ChunkMap, question: QuestionResult, document: Document,
+def evaluation_question(chunk_map: ChunkMap, question: QuestionResult,
+                        documents: Mapping[str, Document],
                         embedding: EmbeddingSettings | None = None) -> MapQuestion:
     """One evaluated question on the map: where it sits, what it retrieved (by rank), where its
-    references sit, and the chunks that share text with a reference."""
-    texts = [question.question] + [document.text[s:e] for s, e in question.references]
+    references sit, and the chunks that share text with a reference; ``documents`` by corpus
+    id (a question's alternative may lie in another document than its own)."""
+    places = [(documents[cid], s, e) for (s, e), cid
+              in zip(question.references, question.reference_documents, strict=True)]
+    texts = [question.question] + [document.text[s:e] for document, s, e in places]
     xy = chunk_map.place(texts, embedding)
-    retrieved = _spans_of(chunk_map.points, document.doc_id,
-                          [(r.start, r.end) for r in question.retrieved])
+    retrieved = _spans_of(chunk_map.points, [(documents[question.corpus_of(r)].doc_id, r.start,
+                                              r.end) for r in question.retrieved])
     references = tuple(ReferenceMark(document.doc_id, s, e, float(x), float(y))
-                       for (s, e), (x, y) in zip(question.references, xy[1:], strict=True))
+                       for (document, s, e), (x, y) in zip(places, xy[1:], strict=True))
     touching = frozenset(
-        i for i, p in enumerate(chunk_map.points) if p.doc_id == document.doc_id
-        and any(p.start < e and s < p.end for s, e in question.references))
+        i for i, p in enumerate(chunk_map.points)
+        if any(p.doc_id == document.doc_id and p.start < e and s < p.end
+               for document, s, e in places))
     return MapQuestion(question.question, float(xy[0][0]), float(xy[0][1]), retrieved,
                        references, touching)
 

@@ -16,7 +16,7 @@ from core.chunking.checks import LABELS as CHECK_LABELS
 from core.errors import ChunkLabError
 from core.evaluation.metrics import METRIC_LABELS, METRICS, relative_improvement
 from core.operations.evaluation.candidates import Candidate
-from core.operations.evaluation.results import CandidateFailure, CandidateResult
+from core.operations.evaluation.results import CandidateFailure, CandidateResult, RetrievedChunk
 from core.operations.presets import BASELINE, BUILTIN_PRESETS
 from core.operations.strategies import validated_config
 
@@ -86,9 +86,14 @@ def table_verdict(results: list[CandidateResult]) -> TableVerdict:
     return TableVerdict(baseline.candidate.label, base, gains)
 
 
+def _span(hit: RetrievedChunk) -> str:
+    return f"{hit.corpus_id}:{hit.start}-{hit.end}" if hit.corpus_id else f"{hit.start}-{hit.end}"
+
+
 def results_csv(results: Sequence[CandidateResult],
                 failures: Sequence[CandidateFailure] = ()) -> bytes:
-    """One row per candidate and question: its scores, the tokens and spans it retrieved, then
+    """One row per candidate and question: its scores, the tokens and spans it retrieved
+    (``start-end``, or ``document:start-end`` in another document than the question's), then
     the candidate's integrity counts (``check_<kind>``, over every chunked document); a
     configuration that failed has one row with its reason under ``failed``."""
     checks = [f"check_{kind}" for kind in CHECK_LABELS]
@@ -108,7 +113,7 @@ def results_csv(results: Sequence[CandidateResult],
                 "question": q.question, "recall": s.recall, "precision": s.precision,
                 "iou": s.iou, "precision_omega": s.precision_omega, "hit": s.hit,
                 "reciprocal_rank": s.reciprocal_rank, "tokens": s.retrieved_tokens,
-                "retrieved": " ".join(f"{r.start}-{r.end}" for r in q.retrieved),
+                "retrieved": " ".join(_span(r) for r in q.retrieved),
                 **{f"check_{kind}": count for kind, count in result.integrity.items()},
             })
     for failure in failures:

@@ -86,6 +86,11 @@ class QuestionResult:
         """The document of each of ``references``."""
         return self.reference_corpus_ids or [self.corpus_id] * len(self.references)
 
+    def references_in(self, corpus_id: str) -> list[Range]:
+        """The references lying in the document ``corpus_id``."""
+        return [span for span, cid in zip(self.references, self.reference_documents,
+                                          strict=True) if cid == corpus_id]
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

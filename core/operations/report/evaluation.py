@@ -149,12 +149,14 @@ def _state(found: list[bool]) -> str:
     return "found" if all(found) else "missed" if not any(found) else "split"
 
 
-def _references(q: QuestionResult, document: Document | None) -> str:
+def _references(q: QuestionResult, documents: Mapping[str, Document]) -> str:
     if not q.references:
         return '<div class="ref">No reference: this question has no answer in its document.</div>'
     parts = []
-    for start, end in q.references:
-        where = " · ".join(p for p in (f"characters {start:,}–{end:,}",
+    for (start, end), corpus_id in zip(q.references, q.reference_documents, strict=True):
+        document = documents.get(corpus_id)
+        where = " · ".join(p for p in (_elsewhere(q, corpus_id, document),
+                                       f"characters {start:,}–{end:,}",
                                        pages(document, start, end)) if p)
         text = "" if document is None else excerpt(document.text, start, end, [], REFERENCE_SHOWN)
         parts.append(f'<div class="ref"><div class="note">Reference · {esc(where)}</div>'
@@ -162,7 +164,14 @@ def _references(q: QuestionResult, document: Document | None) -> str:
     return "".join(parts)
 
 
-def _side(result: CandidateResult, q: QuestionResult, document: Document | None,
+def _elsewhere(q: QuestionResult, corpus_id: str, document: Document | None) -> str:
+    """"in rider.md" for a place in another document than the question's own, else ""."""
+    if corpus_id == q.corpus_id:
+        return ""
+    return f"in {document.source_name if document is not None else corpus_id}"
+
+
+def _side(result: CandidateResult, q: QuestionResult, documents: Mapping[str, Document],
           cap: int) -> str:
     s = q.scores
     head = (f'<h4>{esc(result.candidate.label)}</h4><div class="grades">recall {s.recall:.0%} · '
@@ -170,13 +179,16 @@ def _side(result: CandidateResult, q: QuestionResult, document: Document | None,
             f"{s.first_hit_rank or '–'} · {s.retrieved_tokens:,} tokens</div>")
     hits = []
     for hit in q.retrieved:
+        corpus_id = q.corpus_of(hit)
+        document = documents.get(corpus_id)
         meta = " · ".join(p for p in (
-            f"#{hit.rank}", f"score {hit.score:.3f}", f"characters {hit.start:,}–{hit.end:,}",
+            f"#{hit.rank}", f"score {hit.score:.3f}", _elsewhere(q, corpus_id, document),
+            f"characters {hit.start:,}–{hit.end:,}",
             pages(document, hit.start, hit.end), hit.chunk_type,
             "covers the reference" if hit.touches_reference else "",
             "cut to the budget" if hit.cut else "") if p)
         text = ("" if document is None
-                else excerpt(document.text, hit.start, hit.end, q.references, cap))
+                else excerpt(document.text, hit.start, hit.end, q.references_in(corpus_id), cap))
         hits.append(f'<div class="hit{" touch" if hit.touches_reference else ""}">'
                     f'<div class="meta">{esc(meta)}</div><p class="text">{text}</p></div>')
     listed = "".join(hits) or '<p class="note">Nothing retrieved.</p>'
@@ -189,17 +201,16 @@ def questions_section(results: Sequence[CandidateResult],
     cap = passage_cap(passages)
     rows = []
     for index, q in enumerate(results[0].questions):
-        document = documents.get(q.corpus_id)
         own = [r.questions[index] for r in results]
         found = [x.scores.hit > 0 for x in own]
         badges = "".join(
             f'<span class="badge {"yes" if hit else "no"}">{esc(r.candidate.label)}: '
             f'{"rank " + str(x.scores.first_hit_rank) if hit else "missed"}</span>'
             for r, x, hit in zip(results, own, found, strict=True))
-        sides = "".join(_side(r, x, document, cap) for r, x in zip(results, own, strict=True))
+        sides = "".join(_side(r, x, documents, cap) for r, x in zip(results, own, strict=True))
         rows.append(question_row(
             _state(found), index + 1, q.question, f"{q.corpus_id} · {q.kind}", badges,
-            f'{_references(q, document)}<div class="sides">{sides}</div>'))
+            f'{_references(q, documents)}<div class="sides">{sides}</div>'))
     return question_list(
         "Open a question to see each configuration's chunks, best first, the reference marked "
         f"in them. Each chunk shows at most {cap:,} characters (around the reference it "
