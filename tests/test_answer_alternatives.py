@@ -27,24 +27,33 @@ SUFFIX_ROW = ("| `dead_letter.queue_suffix` | `.dlq` | any valid queue name suff
 
 
 
-def say_the_suffix_row(request: FakeRequest) -> str:
-    """The suffix row's words, citing the passage of the prompt that holds the row."""
-    passages = re.split(r"\n\[\S+\]\nDoc: ", request.prompt.split("Context:", 1)[1])[1:]
-    number = next(n for n, passage in enumerate(passages, 1) if "queue_suffix" in passage)
-    return f"{SUFFIX_ROW.strip('| ')} [{number}]"
+def saying(words: str, marked_by: str):
+    """A reply that says ``words``, citing the passage of the prompt holding ``marked_by``."""
+
+    def reply(request: FakeRequest) -> str:
+        passages = re.split(r"\n\[\S+\]\nDoc: ", request.prompt.split("Context:", 1)[1])[1:]
+        number = next(n for n, passage in enumerate(passages, 1) if marked_by in passage)
+        return f"{words} [{number}]"
+
+    return reply
+
+
+def dead_letter_question():
+    """The handbook's shipped documents, and its question whose reference is section 1's prose."""
+    loaded = load_from_folder(DOCS / "questions" / "technical_handbook.csv", DOCS)
+    return loaded, next(q for q in loaded.questions.questions
+                        if q.question == "What is a dead-letter queue called?")
 
 
 def test_an_answer_saying_only_what_the_alternative_says_covers_it(
         tmp_path, monkeypatch, fake_llm):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
-    loaded = load_from_folder(DOCS / "questions" / "technical_handbook.csv", DOCS)
-    question = next(q for q in loaded.questions.questions
-                    if q.question == "What is a dead-letter queue called?")
+    loaded, question = dead_letter_question()
     text = loaded.documents[question.corpus_id].text
     start = text.index(SUFFIX_ROW)
     alternative = Reference(SUFFIX_ROW, start, start + len(SUFFIX_ROW))
     with_alternative = replace(question, alternatives=((alternative,),))
-    fake_llm.respond(say_the_suffix_row)
+    fake_llm.respond(saying(SUFFIX_ROW.strip("| "), "queue_suffix"))
     run = run_answers(QuestionSet("one.csv", (with_alternative,)), loaded.documents,
                       arms_for(["default"], configurations(["fixed 1000 chars"])),
                       fake_llm.settings(concurrency=1), AnswerOptions(ranking="bm25"))
@@ -74,24 +83,15 @@ def test_a_row_kept_before_alternatives_were_loads_without_them():
 RIDER_CLAUSE = "In every rider, a dead-letter queue is called a parking queue."
 
 
-def say_the_rider_clause(request: FakeRequest) -> str:
-    """The rider's clause, citing the passage of the prompt that holds it."""
-    passages = re.split(r"\n\[\S+\]\nDoc: ", request.prompt.split("Context:", 1)[1])[1:]
-    number = next(n for n, passage in enumerate(passages, 1) if "every rider" in passage)
-    return f"{RIDER_CLAUSE} [{number}]"
-
-
 def test_an_answer_citing_an_alternative_in_another_document_is_supported(
         tmp_path, monkeypatch, fake_llm):  # noqa: F811
     monkeypatch.setenv("CHUNKLAB_DATA_DIR", str(tmp_path))
-    loaded = load_from_folder(DOCS / "questions" / "technical_handbook.csv", DOCS)
-    question = next(q for q in loaded.questions.questions
-                    if q.question == "What is a dead-letter queue called?")
+    loaded, question = dead_letter_question()
     rider = make_rider(RIDER_CLAUSE)
     documents = {**loaded.documents, "rider.md": rider}
     at = rider.text.index(RIDER_CLAUSE)
     alternative = Reference(RIDER_CLAUSE, at, at + len(RIDER_CLAUSE), "rider.md")
-    fake_llm.respond(say_the_rider_clause)
+    fake_llm.respond(saying(RIDER_CLAUSE, "every rider"))
     run = run_answers(QuestionSet("one.csv", (replace(question, alternatives=((alternative,),)),)),
                       documents, arms_for(["default"], configurations(["fixed 1000 chars"])),
                       fake_llm.settings(concurrency=1), AnswerOptions(ranking="bm25"))
