@@ -176,7 +176,7 @@ def _computed_for(inputs: dict[str, object]) -> str:
 st.title("Evaluate")
 st.caption("Recall, precision, IoU and precision Ω on character ranges (Chroma's chunking "
            "evaluation), hit rate and MRR, each with a 95 % interval; each question retrieves "
-           "from its own document.")
+           "from its own document, and from any other that one of its alternatives lies in.")
 
 inputs: dict[str, object] = {}  # what the results below must have been computed for
 try:
