@@ -320,3 +320,12 @@ def test_the_report_csv_and_drill_down_name_the_other_document():
     assert "In rider.txt, the document of the alternative counted" in drawing
     policy_ranks = ", ".join(str(n) for n, cid in enumerate(where, 1) if cid == "policy")
     assert f"Retrieved from policy.txt: ranks {policy_ranks}" in drawing
+
+
+@pytest.mark.parametrize("ranking", ["vector", "hybrid"])
+def test_the_documents_vectors_are_searched_as_one_ranking(ranking):
+    documents = {"policy": make_doc("policy", POLICY), "rider": make_doc("rider", HAIL_RIDER)}
+    [result] = evaluate(QuestionSet("t", (_hail_question(),)), documents,
+                        [Candidate("para", "stub")], ranking=ranking, retrieval=Retrieval(k=1))
+    [row] = result.questions
+    assert row.corpus_of(row.retrieved[0]) == "rider" and row.scores.recall == 1.0

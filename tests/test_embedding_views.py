@@ -138,3 +138,14 @@ def test_a_question_about_the_end_of_a_long_chunk_meets_its_words():
     truncated = dict(rank_chunks(question, chunks, "vector", embeddings=first, limit=None))
     (best, score), = rank_chunks(question, chunks, "vector", limit=1)
     assert best == len(chunks) - 1 and score > truncated[best] + 0.2
+
+
+def test_stacked_vectors_score_each_chunk_as_its_own_list_does():
+    first = ChunkVectors(np.eye(3)[[0, 1, 1]], [0, 1, 1])  # chunk 1 has two views
+    second = ChunkVectors(np.eye(3)[[2, 0]], [0, 1])
+    both = ChunkVectors.stacked([first, second])
+    assert len(both) == 4 and list(both.owners) == [0, 1, 1, 2, 3]
+    query = np.array([1.0, 0.5, 0.25])
+    assert np.allclose(both.scores(query),
+                       np.r_[first.scores(query), second.scores(query)])
+    assert ChunkVectors.stacked([first]) is first

@@ -67,6 +67,16 @@ class ChunkVectors:
         owners = np.repeat(np.arange(len(views)), [len(v) for v in views])
         return cls(vectors, owners)
 
+    @classmethod
+    def stacked(cls, parts: Sequence[ChunkVectors]) -> ChunkVectors:
+        """The vectors of several lists of chunks, one list after another."""
+        if len(parts) == 1:
+            return parts[0]
+        offsets = np.cumsum([0, *(len(part) for part in parts[:-1])])
+        return cls(np.vstack([part.matrix for part in parts]),
+                   np.concatenate([part.owners + offset
+                                   for part, offset in zip(parts, offsets, strict=True)]))
+
     def __len__(self) -> int:
         return 0 if not len(self.owners) else int(self.owners[-1]) + 1
 

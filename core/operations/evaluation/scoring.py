@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -38,13 +38,26 @@ Step = Callable[[float, str], None]  # fraction of one candidate done, what it i
 @dataclass(frozen=True)
 class _Pool:
     """The chunks one question searches: those of its own document, and of each document an
-    alternative names (one list, each chunk's document beside it), with their vectors and
-    BM25 index."""
+    alternative names, as one list, with each chunk's place, their vectors and BM25 index, and
+    the text length of each document (what scoring across documents needs)."""
 
-    corpus_ids: list[str]  # the document of each chunk
     chunks: list[Chunk]
+    places: list[Place]  # of each chunk, in its document
     vectors: ChunkVectors | None
     bm25: BM25Index | None
+    lengths: dict[str, int]
+
+    @classmethod
+    def of(cls, searched: tuple[str, ...], chunks: dict[str, list[Chunk]],
+           vectors: dict[str, ChunkVectors], texts: dict[str, str],
+           ranking: RankMode) -> _Pool:
+        """The pool of the documents ``searched`` (a BM25 index of their chunks together, so
+        its term statistics are those of what the question searches)."""
+        items = [c for cid in searched for c in chunks[cid]]
+        return cls(items, [Place(cid, c.start, c.end) for cid in searched for c in chunks[cid]],
+                   ChunkVectors.stacked([vectors[cid] for cid in searched]) if vectors else None,
+                   BM25Index([c.text for c in items]) if ranking != "vector" else None,
+                   {cid: len(texts[cid]) for cid in searched})
 
 
 def score_candidate(
@@ -76,25 +89,15 @@ def score_candidate(
             count = sum(len(view) for view in views[cid])
             vectors[cid] = ChunkVectors.from_views(views[cid], matrix[offset : offset + count])
             offset += count
-    pools: dict[tuple[str, ...], _Pool] = {}
-
-    def pool_of(searched: tuple[str, ...]) -> _Pool:
-        """The pool of the documents ``searched``, made once per run (a BM25 index of their
-        chunks together, so its term statistics are those of what the question searches)."""
-        if searched not in pools:
-            items = [c for cid in searched for c in chunks[cid]]
-            pools[searched] = _Pool(
-                [cid for cid in searched for _ in chunks[cid]], items,
-                _stacked([vectors[cid] for cid in searched]) if vectors else None,
-                BM25Index([c.text for c in items]) if ranking != "vector" else None)
-        return pools[searched]
+    searched = [tuple(cid for cid in q.corpus_ids if cid in chunks) for q in questions]
+    pools = {group: _Pool.of(group, chunks, vectors, texts, ranking) for group in set(searched)}
 
     step(0.8, "reranking, ranking and scoring" if reranker else "ranking and scoring")
     tokens = _TokenCounts(texts)  # shared by the questions (threads with a reranker)
 
     def one(qi: int) -> QuestionResult:
         q = questions[qi]
-        pool = pool_of(tuple(cid for cid in q.corpus_ids if cid in chunks))
+        pool = pools[searched[qi]]
         options: dict[str, Any] = {
             "embeddings": pool.vectors, "bm25_index": pool.bm25,
             "query_embedding": None if question_vectors is None else question_vectors[qi]}
@@ -106,8 +109,7 @@ def score_candidate(
         if candidate.merge_adjacent:
             merged = rank_merged(q.question, pool.chunks, ranking, limit=k, reorder=reorder,
                                  autocut=autocut, floor=retrieval.floor, **options)
-            hits = [_merged_range(n, pool, neighbours, s) for n, (neighbours, s)
-                    in enumerate(merged, 1)]
+            hits = [_merged_range(pool, neighbours, s) for neighbours, s in merged]
         else:
             ranked = rank_chunks(q.question, pool.chunks, ranking,
                                  limit=None if budget or reorder else k, **options)
@@ -116,10 +118,7 @@ def score_candidate(
             ranked = cut(ranked, [s for _, s in ranked], autocut, retrieval.floor)
             hits = _retrieved(ranked, pool, budget)
         score, chosen = score_across_documents(
-            [place for place, _ in hits], accepted,
-            [Place(cid, c.start, c.end) for cid, c in zip(pool.corpus_ids, pool.chunks,
-                                                         strict=True)],
-            {cid: len(texts[cid]) for cid in dict.fromkeys(pool.corpus_ids)},
+            [place for place, _ in hits], accepted, pool.places, pool.lengths,
             retrieved_tokens=sum(tokens.of(p.corpus_id, p.start, p.end) for p, _ in hits))
         references = accepted[chosen] if accepted else []
         return QuestionResult(
@@ -142,17 +141,6 @@ def score_candidate(
                            {cid: len(chunks[cid]) for cid in corpus_ids}, seconds=0.0,
                            budget=budget, autocut=autocut, floor=retrieval.floor,
                            dimension=dimension)
-
-
-def _stacked(parts: list[ChunkVectors]) -> ChunkVectors:
-    """The vectors of several documents' chunks, one after another."""
-    if len(parts) == 1:
-        return parts[0]
-    owners, offset = [], 0
-    for part in parts:
-        owners.append(part.owners + offset)
-        offset += len(part)
-    return ChunkVectors(np.vstack([p.matrix for p in parts]), np.concatenate(owners))
 
 
 class _TokenCounts:
@@ -190,18 +178,16 @@ def _retrieved(ranked: list[tuple[int, float]], pool: _Pool,
         picks = within_budget([(chunks[i].start, chunks[i].text) for i, _ in ranked], budget)
         spans = [(ranked[p.index][0], p.start, p.end, p.cut) for p in picks]
     scores = dict(ranked)
-    return [(Place(pool.corpus_ids[i], start, end),
+    return [(Place(pool.places[i].corpus_id, start, end),
              _Made(round(scores[i], 6), chunks[i].chunk_type, cut))
             for i, start, end, cut in spans]
 
 
-def _merged_range(rank: int, pool: _Pool, neighbours: list[int],
-                  score: float) -> tuple[Place, _Made]:
+def _merged_range(pool: _Pool, neighbours: list[int], score: float) -> tuple[Place, _Made]:
     """Neighbouring chunks (document order) retrieved as one range; a table when one of them is."""
     chunks = pool.chunks
     kind = "table" if any(chunks[i].chunk_type == "table" for i in neighbours) else "text"
-    place = Place(pool.corpus_ids[neighbours[0]], chunks[neighbours[0]].start,
-                  chunks[neighbours[-1]].end)
+    place = replace(pool.places[neighbours[0]], end=chunks[neighbours[-1]].end)
     return place, _Made(round(score, 6), kind)
 
 
